@@ -1,0 +1,253 @@
+#include "frontend/diagnostics.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace raxc {
+namespace {
+
+constexpr DiagInfo kRegistry[] = {
+#define RAXC_DIAG(ID, CODE, SEVERITY, MESSAGE) {DiagId::ID, CODE, Severity::SEVERITY, MESSAGE},
+#include "frontend/diagnostics.def"
+#undef RAXC_DIAG
+};
+
+// ANSI escapes, used only when the caller asks for colour.
+constexpr const char* kReset = "\x1b[0m";
+constexpr const char* kBold = "\x1b[1m";
+constexpr const char* kRed = "\x1b[1;31m";
+constexpr const char* kMagenta = "\x1b[1;35m";
+constexpr const char* kCyan = "\x1b[1;36m";
+constexpr const char* kGreen = "\x1b[1;32m";
+
+const char* severity_color(Severity severity) {
+  switch (severity) {
+    case Severity::Error: return kRed;
+    case Severity::Warning: return kMagenta;
+    case Severity::Note: return kCyan;
+  }
+  return kBold;
+}
+
+Span clamp(const SourceFile& file, Span span) {
+  uint32_t begin = std::min(span.begin, file.size());
+  uint32_t end = std::clamp(span.end, begin, file.size());
+  return {begin, end};
+}
+
+void append_header(std::string& out, const SourceFile& file, uint32_t offset, Severity severity,
+                   std::string_view message, const char* code, bool color) {
+  LineCol at = file.location(offset);
+  if (color) out += kBold;
+  out += file.path();
+  out += ':';
+  out += std::to_string(at.line);
+  out += ':';
+  out += std::to_string(at.column);
+  out += ": ";
+  if (color) out += kReset, out += severity_color(severity);
+  out += severity_name(severity);
+  out += ": ";
+  if (color) out += kReset, out += kBold;
+  out += message;
+  if (code) {
+    out += " [";
+    out += code;
+    out += ']';
+  }
+  if (color) out += kReset;
+  out += '\n';
+}
+
+bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+// The source line of span.begin, then a caret under span.begin and '~' under the rest of the
+// span on that line. Tabs are copied into the caret line; control characters are shown as '?'
+// so that they cannot drive the terminal.
+void append_snippet(std::string& out, const SourceFile& file, Span span, bool color) {
+  if (file.size() == 0) return;
+  uint32_t line = file.location(span.begin).line;
+  uint32_t begin = file.line_begin(line);
+  uint32_t end = file.line_end(line);
+  std::string_view text = file.line_text(line);
+  for (unsigned char c : text) out += (c < 0x20 && c != '\t') || c == 0x7f ? '?' : char(c);
+  out += '\n';
+  uint32_t caret = std::clamp(span.begin, begin, end);
+  uint32_t last = std::clamp(span.end, caret, end);
+  std::string marks;
+  for (uint32_t i = begin; i < caret; ++i) {
+    unsigned char c = static_cast<unsigned char>(file.text()[i]);
+    if (c == '\t')
+      marks += '\t';
+    else if (!is_continuation(c))
+      marks += ' ';
+  }
+  if (color) out += marks, marks.clear(), marks += kGreen;
+  marks += '^';
+  for (uint32_t i = caret + 1; i < last; ++i)
+    if (!is_continuation(static_cast<unsigned char>(file.text()[i]))) marks += '~';
+  if (color) marks += kReset;
+  out += marks;
+  out += '\n';
+}
+
+nlohmann::json position_json(const SourceFile& file, uint32_t offset) {
+  LineCol at = file.location(offset);
+  return {{"line", at.line}, {"column", at.column}, {"offset", offset}};
+}
+
+nlohmann::json range_json(const SourceFile& file, Span span) {
+  span = clamp(file, span);
+  return {{"start", position_json(file, span.begin)}, {"end", position_json(file, span.end)}};
+}
+
+}  // namespace
+
+std::span<const DiagInfo> all_diagnostics() { return kRegistry; }
+
+const DiagInfo& info(DiagId id) { return kRegistry[static_cast<size_t>(id)]; }
+const char* code(DiagId id) { return info(id).code; }
+Severity default_severity(DiagId id) { return info(id).severity; }
+const char* message_template(DiagId id) { return info(id).message; }
+
+std::optional<DiagId> find_diagnostic(std::string_view code) {
+  for (const DiagInfo& entry : kRegistry)
+    if (code == entry.code) return entry.id;
+  return std::nullopt;
+}
+
+const char* severity_name(Severity severity) {
+  switch (severity) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+  }
+  return "error";
+}
+
+std::string format_message(std::string_view tmpl, const std::vector<std::string>& args) {
+  std::string out;
+  out.reserve(tmpl.size() + 16);
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    char c = tmpl[i];
+    if ((c == '{' || c == '}') && i + 1 < tmpl.size() && tmpl[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '{') {
+      size_t j = i + 1;
+      size_t index = 0;
+      while (j < tmpl.size() && tmpl[j] >= '0' && tmpl[j] <= '9' && j - i <= 4)
+        index = index * 10 + size_t(tmpl[j++] - '0');
+      if (j > i + 1 && j < tmpl.size() && tmpl[j] == '}' && index < args.size()) {
+        out += args[index];
+        i = j;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+Diagnostic make_diagnostic(DiagId id, Span span, std::vector<std::string> args) {
+  const DiagInfo& entry = info(id);
+  return Diagnostic{id, entry.severity, span, format_message(entry.message, args), {}};
+}
+
+// ---------------------------------------------------------------------------- sink
+
+const DiagnosticSink::Override* DiagnosticSink::find_override(DiagId id) const {
+  for (const Override& o : overrides_)
+    if (o.id == id) return &o;
+  return nullptr;
+}
+
+DiagnosticSink::Override& DiagnosticSink::override_for(DiagId id) {
+  for (Override& o : overrides_)
+    if (o.id == id) return o;
+  overrides_.push_back(Override{id, true, std::nullopt});
+  return overrides_.back();
+}
+
+void DiagnosticSink::report(Diagnostic diagnostic) {
+  if (const Override* o = find_override(diagnostic.id)) {
+    if (!o->enabled) return;
+    if (o->severity && diagnostic.severity != Severity::Note) diagnostic.severity = *o->severity;
+  }
+  if (warnings_as_errors_ && diagnostic.severity == Severity::Warning)
+    diagnostic.severity = Severity::Error;
+  else if (errors_as_warnings_ && diagnostic.severity == Severity::Error)
+    diagnostic.severity = Severity::Warning;
+  if (diagnostic.severity == Severity::Error) ++errors_;
+  if (diagnostic.severity == Severity::Warning) ++warnings_;
+  diagnostics_.push_back(std::move(diagnostic));
+}
+
+std::vector<Diagnostic> DiagnosticSink::take() {
+  std::vector<Diagnostic> out = std::move(diagnostics_);
+  clear();
+  return out;
+}
+
+void DiagnosticSink::clear() {
+  diagnostics_.clear();
+  errors_ = warnings_ = 0;
+}
+
+bool DiagnosticSink::set_enabled(DiagId id, bool enabled) {
+  if (!enabled && default_severity(id) == Severity::Error) return false;
+  override_for(id).enabled = enabled;
+  return true;
+}
+
+bool DiagnosticSink::is_enabled(DiagId id) const {
+  const Override* o = find_override(id);
+  return !o || o->enabled;
+}
+
+void DiagnosticSink::set_severity(DiagId id, Severity severity) {
+  override_for(id).severity = severity;
+}
+
+// ---------------------------------------------------------------------------- rendering
+
+std::string render_text(const SourceFile& file, const Diagnostic& d, bool color) {
+  std::string out;
+  Span span = clamp(file, d.span);
+  append_header(out, file, span.begin, d.severity, d.message, code(d.id), color);
+  append_snippet(out, file, span, color);
+  for (const RelatedInfo& r : d.related) {
+    Span at = clamp(file, r.span);
+    append_header(out, file, at.begin, Severity::Note, r.message, nullptr, color);
+    append_snippet(out, file, at, color);
+  }
+  return out;
+}
+
+std::string render_text(const SourceFile& file, const std::vector<Diagnostic>& diagnostics,
+                        bool color) {
+  std::string out;
+  for (const Diagnostic& d : diagnostics) out += render_text(file, d, color);
+  return out;
+}
+
+nlohmann::json render_json_diagnostic(const SourceFile& file, const Diagnostic& d) {
+  nlohmann::json related = nlohmann::json::array();
+  for (const RelatedInfo& r : d.related)
+    related.push_back({{"message", to_valid_utf8(r.message)}, {"range", range_json(file, r.span)}});
+  return {{"code", code(d.id)},
+          {"severity", severity_name(d.severity)},
+          {"message", to_valid_utf8(d.message)},
+          {"range", range_json(file, d.span)},
+          {"related", std::move(related)}};
+}
+
+nlohmann::json render_json(const SourceFile& file, const std::vector<Diagnostic>& diagnostics) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Diagnostic& d : diagnostics) list.push_back(render_json_diagnostic(file, d));
+  return {{"file", to_valid_utf8(file.path())}, {"diagnostics", std::move(list)}};
+}
+
+}  // namespace raxc

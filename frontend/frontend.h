@@ -1,0 +1,39 @@
+// The frontend's entry point: text → tree-sitter CST → syntax diagnostics → Relax/TIR AST.
+#pragma once
+#include <tree_sitter/api.h>
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+#include "frontend/ir/module.h"
+#include "frontend/printer/printer.h"
+#include "frontend/source.h"
+
+namespace raxc::frontend {
+
+struct TreeDeleter {
+  void operator()(TSTree* tree) const { ts_tree_delete(tree); }
+};
+using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
+
+// Parses `text` with the relax grammar; `old` (already edited with ts_tree_edit) makes the
+// parse incremental.
+TreePtr parse_tree(std::string_view text, const TSTree* old = nullptr);
+
+struct ParsedFile {
+  TreePtr tree;
+  std::unique_ptr<ir::IRModule> module;       // always set; empty when lowering was skipped
+  std::vector<printer::Comment> comments;     // every comment, in source order
+  std::vector<Diagnostic> diagnostics;        // syntax, then lowering
+  bool has_errors() const;
+};
+
+// Nesting deeper than this is reported (RX1010) instead of lowered: the lowering and the
+// printer recurse over the tree.
+inline constexpr uint32_t kMaxTreeDepth = 1500;
+
+ParsedFile parse_file(std::string_view text);
+
+}  // namespace raxc::frontend

@@ -1,0 +1,94 @@
+// StructInfo: the six kinds of the seed spec's "Structural Information" (with VDevice).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/ir/attrs.h"
+#include "frontend/ir/dtype.h"
+#include "frontend/ir/prim_expr.h"
+#include "frontend/span.h"
+
+namespace raxc::ir {
+
+struct Expr;
+
+// VDevice(target, dev_id, mem_scope) from I.module_global_infos({"vdevice": [...]}).
+struct VDevice {
+  std::string target_kind;  // "llvm", "cuda", … (the "kind" key of a dict target)
+  AttrValue target;         // the target as written: a string or a configuration dict
+  int64_t dev_id = 0;
+  std::string mem_scope = "global";
+  int index = -1;  // position in the module's vdevice list
+  Span span;
+};
+
+enum class SInfoKind : uint8_t { Object, Prim, Shape, Tensor, Tuple, Func };
+
+struct StructInfo {
+  SInfoKind kind;
+  Span span;
+
+ protected:
+  StructInfo(SInfoKind kind, Span span) : kind(kind), span(span) {}
+};
+
+struct ObjectSInfo : StructInfo {
+  explicit ObjectSInfo(Span span = {}) : StructInfo(SInfoKind::Object, span) {}
+  static bool classof(const StructInfo* s) { return s->kind == SInfoKind::Object; }
+};
+
+struct PrimSInfo : StructInfo {
+  DataType dtype;
+  const PrimExpr* value = nullptr;  // R.Prim(value=n)
+  PrimSInfo(DataType dtype, const PrimExpr* value, Span span = {})
+      : StructInfo(SInfoKind::Prim, span), dtype(dtype), value(value) {}
+  static bool classof(const StructInfo* s) { return s->kind == SInfoKind::Prim; }
+};
+
+struct ShapeSInfo : StructInfo {
+  std::optional<std::vector<const PrimExpr*>> values;  // known dims
+  int ndim = -1;                                       // -1: unknown rank
+  ShapeSInfo(std::optional<std::vector<const PrimExpr*>> values, int ndim, Span span = {})
+      : StructInfo(SInfoKind::Shape, span), values(std::move(values)), ndim(ndim) {}
+  static bool classof(const StructInfo* s) { return s->kind == SInfoKind::Shape; }
+};
+
+struct TensorSInfo : StructInfo {
+  const Expr* shape = nullptr;  // ShapeExpr, or a Var of shape kind; null when unknown
+  DataType dtype;               // void when unknown
+  const VDevice* vdevice = nullptr;
+  int ndim = -1;  // -1: unknown rank
+  TensorSInfo(const Expr* shape, DataType dtype, const VDevice* vdevice, int ndim, Span span = {})
+      : StructInfo(SInfoKind::Tensor, span),
+        shape(shape),
+        dtype(dtype),
+        vdevice(vdevice),
+        ndim(ndim) {}
+  static bool classof(const StructInfo* s) { return s->kind == SInfoKind::Tensor; }
+};
+
+struct TupleSInfo : StructInfo {
+  std::vector<const StructInfo*> fields;
+  explicit TupleSInfo(std::vector<const StructInfo*> fields, Span span = {})
+      : StructInfo(SInfoKind::Tuple, span), fields(std::move(fields)) {}
+  static bool classof(const StructInfo* s) { return s->kind == SInfoKind::Tuple; }
+};
+
+struct FuncSInfo : StructInfo {
+  std::optional<std::vector<const StructInfo*>> params;  // nullopt: opaque
+  const StructInfo* ret;
+  bool purity;
+  std::string derive_func;  // R.Callable(derive_func="…"); empty when absent
+  FuncSInfo(std::optional<std::vector<const StructInfo*>> params, const StructInfo* ret,
+            bool purity, std::string derive_func = {}, Span span = {})
+      : StructInfo(SInfoKind::Func, span),
+        params(std::move(params)),
+        ret(ret),
+        purity(purity),
+        derive_func(std::move(derive_func)) {}
+  bool is_opaque() const { return !params.has_value(); }
+  static bool classof(const StructInfo* s) { return s->kind == SInfoKind::Func; }
+};
+
+}  // namespace raxc::ir

@@ -1,0 +1,493 @@
+// Whole-file lowering (text-format.md §3): imports, the metadata definition, the single
+// top-level item, module classes with their two-pass declaration of globals.
+#include "frontend/lower/lower.h"
+
+#include "frontend/lower/relax_function.h"
+#include "frontend/lower/relax_lower.h"
+
+namespace raxc::lower {
+
+using cst::Field;
+using cst::Kind;
+
+namespace {
+
+class FileLowerer {
+ public:
+  FileLowerer(LowerContext& ctx) : ctx_(ctx), cst_(ctx.cst) {}
+
+  void run(TSNode root) {
+    TSNode top{};
+    bool saw_definition = false;  // an undecorated def/class was already reported
+    for (TSNode stmt : cst_.named_children(root)) {
+      switch (cst_.kind(stmt)) {
+        case Kind::import_from_statement:
+        case Kind::import_statement:
+          if (!ts_node_is_null(top)) error(DiagId::RX1101, span(stmt));
+          lower_import(stmt);
+          break;
+        case Kind::binding:
+          if (is_metadata_def(stmt)) {
+            if (ctx_.module.has_metadata_def) error(DiagId::RX1102, span(stmt));
+            ctx_.module.has_metadata_def = true;
+          } else if (!ts_node_has_error(root)) {
+            error(DiagId::RX1103, span(stmt), {first_line(stmt)});
+          }
+          break;
+        case Kind::module_class:
+        case Kind::relax_function:
+        case Kind::prim_function:
+          if (!ts_node_is_null(top)) {
+            error(DiagId::RX1104, span(cst_.field(stmt, Field::name)),
+                  {text(cst_.field(stmt, Field::name))});
+            break;
+          }
+          top = stmt;
+          lower_top_item(stmt);
+          break;
+        case Kind::expression_statement:
+          if (is_string(cst_.field(stmt, Field::value))) break;  // a docstring
+          if (!ts_node_has_error(root)) error(DiagId::RX1103, span(stmt), {first_line(stmt)});
+          break;
+        case Kind::pass_statement: break;
+        case Kind::function_definition:
+          saw_definition = true;
+          error(DiagId::RX1105, span(cst_.field(stmt, Field::name)),
+                {text(cst_.field(stmt, Field::name))});
+          break;
+        case Kind::class_definition:
+          saw_definition = true;
+          error(DiagId::RX1106, span(cst_.field(stmt, Field::name)),
+                {text(cst_.field(stmt, Field::name))});
+          break;
+        default:
+          // After a syntax error the file's structure is unreliable: no cascades.
+          if (!ts_node_has_error(root)) error(DiagId::RX1103, span(stmt), {first_line(stmt)});
+          break;
+      }
+    }
+    if (ts_node_is_null(top) && !saw_definition && !ts_node_has_error(root))
+      error(DiagId::RX1107, Span{0, 0});
+  }
+
+ private:
+  void error(DiagId id, Span at, std::vector<std::string> args = {}) {
+    ctx_.diags.report(make_diagnostic(id, at, std::move(args)));
+  }
+  Span span(TSNode n) const { return cst_.span(n); }
+  std::string text(TSNode n) const { return std::string(cst_.text(n)); }
+  std::string first_line(TSNode n) const {
+    std::string t = text(n);
+    size_t nl = t.find('\n');
+    if (nl != std::string::npos) t = t.substr(0, nl) + " ...";
+    if (t.size() > 60) t = t.substr(0, 57) + "...";
+    return t;
+  }
+  bool is_string(TSNode n) const {
+    return cst_.is(n, Kind::string) || cst_.is(n, Kind::concatenated_string);
+  }
+
+  // ---------------------------------------------------------------- imports (§3.2)
+  void lower_import(TSNode stmt) {
+    if (cst_.is(stmt, Kind::import_statement)) {
+      for (TSNode name : cst_.fields(stmt, Field::name)) {
+        if (cst_.is(name, Kind::dotted_name) && cst_.text(name) == "tvm") continue;
+        error(DiagId::RX1108, span(name), {text(name)});
+      }
+      return;
+    }
+    std::string module = text(cst_.field(stmt, Field::module_name));
+    bool script = module == "tvm.script" || module == "tvm.script.parser";
+    for (TSNode item : cst_.fields(stmt, Field::name)) {
+      TSNode name = item, alias{};
+      if (cst_.is(item, Kind::aliased_import)) {
+        name = cst_.field(item, Field::name);
+        alias = cst_.field(item, Field::alias);
+      }
+      std::string what = text(name);
+      std::optional<Namespace> ns;
+      if (what == "relax") ns = Namespace::Relax;
+      if (what == "tir" || what == "tirx") ns = Namespace::Tir;
+      if (what == "ir") ns = Namespace::Ir;
+      if (!script || !ns) {
+        error(DiagId::RX1108, span(item), {"from " + module + " import " + what});
+        continue;
+      }
+      ctx_.namespaces.bind(ts_node_is_null(alias) ? what : text(alias), *ns);
+    }
+  }
+
+  // metadata = tvm.ir.load_json("...") (§3.6)
+  bool is_metadata_def(TSNode stmt) const {
+    TSNode left = cst_.field(stmt, Field::left), right = cst_.field(stmt, Field::right);
+    if (!cst_.is(left, Kind::identifier) || cst_.text(left) != "metadata") return false;
+    if (!cst_.is(right, Kind::call)) return false;
+    if (namespace_path(ctx_, cst_.field(right, Field::function), Namespace::Tvm) != "ir.load_json")
+      return false;
+    std::vector<TSNode> args = cst_.named_children(cst_.field(right, Field::arguments));
+    return args.size() == 1 && is_string(args[0]);
+  }
+
+  // ---------------------------------------------------------------- top level (§3.1, §3.4)
+  void lower_top_item(TSNode item) {
+    ir::IRModule& m = ctx_.module;
+    if (cst_.is(item, Kind::module_class)) {
+      m.top_level = ir::TopLevel::Module;
+      lower_module(item);
+      return;
+    }
+    std::string name = text(cst_.field(item, Field::name));
+    ModuleScope scope;
+    GlobalInfo info;
+    info.kind =
+        cst_.is(item, Kind::relax_function) ? GlobalInfo::Kind::Relax : GlobalInfo::Kind::Prim;
+    declare_signature(item, info);
+    scope.globals[name] = info;
+    m.top_level =
+        cst_.is(item, Kind::relax_function) ? ir::TopLevel::Function : ir::TopLevel::PrimFunc;
+    lower_global(item, scope);
+  }
+
+  void declare_signature(TSNode def, GlobalInfo& info) {
+    info.name_span = span(cst_.field(def, Field::name));
+    TSNode ret = cst_.field(def, Field::return_type);
+    info.has_return_annotation =
+        !ts_node_is_null(ret) && !cst_.is(cst_.field(ret, Field::value), Kind::none);
+    info.returns_void =
+        info.has_return_annotation && is_void_annotation(ctx_, cst_.field(ret, Field::value));
+  }
+
+  // One GlobalDef, lowered into its own arena.
+  void lower_global(TSNode def, const ModuleScope& scope) {
+    ir::IRModule& m = ctx_.module;
+    auto arena = std::make_shared<ir::Arena>();
+    ctx_.arena = arena.get();
+    TSNode name_node = cst_.field(def, Field::name);
+    std::string name = text(name_node);
+    ir::GlobalDef g;
+    g.span = span(def);
+    g.arena = arena;
+    if (cst_.is(def, Kind::relax_function)) {
+      const ir::Function* fn = lower_relax_function(ctx_, scope, def);
+      if (!fn) return;
+      g.value = fn;
+    } else {
+      const ir::PrimFunc* fn = lower_prim_func(ctx_, def);
+      if (!fn) return;
+      g.value = fn;
+    }
+    g.gvar = m.arena->make<ir::GlobalVar>(name, span(name_node));
+    m.globals.push_back(std::move(g));
+  }
+
+  // ---------------------------------------------------------------- module class (§3.3)
+  void lower_module_decorators(TSNode cls) {
+    ir::IRModule& m = ctx_.module;
+    bool classified = false;
+    for (TSNode deco : cst_.fields(cls, Field::decorator)) {
+      TSNode value = cst_.field(deco, Field::value);
+      TSNode callee = cst_.is(value, Kind::call) ? cst_.field(value, Field::function) : value;
+      bool ok = namespace_path(ctx_, callee, Namespace::Ir) == "ir_module" ||
+                namespace_path(ctx_, callee, Namespace::Tvm) == "script.ir_module";
+      if (!ok || classified) {
+        error(DiagId::RX1109, span(deco), {text(value)});
+        continue;
+      }
+      classified = true;
+      if (!cst_.is(value, Kind::call)) continue;
+      for (TSNode arg : cst_.named_children(cst_.field(value, Field::arguments))) {
+        if (!cst_.is(arg, Kind::keyword_argument)) {
+          error(DiagId::RX1110, span(arg), {text(arg)});
+          continue;
+        }
+        std::string key = text(cst_.field(arg, Field::name));
+        TSNode v = cst_.field(arg, Field::value);
+        if (key != "check_well_formed" && key != "s_tir") {
+          error(DiagId::RX1110, span(arg), {key});
+          continue;
+        }
+        if (!is_type(v, "true") && !is_type(v, "false")) {
+          error(DiagId::RX1122, span(v), {key, text(v)});
+          continue;
+        }
+        if (key == "check_well_formed") m.check_well_formed = is_type(v, "true");
+        if (key == "s_tir") m.s_tir = is_type(v, "true");
+      }
+    }
+  }
+
+  void lower_module(TSNode cls) {
+    ir::IRModule& m = ctx_.module;
+    lower_module_decorators(cls);
+    m.name = text(cst_.field(cls, Field::name));
+    TSNode bases = cst_.field(cls, Field::superclasses);
+    if (!ts_node_is_null(bases) && !cst_.named_children(bases).empty())
+      error(DiagId::RX1111, span(bases), {text(bases)});
+    ModuleScope scope;
+    scope.class_name = m.name;
+    std::vector<TSNode> stmts = cst_.named_children(cst_.field(cls, Field::body));
+    // Pass 1: declare every global, read module attributes and global infos (vdevices must be
+    // known before any annotation refers to them).
+    std::vector<TSNode> definitions;
+    for (TSNode stmt : stmts) {
+      Kind k = cst_.kind(stmt);
+      if (k == Kind::relax_function || k == Kind::prim_function) {
+        GlobalInfo info;
+        info.kind = k == Kind::relax_function ? GlobalInfo::Kind::Relax : GlobalInfo::Kind::Prim;
+        declare_signature(stmt, info);
+        if (declare(scope, stmt, cst_.field(stmt, Field::name), info)) definitions.push_back(stmt);
+      } else if (k == Kind::binding && is_extern_func(stmt)) {
+        GlobalInfo info;
+        info.kind = GlobalInfo::Kind::Extern;
+        info.name_span = span(cst_.field(stmt, Field::left));
+        if (declare(scope, stmt, cst_.field(stmt, Field::left), info)) definitions.push_back(stmt);
+      } else if (k == Kind::expression_statement) {
+        lower_module_statement(stmt);
+      } else if (k == Kind::pass_statement) {
+      } else if (k == Kind::function_definition) {
+        error(DiagId::RX1105, span(cst_.field(stmt, Field::name)),
+              {text(cst_.field(stmt, Field::name))});
+      } else if (!is_error_node(stmt) && !ts_node_has_error(stmt)) {
+        error(DiagId::RX1112, span(stmt), {first_line(stmt)});
+      }
+    }
+    // Pass 2: bodies, in source order.
+    for (TSNode def : definitions) {
+      if (cst_.is(def, Kind::binding)) {
+        lower_extern_global(def, scope);
+      } else {
+        lower_global(def, scope);
+      }
+    }
+  }
+
+  bool declare(ModuleScope& scope, TSNode def, TSNode name_node, const GlobalInfo& info) {
+    std::string name = text(name_node);
+    if (const GlobalInfo* previous = scope.find(name)) {
+      Diagnostic d = make_diagnostic(DiagId::RX1113, span(name_node), {name});
+      d.note(previous->name_span, "previous definition of '" + name + "' is here");
+      ctx_.diags.report(std::move(d));
+      return false;
+    }
+    (void)def;
+    scope.globals[name] = info;
+    return true;
+  }
+
+  bool is_extern_func(TSNode stmt) const {
+    TSNode left = cst_.field(stmt, Field::left), right = cst_.field(stmt, Field::right);
+    if (!cst_.is(left, Kind::identifier) || !cst_.is(right, Kind::call)) return false;
+    return namespace_path(ctx_, cst_.field(right, Field::function), Namespace::Relax) ==
+           "ExternFunc";
+  }
+
+  void lower_extern_global(TSNode stmt, const ModuleScope& scope) {
+    ir::IRModule& m = ctx_.module;
+    auto arena = std::make_shared<ir::Arena>();
+    ctx_.arena = arena.get();
+    TSNode right = cst_.field(stmt, Field::right);
+    std::vector<TSNode> args = cst_.named_children(cst_.field(right, Field::arguments));
+    TSNode sym{}, sinfo_node{};
+    for (size_t i = 0; i < args.size(); ++i) {
+      TSNode a = args[i];
+      if (cst_.is(a, Kind::keyword_argument)) {
+        std::string key = text(cst_.field(a, Field::name));
+        if (key == "global_symbol")
+          sym = cst_.field(a, Field::value);
+        else if (key == "struct_info")
+          sinfo_node = cst_.field(a, Field::value);
+        else
+          error(DiagId::RX1182, span(a), {"R.ExternFunc", key});
+      } else if (i == 0) {
+        sym = a;
+      } else if (i == 1) {
+        sinfo_node = a;
+      } else {
+        error(DiagId::RX1181, span(a), {"R.ExternFunc", "2", std::to_string(args.size())});
+      }
+    }
+    if (ts_node_is_null(sym) || !is_string(sym)) {
+      error(DiagId::RX1186, span(right), {"R.ExternFunc"});
+      return;
+    }
+    std::optional<std::string> symbol = string_value(ctx_, sym);
+    if (!symbol) return;
+    const ir::StructInfo* sinfo = nullptr;
+    if (!ts_node_is_null(sinfo_node)) {
+      sinfo = lower_module_sinfo(ctx_, scope, sinfo_node);
+      if (!sinfo) return;
+    }
+    ir::GlobalDef g;
+    g.span = span(stmt);
+    g.arena = arena;
+    g.value = arena->make<ir::ExternFunc>(*symbol, sinfo, span(right));
+    TSNode left = cst_.field(stmt, Field::left);
+    g.gvar = m.arena->make<ir::GlobalVar>(text(left), span(left));
+    m.globals.push_back(std::move(g));
+  }
+
+  // I.module_attrs({...}) / I.module_global_infos({...})
+  void lower_module_statement(TSNode stmt) {
+    TSNode value = cst_.field(stmt, Field::value);
+    if (is_string(value)) return;  // docstring
+    std::string path;
+    if (cst_.is(value, Kind::call))
+      path = namespace_path(ctx_, cst_.field(value, Field::function), Namespace::Ir);
+    if (path != "module_attrs" && path != "module_global_infos") {
+      error(DiagId::RX1112, span(stmt), {first_line(stmt)});
+      return;
+    }
+    std::vector<TSNode> args = cst_.named_children(cst_.field(value, Field::arguments));
+    if (args.size() != 1 || !cst_.is(args[0], Kind::dictionary)) {
+      error(DiagId::RX1114, span(value), {"I." + path});
+      return;
+    }
+    ctx_.arena = ctx_.module.arena.get();
+    for (TSNode pair : cst_.named_children(args[0])) {
+      if (!cst_.is(pair, Kind::pair)) continue;
+      TSNode key = cst_.field(pair, Field::key);
+      std::optional<std::string> k;
+      if (cst_.is(key, Kind::string)) k = string_value(ctx_, key);
+      if (!k) {
+        error(DiagId::RX1114, span(key), {"I." + path});
+        continue;
+      }
+      TSNode v = cst_.field(pair, Field::value);
+      ir::Attrs& target = path == "module_attrs" ? ctx_.module.attrs : ctx_.module.global_infos;
+      if (target.find(*k)) {
+        error(DiagId::RX1148, span(key), {*k});
+        continue;
+      }
+      std::optional<ir::AttrValue> lowered;
+      if (path == "module_attrs") {
+        lowered = lower_literal_attr(ctx_, v);
+      } else {
+        lowered = lower_global_info(*k, v);
+      }
+      if (lowered) target.entries.emplace_back(*k, std::move(*lowered));
+    }
+  }
+
+  std::optional<ir::AttrValue> lower_global_info(const std::string& key, TSNode list) {
+    if (!cst_.is(list, Kind::list) && !cst_.is(list, Kind::tuple)) {
+      error(DiagId::RX1115, span(list), {key});
+      return std::nullopt;
+    }
+    ir::AttrValue::List items;
+    for (TSNode item : cst_.named_children(list)) {
+      std::string path;
+      if (cst_.is(item, Kind::call))
+        path = namespace_path(ctx_, cst_.field(item, Field::function), Namespace::Ir);
+      if (path == "vdevice") {
+        std::optional<ir::AttrValue> v = lower_vdevice(item, key == "vdevice");
+        if (v) items.push_back(std::move(*v));
+      } else if (path == "dummy_global_info") {
+        items.push_back(ir::AttrValue(std::string("dummy_global_info"), span(item)));
+      } else {
+        error(DiagId::RX1115, span(item), {key});
+      }
+    }
+    return ir::AttrValue(std::move(items), span(list));
+  }
+
+  // I.vdevice(target, vdevice_id=0, memory_scope="global")
+  std::optional<ir::AttrValue> lower_vdevice(TSNode call, bool register_device) {
+    std::vector<TSNode> args = cst_.named_children(cst_.field(call, Field::arguments));
+    TSNode target{}, id{}, scope{};
+    size_t position = 0;
+    for (TSNode a : args) {
+      if (cst_.is(a, Kind::keyword_argument)) {
+        std::string key = text(cst_.field(a, Field::name));
+        TSNode v = cst_.field(a, Field::value);
+        if (key == "target")
+          target = v;
+        else if (key == "vdevice_id")
+          id = v;
+        else if (key == "memory_scope")
+          scope = v;
+        else {
+          error(DiagId::RX1182, span(a), {"I.vdevice", key});
+          return std::nullopt;
+        }
+        continue;
+      }
+      if (position == 0)
+        target = a;
+      else if (position == 1)
+        id = a;
+      else if (position == 2)
+        scope = a;
+      else {
+        error(DiagId::RX1181, span(a), {"I.vdevice", "3", std::to_string(args.size())});
+        return std::nullopt;
+      }
+      ++position;
+    }
+    auto* vd = ctx_.module.arena->make<ir::VDevice>();
+    vd->span = span(call);
+    if (ts_node_is_null(target)) {
+      error(DiagId::RX1116, span(call), {"a target string or dictionary"});
+      return std::nullopt;
+    }
+    std::optional<ir::AttrValue> t = lower_literal_attr(ctx_, target);
+    if (!t) return std::nullopt;
+    if (const std::string* s = t->get_if<std::string>()) {
+      vd->target_kind = s->substr(0, s->find(' '));
+    } else if (const ir::AttrValue::Dict* d = t->get_if<ir::AttrValue::Dict>()) {
+      for (auto& [k, v] : *d) {
+        const std::string* ks = k.get_if<std::string>();
+        const std::string* vs = v.get_if<std::string>();
+        if (ks && vs && *ks == "kind") vd->target_kind = *vs;
+      }
+      if (vd->target_kind.empty()) {
+        error(DiagId::RX1116, span(target), {"a \"kind\" key in the target dictionary"});
+        return std::nullopt;
+      }
+    } else {
+      error(DiagId::RX1116, span(target), {"a target string or dictionary"});
+      return std::nullopt;
+    }
+    vd->target = *t;
+    ir::AttrValue::Dict record;
+    record.emplace_back(ir::AttrValue(std::string("target")), *t);
+    if (!ts_node_is_null(id)) {
+      std::optional<ir::AttrValue> v = lower_literal_attr(ctx_, id);
+      const int64_t* i = v ? v->get_if<int64_t>() : nullptr;
+      if (!i) {
+        error(DiagId::RX1116, span(id), {"an integer vdevice_id"});
+        return std::nullopt;
+      }
+      vd->dev_id = *i;
+    }
+    if (!ts_node_is_null(scope)) {
+      std::optional<ir::AttrValue> v = lower_literal_attr(ctx_, scope);
+      const std::string* s = v ? v->get_if<std::string>() : nullptr;
+      if (!s) {
+        error(DiagId::RX1116, span(scope), {"a memory_scope string"});
+        return std::nullopt;
+      }
+      vd->mem_scope = *s;
+    }
+    record.emplace_back(ir::AttrValue(std::string("vdevice_id")), ir::AttrValue(vd->dev_id));
+    record.emplace_back(ir::AttrValue(std::string("memory_scope")), ir::AttrValue(vd->mem_scope));
+    if (register_device) {
+      vd->index = int(ctx_.module.vdevices.size());
+      ctx_.module.vdevices.push_back(vd);
+    }
+    return ir::AttrValue(std::move(record), span(call));
+  }
+
+  LowerContext& ctx_;
+  const cst::Cst& cst_;
+};
+
+}  // namespace
+
+std::unique_ptr<ir::IRModule> lower_file(const cst::Cst& cst, TSNode root, DiagnosticSink& diags) {
+  auto module = std::make_unique<ir::IRModule>();
+  LowerContext ctx{cst, diags, *module, Namespaces(), module->arena.get()};
+  FileLowerer(ctx).run(root);
+  return module;
+}
+
+}  // namespace raxc::lower

@@ -1,0 +1,602 @@
+// StructInfo annotations (text-format.md §4.3) and symbolic shape variables (§4.5, §10 item 1).
+#include "frontend/lower/literals.h"
+#include "frontend/lower/relax_function.h"
+
+namespace raxc::lower {
+
+using cst::Field;
+using cst::Kind;
+using ir::DataType;
+
+namespace {
+TSNode unparen(const cst::Cst& cst, TSNode n) {
+  while (cst.is(n, Kind::parenthesized_expression)) n = cst.field(n, Field::value);
+  return n;
+}
+}  // namespace
+
+const ir::StructInfo* FunctionLowerer::lower_sinfo_outside(TSNode node) {
+  frames_.push_back(Frame{Frame::Kind::Function, {}});
+  const ir::StructInfo* s = lower_sinfo(node, SInfoMode::Body);
+  frames_.pop_back();
+  return s;
+}
+
+const ir::StructInfo* FunctionLowerer::lower_sinfo(TSNode node, SInfoMode mode) {
+  TSNode callee = cst().is(node, Kind::call) ? cst().field(node, Field::function) : node;
+  TSNode args = cst().is(node, Kind::call) ? cst().field(node, Field::arguments) : TSNode{};
+  std::string path = relax_path(callee);
+  Span at = span(node);
+  if (path == "Tensor") return lower_tensor_sinfo(node, args, mode);
+  if (path == "Shape") return lower_shape_sinfo(node, args, mode);
+  if (path == "Prim") return lower_prim_sinfo(node, args, mode);
+  if (path == "Tuple") return lower_tuple_sinfo(node, args, mode);
+  if (path == "Callable") return lower_callable_sinfo(node, args, mode);
+  if (path == "Object" || path == "Any") {
+    if (!ts_node_is_null(args) && !cst().named_children(args).empty()) {
+      error(DiagId::RX1200, at, {"R." + path});
+      return nullptr;
+    }
+    return make<ir::ObjectSInfo>(at);
+  }
+  if (path == "DTensor") {
+    error(DiagId::RX1125, at, {"distributed annotations (R.DTensor)"});
+    return nullptr;
+  }
+  if (!cst().is(node, Kind::call)) {
+    if (std::optional<DataType> dt = tir_dtype_attribute(ctx_, node, &names_))
+      return make<ir::PrimSInfo>(*dt, nullptr, at);  // main-2026 `T.int64`
+  }
+  if (!ts_node_has_error(node)) error(DiagId::RX1201, at, {text(node)});
+  return nullptr;
+}
+
+namespace {
+struct SInfoArgs {
+  std::unordered_map<std::string, TSNode> by_name;
+  bool ok = true;
+};
+}  // namespace
+
+// R.Tensor(shape=None, dtype=None, vdevice=None, ndim=-1)
+const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode args_node,
+                                                          SInfoMode mode) {
+  Span at = span(node);
+  std::unordered_map<std::string, TSNode> p;
+  if (!ts_node_is_null(args_node)) {
+    CallArgs args = split_args(node);
+    // A string as first argument with no dtype is the dtype: R.Tensor("float32", ndim=2).
+    bool has_dtype_kw = false;
+    for (auto& [k, v] : args.keywords) has_dtype_kw = has_dtype_kw || k == "dtype";
+    if (!args.positional.empty() && args.positional.size() == 1 && !has_dtype_kw) {
+      TSNode first = args.positional[0];
+      if (cst().is(first, Kind::parenthesized_expression) &&
+          cst().is(unparen(cst(), first), Kind::string)) {
+        std::string inner = text(unparen(cst(), first));
+        error(DiagId::RX1202, span(first), {inner});
+        return nullptr;
+      }
+      if (cst().is(first, Kind::string)) {
+        args.keywords.insert(args.keywords.begin(), {"dtype", first});
+        args.positional.clear();
+      }
+    }
+    if (!bind_params(node, args, {"shape", "dtype", "vdevice", "ndim"}, p, "R.Tensor"))
+      return nullptr;
+  }
+  const ir::Expr* shape = nullptr;
+  int ndim = -1;
+  bool has_shape = false;
+  if (p.count("shape") && !cst().is(p["shape"], Kind::none)) {
+    TSNode s = p["shape"];
+    TSNode u = s;
+    if (cst().is(s, Kind::parenthesized_expression)) {
+      u = unparen(cst(), s);
+      if (cst().is(u, Kind::string) || cst().is(u, Kind::identifier) ||
+          cst().is(u, Kind::integer)) {
+        error(DiagId::RX1202, span(s), {text(u)});
+        return nullptr;
+      }
+    }
+    if (cst().is(u, Kind::tuple) || cst().is(u, Kind::list)) {
+      std::optional<std::vector<const ir::PrimExpr*>> dims = lower_dims(u, mode);
+      if (!dims) return nullptr;
+      ndim = int(dims->size());
+      shape = make<ir::ShapeExpr>(std::move(*dims), span(u));
+      has_shape = true;
+    } else if (cst().is(u, Kind::identifier) && lookup(cst().text(u)) &&
+               lookup(cst().text(u))->kind == Name::Kind::Var) {
+      shape = lookup(cst().text(u))->var;  // a Relax variable of shape kind
+      has_shape = true;
+    } else {
+      error(DiagId::RX1203, span(s), {text(s)});
+      return nullptr;
+    }
+  }
+  DataType dtype = DataType::Void();
+  if (p.count("dtype") && !cst().is(p["dtype"], Kind::none)) {
+    TSNode d = p["dtype"];
+    std::optional<std::string> s;
+    if (cst().is(d, Kind::string)) s = string_value(ctx_, d);
+    std::optional<DataType> dt;
+    if (s) dt = DataType::parse(*s);
+    if (!dt) dt = tir_dtype_attribute(ctx_, d, &names_);
+    if (!dt) {
+      error(DiagId::RX1187, span(d), {text(d)});
+      return nullptr;
+    }
+    dtype = *dt;
+  }
+  const ir::VDevice* vdevice = nullptr;
+  if (p.count("vdevice") && !cst().is(p["vdevice"], Kind::none)) {
+    vdevice = resolve_vdevice(p["vdevice"]);
+    if (!vdevice) return nullptr;
+  }
+  if (p.count("ndim")) {
+    TSNode n = p["ndim"];
+    const ir::PrimExpr* e =
+        is_number(n) && !is_type(unparen(cst(), n), "float") ? lower_prim(n) : nullptr;
+    auto* imm = e ? ir::dyn_cast<ir::IntImm>(e) : nullptr;
+    if (!imm || e->dtype.is_bool()) {
+      error(DiagId::RX1204, span(n), {text(n)});
+      return nullptr;
+    }
+    if (imm->value < -1) {
+      error(DiagId::RX1205, span(n), {std::to_string(imm->value)});
+      return nullptr;
+    }
+    if (has_shape && shape && ir::isa<ir::ShapeExpr>(shape) && imm->value != -1 &&
+        imm->value != ndim) {
+      error(DiagId::RX1206, span(n), {std::to_string(imm->value), std::to_string(ndim)});
+      return nullptr;
+    }
+    if (!has_shape || !ir::isa<ir::ShapeExpr>(shape)) ndim = int(imm->value);
+  }
+  return make<ir::TensorSInfo>(shape, dtype, vdevice, ndim, at);
+}
+
+// R.Shape(values=None, ndim=-1)
+const ir::StructInfo* FunctionLowerer::lower_shape_sinfo(TSNode node, TSNode args_node,
+                                                         SInfoMode mode) {
+  Span at = span(node);
+  std::unordered_map<std::string, TSNode> p;
+  if (!ts_node_is_null(args_node)) {
+    CallArgs args = split_args(node);
+    if (!bind_params(node, args, {"values", "ndim"}, p, "R.Shape")) return nullptr;
+  }
+  std::optional<std::vector<const ir::PrimExpr*>> values;
+  int ndim = -1;
+  if (p.count("values") && !cst().is(p["values"], Kind::none)) {
+    TSNode v = p["values"];
+    TSNode u = unparen(cst(), v);
+    if (!cst().is(u, Kind::list) && !cst().is(u, Kind::tuple)) {
+      error(cst().is(u, Kind::string) ? DiagId::RX1202 : DiagId::RX1203, span(v), {text(u)});
+      return nullptr;
+    }
+    values = lower_dims(u, mode);
+    if (!values) return nullptr;
+    ndim = int(values->size());
+  }
+  if (p.count("ndim")) {
+    TSNode n = p["ndim"];
+    const ir::PrimExpr* e =
+        is_number(n) && !is_type(unparen(cst(), n), "float") ? lower_prim(n) : nullptr;
+    auto* imm = e ? ir::dyn_cast<ir::IntImm>(e) : nullptr;
+    if (!imm || e->dtype.is_bool()) {
+      error(DiagId::RX1204, span(n), {text(n)});
+      return nullptr;
+    }
+    if (imm->value < -1) {
+      error(DiagId::RX1205, span(n), {std::to_string(imm->value)});
+      return nullptr;
+    }
+    if (values && imm->value != -1 && imm->value != ndim) {
+      error(DiagId::RX1206, span(n), {std::to_string(imm->value), std::to_string(ndim)});
+      return nullptr;
+    }
+    if (!values) ndim = int(imm->value);
+  }
+  return make<ir::ShapeSInfo>(std::move(values), ndim, at);
+}
+
+// R.Prim(dtype=None, value=None)
+const ir::StructInfo* FunctionLowerer::lower_prim_sinfo(TSNode node, TSNode args_node,
+                                                        SInfoMode mode) {
+  Span at = span(node);
+  std::unordered_map<std::string, TSNode> p;
+  if (!ts_node_is_null(args_node)) {
+    CallArgs args = split_args(node);
+    if (!bind_params(node, args, {"dtype", "value"}, p, "R.Prim")) return nullptr;
+  }
+  bool has_dtype = p.count("dtype") && !cst().is(p["dtype"], Kind::none);
+  bool has_value = p.count("value") && !cst().is(p["value"], Kind::none);
+  if (!has_dtype && !has_value) {
+    error(DiagId::RX1207, at);
+    return nullptr;
+  }
+  std::optional<DataType> dtype;
+  if (has_dtype) {
+    TSNode d = p["dtype"];
+    std::optional<std::string> s;
+    if (cst().is(d, Kind::string)) s = string_value(ctx_, d);
+    if (s) dtype = DataType::parse(*s);
+    if (!dtype) dtype = tir_dtype_attribute(ctx_, d, &names_);
+    if (!dtype) {
+      error(DiagId::RX1187, span(d), {text(d)});
+      return nullptr;
+    }
+  }
+  const ir::PrimExpr* value = nullptr;
+  if (has_value) {
+    value = lower_dim(p["value"], mode, dtype ? *dtype : DataType::Int(64));
+    if (!value) return nullptr;
+    if (!dtype) dtype = value->dtype;
+  }
+  return make<ir::PrimSInfo>(*dtype, value, at);
+}
+
+// R.Tuple(*fields) or R.Tuple([fields])
+const ir::StructInfo* FunctionLowerer::lower_tuple_sinfo(TSNode node, TSNode args_node,
+                                                         SInfoMode mode) {
+  std::vector<const ir::StructInfo*> fields;
+  if (!ts_node_is_null(args_node)) {
+    std::vector<TSNode> items = cst().named_children(args_node);
+    for (TSNode item : items) {
+      if (cst().is(item, Kind::keyword_argument)) {
+        error(DiagId::RX1182, span(item), {"R.Tuple", text(cst().field(item, Field::name))});
+        return nullptr;
+      }
+    }
+    if (items.size() == 1 && (cst().is(items[0], Kind::list) || cst().is(items[0], Kind::tuple)))
+      items = cst().named_children(items[0]);
+    for (TSNode item : items) {
+      const ir::StructInfo* s = lower_sinfo(item, mode);
+      if (!s) return nullptr;
+      fields.push_back(s);
+    }
+  }
+  return make<ir::TupleSInfo>(std::move(fields), span(node));
+}
+
+// R.Callable(params=None, ret=None, purity=None, derive_func=None)
+const ir::StructInfo* FunctionLowerer::lower_callable_sinfo(TSNode node, TSNode args_node,
+                                                            SInfoMode mode) {
+  Span at = span(node);
+  std::unordered_map<std::string, TSNode> p;
+  if (!ts_node_is_null(args_node)) {
+    CallArgs args = split_args(node);
+    if (!bind_params(node, args, {"params", "ret", "purity", "derive_func"}, p, "R.Callable"))
+      return nullptr;
+  }
+  std::optional<std::vector<const ir::StructInfo*>> params;
+  if (p.count("params") && !cst().is(p["params"], Kind::none)) {
+    TSNode ps = p["params"];
+    std::vector<TSNode> items;
+    if (cst().is(ps, Kind::list) || cst().is(ps, Kind::tuple))
+      items = cst().named_children(ps);
+    else
+      items = {ps};
+    params.emplace();
+    for (TSNode item : items) {
+      const ir::StructInfo* s = lower_sinfo(item, mode);
+      if (!s) return nullptr;
+      params->push_back(s);
+    }
+  }
+  const ir::StructInfo* ret = nullptr;
+  if (p.count("ret") && !cst().is(p["ret"], Kind::none)) {
+    ret = lower_sinfo(p["ret"], mode);
+    if (!ret) return nullptr;
+  }
+  if (!ret) ret = make<ir::ObjectSInfo>(at);
+  bool purity = params.has_value();
+  if (p.count("purity") && !cst().is(p["purity"], Kind::none)) {
+    TSNode v = p["purity"];
+    if (!is_type(v, "true") && !is_type(v, "false")) {
+      error(DiagId::RX1208, span(v), {text(v)});
+      return nullptr;
+    }
+    purity = is_type(v, "true");
+  }
+  std::string derive;
+  if (p.count("derive_func") && !cst().is(p["derive_func"], Kind::none)) {
+    std::optional<std::string> s;
+    if (cst().is(p["derive_func"], Kind::string)) s = string_value(ctx_, p["derive_func"]);
+    if (!s) {
+      error(DiagId::RX1186, span(p["derive_func"]), {"R.Callable derive_func"});
+      return nullptr;
+    }
+    derive = *s;
+  }
+  return make<ir::FuncSInfo>(std::move(params), ret, purity, std::move(derive), at);
+}
+
+std::optional<std::vector<const ir::PrimExpr*>> FunctionLowerer::lower_dims(TSNode list,
+                                                                            SInfoMode mode) {
+  std::vector<const ir::PrimExpr*> dims;
+  bool ok = true;
+  for (TSNode item : cst().named_children(list)) {
+    const ir::PrimExpr* e = lower_dim(item, mode, DataType::Int(64));
+    if (e && !e->dtype.is_integer()) {
+      error(DiagId::RX1192, span(item), {text(item), e->dtype.str()});
+      e = nullptr;
+    }
+    if (e && e->dtype != DataType::Int(64)) e = cast_prim(ctx_, DataType::Int(64), e, span(item));
+    ok = ok && e;
+    dims.push_back(e);
+  }
+  if (!ok) return std::nullopt;
+  return dims;
+}
+
+// One dimension / prim value of an annotation (§4.5).
+const ir::PrimExpr* FunctionLowerer::lower_dim(TSNode node, SInfoMode mode,
+                                               DataType literal_default) {
+  bool signature = mode == SInfoMode::Signature || mode == SInfoMode::Return;
+  if (cst().is(node, Kind::string)) {
+    std::optional<std::string> s = string_value(ctx_, node);
+    if (!s) return nullptr;
+    if (!signature) {
+      error(DiagId::RX1209, span(node), {*s});
+      return nullptr;
+    }
+    if (is_identifier(*s)) {
+      auto it = signature_vars_.find(*s);
+      if (it != signature_vars_.end()) return it->second;
+      if (const Name* n = lookup(*s); n && n->kind == Name::Kind::Sym) return n->sym->var;
+      error(DiagId::RX1210, span(node), {*s});
+      return nullptr;
+    }
+    names_.unbound_uses.clear();
+    const ir::PrimExpr* e = lower_prim_string(ctx_, node, names_);
+    report_unbound(span(node));
+    return e;
+  }
+  if (mode == SInfoMode::MatchCast && cst().is(node, Kind::identifier)) {
+    const Name* n = lookup(cst().text(node));
+    if (n && n->kind == Name::Kind::Sym && !n->sym->bound) {
+      n->sym->bound = true;  // the match_cast binds it (§5.4)
+      return n->sym->var;
+    }
+  }
+  if (mode == SInfoMode::Signature && cst().is(node, Kind::identifier)) {
+    auto it = signature_vars_.find(text(node));
+    if (it != signature_vars_.end()) return it->second;
+  }
+  ScopeNames* names = &names_;
+  names->signature = signature ? &signature_vars_ : nullptr;
+  const ir::PrimExpr* e = lower_prim(node, literal_default);
+  names->signature = nullptr;
+  return e;
+}
+
+const ir::VDevice* FunctionLowerer::resolve_vdevice(TSNode node) {
+  std::optional<std::string> s;
+  if (cst().is(node, Kind::string)) s = string_value(ctx_, node);
+  if (!s) {
+    error(DiagId::RX1211, span(node), {text(node)});
+    return nullptr;
+  }
+  // "kind", "kind:i", "kind:i:scope", "vdevice:i" (§4.3, §10 item 15)
+  std::string kind = *s;
+  int64_t index = 0;
+  size_t colon = s->find(':');
+  if (colon != std::string::npos) {
+    kind = s->substr(0, colon);
+    std::string rest = s->substr(colon + 1);
+    size_t colon2 = rest.find(':');
+    if (colon2 != std::string::npos) rest = rest.substr(0, colon2);
+    std::optional<IntLiteral> i = parse_int_literal(rest);
+    if (!i || i->overflow) {
+      error(DiagId::RX1211, span(node), {*s});
+      return nullptr;
+    }
+    index = int64_t(i->magnitude);
+  }
+  const auto& list = ctx_.module.vdevices;
+  if (kind == "vdevice") {
+    if (index < int64_t(list.size())) return list[size_t(index)];
+  } else {
+    int64_t seen = 0;
+    for (const ir::VDevice* v : list)
+      if (v->target_kind == kind && seen++ == index) return v;
+  }
+  error(DiagId::RX1212, span(node), {*s, std::to_string(list.size())});
+  return nullptr;
+}
+
+// ------------------------------------------------------------------------------ signature
+
+void FunctionLowerer::introduce_signature_var(std::string name, Span at, bool bare) {
+  if (signature_vars_.count(name)) return;
+  if (bare) {
+    if (const Name* n = lookup(name)) {
+      (void)n;
+      return;  // an outer function's variable
+    }
+    error(DiagId::RX1213, at, {name});
+  }
+  signature_vars_[name] = make<ir::PrimVar>(name, DataType::Int(64), at);
+  signature_order_.push_back(name);
+}
+
+// First pass over the parameter annotations: every identifier string in a dimension position
+// introduces a variable, in any order (§4.5).
+void FunctionLowerer::collect_signature_vars(TSNode node, bool in_dims) {
+  if (ts_node_is_null(node)) return;
+  if (in_dims) {
+    TSNode u = unparen(cst(), node);
+    if (cst().is(u, Kind::string)) {
+      std::string error_text;
+      std::optional<std::string> s = decode_string(cst(), u, &error_text);
+      if (s && is_identifier(*s)) introduce_signature_var(*s, span(u), false);
+    } else {
+      bare_dims_.push_back(u);  // checked once every string variable is known
+    }
+    return;
+  }
+  if (!cst().is(node, Kind::call)) return;
+  std::string path = relax_path(cst().field(node, Field::function));
+  CallArgs args;
+  for (TSNode a : cst().named_children(cst().field(node, Field::arguments))) {
+    if (cst().is(a, Kind::keyword_argument))
+      args.keywords.emplace_back(text(cst().field(a, Field::name)), cst().field(a, Field::value));
+    else
+      args.positional.push_back(a);
+  }
+  auto arg = [&](size_t pos, std::string_view key) -> TSNode {
+    for (auto& [k, v] : args.keywords)
+      if (k == key) return v;
+    return pos < args.positional.size() ? args.positional[pos] : TSNode{};
+  };
+  auto dims = [&](TSNode list) {
+    if (ts_node_is_null(list)) return;
+    TSNode u = unparen(cst(), list);
+    if (cst().is(u, Kind::tuple) || cst().is(u, Kind::list))
+      for (TSNode item : cst().named_children(u)) collect_signature_vars(item, true);
+  };
+  if (path == "Tensor") {
+    dims(arg(0, "shape"));
+  } else if (path == "Shape") {
+    dims(arg(0, "values"));
+  } else if (path == "Prim") {
+    TSNode v = arg(1, "value");
+    if (!ts_node_is_null(v)) collect_signature_vars(v, true);
+  } else if (path == "Tuple" || path == "Callable") {
+    for (TSNode a : args.positional) {
+      if (cst().is(a, Kind::list) || cst().is(a, Kind::tuple)) {
+        for (TSNode item : cst().named_children(a)) collect_signature_vars(item, false);
+      } else {
+        collect_signature_vars(a, false);
+      }
+    }
+    for (auto& [k, v] : args.keywords) {
+      if (cst().is(v, Kind::list) || cst().is(v, Kind::tuple)) {
+        for (TSNode item : cst().named_children(v)) collect_signature_vars(item, false);
+      } else {
+        collect_signature_vars(v, false);
+      }
+    }
+  }
+}
+
+// Bare names in signature dimensions (`R.Tensor((n, 4))`) would be a NameError in TVM; they are
+// accepted as if quoted, with a warning (§4.5).
+void FunctionLowerer::collect_bare_dim_names(TSNode node) {
+  if (ts_node_is_null(node)) return;
+  if (cst().is(node, Kind::identifier)) {
+    TSNode parent = ts_node_parent(node);
+    if (cst().is(parent, Kind::attribute)) return;  // a prefix or attribute name
+    if (cst().is(parent, Kind::keyword_argument) &&
+        ts_node_eq(cst().field(parent, Field::name), node))
+      return;
+    if (cst().is(parent, Kind::call) && ts_node_eq(cst().field(parent, Field::function), node))
+      return;
+    std::string name = text(node);
+    if (signature_vars_.count(name) || lookup(name)) return;
+    if (ctx_.namespaces.find(name)) return;
+    // Only dimension positions: an identifier as the shape argument of R.Tensor is a Relax
+    // shape variable, not a dimension.
+    introduce_signature_var(name, span(node), true);
+    return;
+  }
+  if (cst().is(node, Kind::string)) return;
+  for (TSNode child : cst().named_children(node)) collect_bare_dim_names(child);
+}
+
+// ------------------------------------------------------------------------------ equality
+
+bool prim_expr_equal(const ir::PrimExpr* a, const ir::PrimExpr* b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->dtype != b->dtype) return false;
+  switch (a->kind) {
+    case ir::PrimKind::IntImm:
+      return ir::cast<ir::IntImm>(a)->value == ir::cast<ir::IntImm>(b)->value;
+    case ir::PrimKind::FloatImm:
+      return ir::cast<ir::FloatImm>(a)->value == ir::cast<ir::FloatImm>(b)->value;
+    case ir::PrimKind::StringImm:
+      return ir::cast<ir::PrimStringImm>(a)->value == ir::cast<ir::PrimStringImm>(b)->value;
+    case ir::PrimKind::Var: return false;  // identity only
+    case ir::PrimKind::Not:
+      return prim_expr_equal(ir::cast<ir::PrimNot>(a)->a, ir::cast<ir::PrimNot>(b)->a);
+    case ir::PrimKind::Cast:
+      return prim_expr_equal(ir::cast<ir::PrimCast>(a)->value, ir::cast<ir::PrimCast>(b)->value);
+    case ir::PrimKind::Select: {
+      auto *x = ir::cast<ir::PrimSelect>(a), *y = ir::cast<ir::PrimSelect>(b);
+      return prim_expr_equal(x->condition, y->condition) &&
+             prim_expr_equal(x->true_value, y->true_value) &&
+             prim_expr_equal(x->false_value, y->false_value);
+    }
+    case ir::PrimKind::Call: {
+      auto *x = ir::cast<ir::PrimCall>(a), *y = ir::cast<ir::PrimCall>(b);
+      if (x->op != y->op || x->args.size() != y->args.size()) return false;
+      for (size_t i = 0; i < x->args.size(); ++i)
+        if (!prim_expr_equal(x->args[i], y->args[i])) return false;
+      return true;
+    }
+    case ir::PrimKind::BufferLoad:
+    case ir::PrimKind::Let: return false;
+    default: {
+      auto *x = ir::cast<ir::PrimBinary>(a), *y = ir::cast<ir::PrimBinary>(b);
+      return prim_expr_equal(x->a, y->a) && prim_expr_equal(x->b, y->b);
+    }
+  }
+}
+
+namespace {
+bool dims_equal(const std::vector<const ir::PrimExpr*>& a,
+                const std::vector<const ir::PrimExpr*>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!prim_expr_equal(a[i], b[i])) return false;
+  return true;
+}
+}  // namespace
+
+bool struct_info_equal(const ir::StructInfo* a, const ir::StructInfo* b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind) return false;
+  switch (a->kind) {
+    case ir::SInfoKind::Object: return true;
+    case ir::SInfoKind::Prim: {
+      auto *x = ir::cast<ir::PrimSInfo>(a), *y = ir::cast<ir::PrimSInfo>(b);
+      return x->dtype == y->dtype && (x->value == nullptr) == (y->value == nullptr) &&
+             (!x->value || prim_expr_equal(x->value, y->value));
+    }
+    case ir::SInfoKind::Shape: {
+      auto *x = ir::cast<ir::ShapeSInfo>(a), *y = ir::cast<ir::ShapeSInfo>(b);
+      if (x->ndim != y->ndim || x->values.has_value() != y->values.has_value()) return false;
+      return !x->values || dims_equal(*x->values, *y->values);
+    }
+    case ir::SInfoKind::Tensor: {
+      auto *x = ir::cast<ir::TensorSInfo>(a), *y = ir::cast<ir::TensorSInfo>(b);
+      if (x->dtype != y->dtype || x->ndim != y->ndim || x->vdevice != y->vdevice) return false;
+      if ((x->shape == nullptr) != (y->shape == nullptr)) return false;
+      if (!x->shape) return true;
+      auto *sx = ir::dyn_cast<ir::ShapeExpr>(x->shape), *sy = ir::dyn_cast<ir::ShapeExpr>(y->shape);
+      if (sx && sy) return dims_equal(sx->values, sy->values);
+      return x->shape == y->shape;
+    }
+    case ir::SInfoKind::Tuple: {
+      auto *x = ir::cast<ir::TupleSInfo>(a), *y = ir::cast<ir::TupleSInfo>(b);
+      if (x->fields.size() != y->fields.size()) return false;
+      for (size_t i = 0; i < x->fields.size(); ++i)
+        if (!struct_info_equal(x->fields[i], y->fields[i])) return false;
+      return true;
+    }
+    case ir::SInfoKind::Func: {
+      auto *x = ir::cast<ir::FuncSInfo>(a), *y = ir::cast<ir::FuncSInfo>(b);
+      if (x->purity != y->purity || x->derive_func != y->derive_func ||
+          x->params.has_value() != y->params.has_value() || !struct_info_equal(x->ret, y->ret))
+        return false;
+      if (!x->params) return true;
+      if (x->params->size() != y->params->size()) return false;
+      for (size_t i = 0; i < x->params->size(); ++i)
+        if (!struct_info_equal((*x->params)[i], (*y->params)[i])) return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace raxc::lower

@@ -1,0 +1,706 @@
+// raxc_golden — the golden test runner for test/cases/**/*.rx.
+//
+// For every case it runs `<raxc> check --diagnostics-format=json FILE` and compares the
+// diagnostics with the expectations written in the file as comments:
+//
+//   x = R.foo(y)  # expect-error RX3001: argument 'y' .* Tensor
+//       → an error RX3001 on this line whose message contains a match of the RE2 pattern
+//   # expect-warning@+1 RX4001: possibly incompatible
+//       → the same, on the line 1 below the comment (@-2: two lines above); use this form where
+//         a trailing comment would change the syntax under test
+//   # expect-error RX1001            (no ':' pattern) → any message
+//
+// Severities: expect-error, expect-warning, expect-note. Each expectation must match its own
+// actual diagnostic (code, severity, line, RE2::PartialMatch of the message) and every actual
+// error and warning must be expected; so a file without expectations must produce none. raxc
+// must exit 0 (no errors) or 1 (errors), consistently with the diagnostics, print valid JSON
+// and nothing on stderr.
+//
+// --update rewrites the expectations from the actual output: old expect comments are removed
+// and new ones are written as own-line `# expect-…@+N CODE: <RE2::QuoteMeta(message)>` comments
+// just above their line, atomically (temporary file + rename); then the case is run again to
+// check that the rewritten file passes.
+//
+// Usage: raxc_golden --raxc PATH [--root DIR] [--update] [-j N] [-v] [PATH...]
+//   PATH: .rx files or directories searched recursively (default: test/cases). With --root,
+//   the runner works from DIR, so files are reported relative to it (file:line:col: error: …).
+#include <fcntl.h>
+#include <poll.h>
+#include <re2/re2.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Options {
+  std::string raxc;
+  std::vector<std::string> paths;
+  bool update = false;
+  bool verbose = false;
+  unsigned jobs = 0;
+};
+
+// ---------------------------------------------------------------------------- processes
+
+struct ProcessResult {
+  bool started = false;
+  std::string spawn_error;
+  int exit_status = -1;  // when exited normally
+  int signal = 0;        // when killed by a signal
+  std::string out, err;
+};
+
+ProcessResult run_process(const std::vector<std::string>& argv) {
+  ProcessResult result;
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    result.spawn_error = std::strerror(errno);
+    return result;
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    result.spawn_error = std::strerror(errno);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return result;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (rc != 0) {
+    result.spawn_error = std::strerror(rc);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return result;
+  }
+  result.started = true;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open_count = 2;
+  char buffer[1 << 15];
+  while (open_count > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
+      if (got > 0) {
+        sinks[i]->append(buffer, static_cast<size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+      }
+    }
+  }
+  for (pollfd& p : fds)
+    if (p.fd >= 0) close(p.fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  return result;
+}
+
+// ---------------------------------------------------------------------------- files
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  text = buffer.str();
+  return true;
+}
+
+// Splits at '\n'; a '\r' stays with its line. "a\n" gives {"a", ""}: the last entry is the
+// (possibly empty) line an end-of-file position lies on.
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      lines.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  lines.push_back(text.substr(start));
+  return lines;
+}
+
+std::string without_cr(const std::string& line) {
+  return !line.empty() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line;
+}
+
+bool write_atomically(const std::string& path, const std::string& text, std::string& error) {
+  fs::path target(path);
+  std::string templ =
+      (target.parent_path() / ("." + target.filename().string() + ".golden-XXXXXX")).string();
+  std::vector<char> name(templ.begin(), templ.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) {
+    error = std::string("cannot create a temporary file: ") + std::strerror(errno);
+    return false;
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = std::string("cannot write: ") + std::strerror(errno);
+      close(fd);
+      unlink(name.data());
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0) fchmod(fd, info.st_mode & 07777);
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    error = std::string("cannot write: ") + std::strerror(errno);
+    unlink(name.data());
+    return false;
+  }
+  if (rename(name.data(), path.c_str()) != 0) {
+    error = std::string("cannot rename: ") + std::strerror(errno);
+    unlink(name.data());
+    return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------- expectations
+
+struct Expectation {
+  int comment_line = 0;  // 1-based line of the comment
+  int line = 0;          // 1-based target line
+  std::string severity;  // "error", "warning", "note"
+  std::string code;
+  std::string pattern;
+  std::shared_ptr<RE2> regex;  // null: any message
+};
+
+struct Actual {
+  std::string code, severity, message;
+  int line = 0, column = 0;
+};
+
+const RE2& expect_re() {
+  static const RE2 re(
+      R"(#\s*expect-(error|warning|note)(?:@([+-][0-9]+))?\s+(RX[0-9]{4})(?:\s*:\s*(.*?))?\s*$)");
+  return re;
+}
+const RE2& expect_start_re() {  // where an expectation comment starts (also malformed ones)
+  static const RE2 re(R"((#\s*expect-))");
+  return re;
+}
+const RE2& own_line_re() {  // a line holding nothing but an expectation
+  static const RE2 re(R"(^\s*#\s*expect-)");
+  return re;
+}
+
+// A case's report; printed in file order once all cases ran.
+struct Report {
+  std::string path;
+  std::string messages;
+  bool failed = false;
+  bool updated = false;
+
+  void error(int line, int column, const std::string& message) {
+    failed = true;
+    messages += path + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                ": error: " + message + "\n";
+  }
+  void note(int line, int column, const std::string& message) {
+    messages += path + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                ": note: " + message + "\n";
+  }
+  void text(const std::string& message) { messages += message; }
+};
+
+std::vector<Expectation> parse_expectations(const std::vector<std::string>& lines, Report& report) {
+  std::vector<Expectation> result;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string line = without_cr(lines[i]);
+    int number = static_cast<int>(i) + 1;
+    re2::StringPiece start;
+    if (!RE2::PartialMatch(line, expect_start_re(), &start)) continue;
+    std::string severity, offset, code, pattern;
+    // Match from the comment's '#', so text before it cannot confuse the pattern.
+    std::string comment = line.substr(static_cast<size_t>(start.data() - line.data()));
+    if (!RE2::PartialMatch(comment, expect_re(), &severity, &offset, &code, &pattern)) {
+      report.error(number, static_cast<int>(start.data() - line.data()) + 1,
+                   "malformed expectation; write `# expect-error[@+N] RXnnnn: <RE2 pattern>`");
+      continue;
+    }
+    Expectation e;
+    e.comment_line = number;
+    e.line = number + (offset.empty() ? 0 : std::stoi(offset));
+    e.severity = severity;
+    e.code = code;
+    e.pattern = pattern;
+    if (e.line < 1 || e.line > static_cast<int>(lines.size())) {
+      report.error(number, 1,
+                   "expectation targets line " + std::to_string(e.line) + ", outside the file");
+      continue;
+    }
+    if (!pattern.empty()) {
+      RE2::Options options;
+      options.set_log_errors(false);
+      e.regex = std::make_shared<RE2>(pattern, options);
+      if (!e.regex->ok()) {
+        report.error(number, 1, "invalid RE2 pattern '" + pattern + "': " + e.regex->error());
+        continue;
+      }
+    }
+    result.push_back(std::move(e));
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------- running raxc
+
+struct RunOutcome {
+  bool ok = false;  // raxc ran properly and printed valid JSON
+  std::vector<Actual> actuals;
+};
+
+std::string indent(const std::string& text) {
+  std::string out;
+  for (const std::string& line : split_lines(text))
+    if (!line.empty()) out += "    | " + line + "\n";
+  return out;
+}
+
+RunOutcome run_raxc(const Options& options, const std::string& path, Report& report) {
+  RunOutcome outcome;
+  ProcessResult p = run_process({options.raxc, "check", "--diagnostics-format=json", path});
+  if (!p.started) {
+    report.error(1, 1, "cannot run " + options.raxc + ": " + p.spawn_error);
+    return outcome;
+  }
+  if (p.signal != 0) {
+    report.error(
+        1, 1,
+        "raxc was killed by signal " + std::to_string(p.signal) + " (" + strsignal(p.signal) + ")");
+    report.text(indent(p.err));
+    return outcome;
+  }
+  if (p.exit_status != 0 && p.exit_status != 1) {
+    report.error(1, 1,
+                 "raxc exited with status " + std::to_string(p.exit_status) +
+                     " (expected 0: clean or 1: errors reported)");
+    report.text(indent(p.err) + indent(p.out));
+    return outcome;
+  }
+  if (!p.err.empty()) {
+    report.error(1, 1, "raxc wrote to stderr in JSON mode");
+    report.text(indent(p.err));
+    return outcome;
+  }
+  int errors = 0;
+  try {
+    nlohmann::json j = nlohmann::json::parse(p.out);
+    if (!j.is_array()) throw std::runtime_error("the output is not a JSON array");
+    for (const nlohmann::json& file : j) {
+      for (const nlohmann::json& d : file.at("diagnostics")) {
+        Actual a;
+        a.code = d.at("code").get<std::string>();
+        a.severity = d.at("severity").get<std::string>();
+        a.message = d.at("message").get<std::string>();
+        a.line = d.at("range").at("start").at("line").get<int>();
+        a.column = d.at("range").at("start").at("column").get<int>();
+        errors += a.severity == "error";
+        outcome.actuals.push_back(std::move(a));
+      }
+    }
+  } catch (const std::exception& e) {
+    report.error(1, 1, std::string("cannot read raxc's JSON output: ") + e.what());
+    report.text(indent(p.out));
+    return outcome;
+  }
+  if ((errors > 0) != (p.exit_status == 1)) {
+    report.error(1, 1,
+                 "raxc exited with status " + std::to_string(p.exit_status) + " but reported " +
+                     std::to_string(errors) + " error(s)");
+    return outcome;
+  }
+  outcome.ok = true;
+  return outcome;
+}
+
+// ---------------------------------------------------------------------------- comparing
+
+// Pairs expectations with actual diagnostics one to one (bipartite matching: a loose pattern
+// must not steal the only diagnostic a stricter one matches). Returns, per expectation, the
+// matched actual or -1.
+std::vector<int> match(const std::vector<Expectation>& expected,
+                       const std::vector<Actual>& actual) {
+  std::vector<std::vector<int>> candidates(expected.size());
+  for (size_t e = 0; e < expected.size(); ++e) {
+    const Expectation& x = expected[e];
+    for (size_t a = 0; a < actual.size(); ++a) {
+      const Actual& y = actual[a];
+      if (x.code == y.code && x.severity == y.severity && x.line == y.line &&
+          (!x.regex || RE2::PartialMatch(y.message, *x.regex)))
+        candidates[e].push_back(static_cast<int>(a));
+    }
+  }
+  std::vector<int> owner(actual.size(), -1), assigned(expected.size(), -1);
+  std::vector<char> seen;
+  std::function<bool(int)> augment = [&](int e) {
+    for (int a : candidates[e]) {
+      if (seen[a]) continue;
+      seen[a] = 1;
+      if (owner[a] < 0 || augment(owner[a])) {
+        owner[a] = e;
+        assigned[e] = a;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (size_t e = 0; e < expected.size(); ++e) {
+    seen.assign(actual.size(), 0);
+    augment(static_cast<int>(e));
+  }
+  return assigned;
+}
+
+bool compare(const std::vector<Expectation>& expected, const std::vector<Actual>& actual,
+             Report& report) {
+  std::vector<int> assigned = match(expected, actual);
+  std::vector<char> used(actual.size(), 0);
+  for (int a : assigned)
+    if (a >= 0) used[a] = 1;
+  bool ok = true;
+  for (size_t e = 0; e < expected.size(); ++e) {
+    if (assigned[e] >= 0) continue;
+    ok = false;
+    const Expectation& x = expected[e];
+    report.error(x.comment_line, 1,
+                 "expected " + x.severity + " " + x.code + " on line " + std::to_string(x.line) +
+                     (x.pattern.empty() ? "" : " matching /" + x.pattern + "/") +
+                     " was not reported");
+    for (size_t a = 0; a < actual.size(); ++a)
+      if (!used[a] && actual[a].line == x.line)
+        report.note(actual[a].line, actual[a].column,
+                    "reported on that line: " + actual[a].severity + " " + actual[a].code + ": " +
+                        actual[a].message);
+  }
+  for (size_t a = 0; a < actual.size(); ++a) {
+    const Actual& y = actual[a];
+    if (used[a] || y.severity == "note") continue;
+    ok = false;
+    report.error(y.line, y.column, "unexpected " + y.severity + " " + y.code + ": " + y.message);
+  }
+  return ok;
+}
+
+// ---------------------------------------------------------------------------- --update
+
+// RE2::QuoteMeta, then made readable: backslashes are kept only before RE2 metacharacters
+// (`missing ':'` rather than `missing\ \'\:\'`), a raw newline/CR becomes \n/\r (the comment
+// stays on one line) and a final space becomes \x20 (trailing blanks are not part of a pattern).
+std::string quote_pattern(const std::string& message) {
+  static const std::string kMeta = "\\.+*?()|[]{}^$";
+  std::string quoted = RE2::QuoteMeta(message);
+  std::string out;
+  for (size_t i = 0; i < quoted.size(); ++i) {
+    if (quoted[i] != '\\' || i + 1 >= quoted.size()) {
+      out += quoted[i];
+      continue;
+    }
+    char c = quoted[++i];
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    } else if (c == ' ' && i + 1 == quoted.size()) {
+      out += "\\x20";
+    } else if (std::isalnum(u) || kMeta.find(c) != std::string::npos) {
+      out += '\\';  // metacharacters, and QuoteMeta's own \x00
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The file's text with the expectations replaced by the actual diagnostics.
+std::string rewrite(const std::vector<std::string>& lines, const std::vector<Actual>& actual,
+                    bool crlf) {
+  // 1. Drop old expectation comments; remember where every old line went.
+  std::vector<std::string> kept;
+  std::vector<int> new_index(lines.size() + 1, 0);  // old 0-based index -> new 0-based index
+  std::vector<char> dropped(lines.size(), 0);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    std::string body = without_cr(line);
+    bool has_cr = body.size() != line.size();
+    if (RE2::PartialMatch(body, own_line_re())) {
+      dropped[i] = 1;
+      continue;
+    }
+    re2::StringPiece start;
+    if (RE2::PartialMatch(body, expect_start_re(), &start)) {
+      body.resize(static_cast<size_t>(start.data() - body.data()));
+      while (!body.empty() && (body.back() == ' ' || body.back() == '\t')) body.pop_back();
+      if (has_cr) body += '\r';
+    } else {
+      body = line;
+    }
+    new_index[i] = static_cast<int>(kept.size());
+    kept.push_back(body);
+  }
+  if (kept.empty()) kept.push_back("");
+  // A diagnostic on a dropped comment line moves to the next line that stays.
+  int next = static_cast<int>(kept.size());
+  for (size_t i = lines.size(); i-- > 0;) {
+    if (dropped[i])
+      new_index[i] = std::min(next, static_cast<int>(kept.size()) - 1);
+    else
+      next = new_index[i];
+  }
+  // 2. Group the errors and warnings by their new line, in output order.
+  std::map<int, std::vector<const Actual*>> by_line;
+  for (const Actual& a : actual) {
+    if (a.severity == "note") continue;
+    int old = std::clamp(a.line, 1, static_cast<int>(lines.size())) - 1;
+    by_line[new_index[old]].push_back(&a);
+  }
+  for (auto& [line, list] : by_line)
+    std::stable_sort(list.begin(), list.end(),
+                     [](const Actual* x, const Actual* y) { return x->column < y->column; });
+  // 3. Write the expectations above their lines, indented like them.
+  std::string eol = crlf ? "\r\n" : "\n";
+  std::string out;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    auto it = by_line.find(static_cast<int>(i));
+    if (it != by_line.end()) {
+      const std::string& target = kept[i];
+      std::string lead = target.substr(0, target.find_first_not_of(" \t"));
+      if (lead.size() == target.size() ||
+          (lead.size() + 1 == target.size() && target.back() == '\r'))
+        lead.clear();  // blank line: no indentation
+      size_t k = it->second.size();
+      for (size_t j = 0; j < k; ++j) {
+        const Actual& a = *it->second[j];
+        out += lead + "# expect-" + a.severity + "@+" + std::to_string(k - j) + " " + a.code +
+               ": " + quote_pattern(a.message) + eol;
+      }
+    }
+    out += kept[i];
+    if (i + 1 < kept.size()) out += '\n';
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------- one case
+
+void run_case(const Options& options, Report& report) {
+  std::string text;
+  if (!read_file(report.path, text)) {
+    report.error(1, 1, "cannot read the file");
+    return;
+  }
+  std::vector<std::string> lines = split_lines(text);
+  Report parse_report{report.path, "", false, false};
+  std::vector<Expectation> expected = parse_expectations(lines, parse_report);
+  RunOutcome outcome = run_raxc(options, report.path, report);
+  if (!outcome.ok) {
+    report.text(parse_report.messages);
+    return;
+  }
+  if (!options.update) {
+    report.text(parse_report.messages);
+    report.failed |= parse_report.failed;
+    compare(expected, outcome.actuals, report);
+    return;
+  }
+  // --update: rewrite when anything differs (malformed expectations included), then re-check.
+  Report check{report.path, "", false, false};
+  if (!parse_report.failed && compare(expected, outcome.actuals, check)) return;
+  bool crlf = text.find("\r\n") != std::string::npos;
+  std::string updated = rewrite(lines, outcome.actuals, crlf);
+  if (updated != text) {
+    std::string error;
+    if (!write_atomically(report.path, updated, error)) {
+      report.error(1, 1, "cannot update: " + error);
+      return;
+    }
+    report.updated = true;
+  }
+  Report recheck{report.path, "", false, false};
+  std::vector<Expectation> again = parse_expectations(split_lines(updated), recheck);
+  RunOutcome second = run_raxc(options, report.path, recheck);
+  if (second.ok) compare(again, second.actuals, recheck);
+  if (recheck.failed || !second.ok) {
+    report.error(1, 1, "the updated expectations do not pass (the comments changed the output?)");
+    report.text(recheck.messages);
+  }
+}
+
+// ---------------------------------------------------------------------------- main
+
+int usage(const char* message) {
+  if (message) std::cerr << "raxc_golden: " << message << "\n";
+  std::cerr << "usage: raxc_golden --raxc PATH [--root DIR] [--update] [-j N] [-v] [PATH...]\n"
+               "  runs `raxc check --diagnostics-format=json` on every .rx file under PATH\n"
+               "  (default test/cases) and compares with its `# expect-error RXnnnn: <RE2>`\n"
+               "  comments; --update rewrites the comments from the actual output\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  std::string root;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char* name) -> std::optional<std::string> {
+      std::string prefix = std::string(name) + "=";
+      if (arg.rfind(prefix, 0) == 0) return arg.substr(prefix.size());
+      if (arg == name && i + 1 < argc) return std::string(argv[++i]);
+      return std::nullopt;
+    };
+    if (arg == "--update") {
+      options.update = true;
+    } else if (arg == "-v" || arg == "--verbose") {
+      options.verbose = true;
+    } else if (arg == "-h" || arg == "--help") {
+      usage(nullptr);
+      return 0;
+    } else if (arg.rfind("--raxc", 0) == 0) {
+      auto v = value("--raxc");
+      if (!v) return usage("--raxc needs a path");
+      options.raxc = *v;
+    } else if (arg.rfind("--root", 0) == 0) {
+      auto v = value("--root");
+      if (!v) return usage("--root needs a directory");
+      root = *v;
+    } else if (arg.rfind("-j", 0) == 0) {
+      std::string n = arg.size() > 2 ? arg.substr(2) : (i + 1 < argc ? argv[++i] : "");
+      options.jobs = static_cast<unsigned>(std::max(1, std::atoi(n.c_str())));
+    } else if (!arg.empty() && arg[0] == '-') {
+      return usage(("unknown option " + arg).c_str());
+    } else {
+      options.paths.push_back(arg);
+    }
+  }
+  if (options.raxc.empty()) return usage("--raxc is required");
+  std::error_code ec;
+  // Resolve the paths given before moving to --root.
+  options.raxc = fs::absolute(options.raxc, ec).string();
+  for (std::string& p : options.paths) p = fs::absolute(p, ec).string();
+  if (!root.empty() && chdir(root.c_str()) != 0) {
+    std::cerr << "raxc_golden: cannot enter " << root << ": " << std::strerror(errno) << "\n";
+    return 2;
+  }
+  if (access(options.raxc.c_str(), X_OK) != 0) {
+    std::cerr << "raxc_golden: " << options.raxc << " is not executable (build it first)\n";
+    return 2;
+  }
+  if (options.paths.empty()) options.paths.push_back("test/cases");
+
+  // Collect the cases, reported relative to the working directory when inside it.
+  std::vector<std::string> files;
+  fs::path cwd = fs::current_path();
+  auto add = [&](const fs::path& p) {
+    fs::path rel = p.lexically_relative(cwd);
+    bool inside = !rel.empty() && rel.native().rfind("..", 0) != 0;
+    files.push_back((inside ? rel : p).string());
+  };
+  for (const std::string& p : options.paths) {
+    if (fs::is_directory(p, ec)) {
+      for (auto it = fs::recursive_directory_iterator(p, ec);
+           it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        if (it->is_regular_file(ec) && it->path().extension() == ".rx") add(it->path());
+      }
+    } else if (fs::exists(p, ec)) {
+      add(p);
+    } else {
+      std::cerr << "raxc_golden: " << p << " does not exist\n";
+      return 2;
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+
+  std::vector<Report> reports(files.size());
+  for (size_t i = 0; i < files.size(); ++i) reports[i].path = files[i];
+  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min<unsigned>(jobs, std::max<size_t>(files.size(), 1));
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers;
+  for (unsigned w = 0; w < jobs; ++w)
+    workers.emplace_back([&] {
+      for (size_t i = next++; i < reports.size(); i = next++) run_case(options, reports[i]);
+    });
+  for (std::thread& t : workers) t.join();
+
+  size_t failed = 0, updated = 0;
+  for (const Report& r : reports) {
+    std::cout << r.messages;
+    if (r.failed) ++failed;
+    if (r.updated) ++updated;
+    if (options.verbose || r.updated)
+      std::cout << (r.failed ? "FAIL " : r.updated ? "UPDATED " : "ok   ") << r.path << "\n";
+  }
+  std::cout << "golden: " << files.size() << " case(s), " << files.size() - failed << " passed, "
+            << failed << " failed";
+  if (options.update) std::cout << ", " << updated << " updated";
+  std::cout << "\n";
+  if (files.empty()) {
+    std::cerr << "raxc_golden: no .rx files found\n";
+    return 1;
+  }
+  return failed == 0 ? 0 : 1;
+}
