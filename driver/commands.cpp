@@ -253,9 +253,18 @@ int run(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitClean : kExitUsage;
+    // A bad flag or a missing argument is a coded error like any other user mistake.
+    Diagnostic d = make_diagnostic(DiagId::RX1099, Span{}, {e.what()});
+    std::cerr << "raxc: error: " << d.message << " [" << code(d.id) << "]\n"
+              << "Run 'raxc --help' (or 'raxc <command> --help') for usage.\n";
+    return kExitUsage;
   }
   if (*parse_cmd) return run_parse(parse);
   if (*check_cmd) return run_check(check);

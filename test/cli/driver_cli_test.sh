@@ -1,0 +1,85 @@
+#!/bin/sh
+# Command-line behaviour of raxc: exit statuses, --help/--version, bad flags (RX1099),
+# unreadable files (RX1000), fmt --check / -i, JSON diagnostics.
+#   driver_cli_test.sh RAXC REPO_ROOT
+set -u
+raxc=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_status STATUS CMD... — runs CMD, output in $tmp/out and $tmp/err.
+expect_status() {
+  want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want; stderr: $(head -3 "$tmp/err")"
+}
+expect_in() {  # expect_in FILE TEXT
+  grep -qF -- "$2" "$1" || fail "expected '$2' in $(basename "$1"): $(head -3 "$1")"
+}
+
+expect_status 0 "$raxc" --version
+expect_in "$tmp/out" "raxc "
+for cmd in parse check fmt; do
+  expect_status 0 "$raxc" "$cmd" --help
+  expect_in "$tmp/out" "Usage"
+done
+
+# Bad usage is a coded error with exit status 2; near miss: valid flags are accepted.
+expect_status 2 "$raxc" check --bogus-flag "$root/examples/mlp.rx"
+expect_in "$tmp/err" "[RX1099]"
+expect_status 2 "$raxc"
+expect_in "$tmp/err" "[RX1099]"
+expect_status 2 "$raxc" fmt --check -i "$root/examples/mlp.rx"
+expect_in "$tmp/err" "[RX1099]"
+expect_status 0 "$raxc" check --color=never --diagnostics-format=text "$root/examples/mlp.rx"
+[ -s "$tmp/err" ] && fail "clean check printed: $(head -3 "$tmp/err")"
+
+# Unreadable input: RX1000 with exit status 2, in both output formats.
+expect_status 2 "$raxc" check "$tmp/does-not-exist.rx"
+expect_in "$tmp/err" "[RX1000]"
+expect_status 2 "$raxc" check "$tmp"
+expect_in "$tmp/err" "[RX1000]"
+expect_status 2 "$raxc" check --diagnostics-format=json "$tmp/does-not-exist.rx"
+expect_in "$tmp/out" '"code": "RX1000"'
+
+# fmt: stdout by default; --check exits 1 on a file that is not canonical and 0 on one that is.
+cp "$root/examples/mlp.rx" "$tmp/a.rx"
+expect_status 0 "$raxc" fmt "$tmp/a.rx"
+cp "$tmp/out" "$tmp/canonical.rx"
+expect_status 0 "$raxc" fmt --check "$tmp/canonical.rx"
+printf '@R.function\ndef f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):\n    return x\n' >"$tmp/b.rx"
+expect_status 1 "$raxc" fmt --check "$tmp/b.rx"
+expect_in "$tmp/out" "would reformat"
+
+cp "$tmp/b.rx" "$tmp/b.orig"
+expect_status 0 "$raxc" fmt -i "$tmp/b.rx"
+cmp -s "$tmp/b.rx" "$tmp/b.orig" && fail "fmt -i did not rewrite a non-canonical file"
+expect_status 0 "$raxc" fmt --check "$tmp/b.rx"
+ls "$tmp" | grep -q 'raxc-fmt' && fail "fmt -i left a temporary file behind"
+
+# fmt -i never touches a file it cannot print.
+printf '@R.function\ndef f(x: R.Tensor) -> R.Tensor:\n    y = R.add(x, x\n    return y\n' >"$tmp/bad.rx"
+cp "$tmp/bad.rx" "$tmp/bad.orig"
+expect_status 1 "$raxc" fmt -i "$tmp/bad.rx"
+cmp -s "$tmp/bad.rx" "$tmp/bad.orig" || fail "fmt -i modified a file with a syntax error"
+
+# check: exit 1 iff errors; JSON is one array with an object per file.
+expect_status 1 "$raxc" check --diagnostics-format=json "$tmp/bad.rx" "$root/examples/mlp.rx"
+expect_in "$tmp/out" '"file"'
+[ "$(grep -c '"file"' "$tmp/out")" -eq 2 ] || fail "JSON output should hold one object per file"
+
+# parse dumps.
+expect_status 0 "$raxc" parse --dump=cst "$root/examples/mlp.rx"
+expect_in "$tmp/out" "(source_file"
+expect_status 0 "$raxc" parse --dump=ast "$root/examples/mlp.rx"
+expect_in "$tmp/out" "(IRModule"
+
+if [ "$failures" -ne 0 ]; then
+  echo "driver_cli_test: $failures failure(s)"
+  exit 1
+fi
+echo "driver_cli_test: all passed"
