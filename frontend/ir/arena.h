@@ -2,6 +2,7 @@
 // an Arena frees them all at once. Each top-level function is lowered into its own arena so an
 // edited function can be dropped and re-lowered without touching the rest of the module.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -37,13 +38,19 @@ class Arena {
     void* object;
     void (*destroy)(void*);
   };
-  static constexpr size_t kChunkSize = 64 * 1024;
+  // Chunks start small (most functions are small, and every function has its own arena) and
+  // double up to a cap, so big functions do few allocations.
+  static constexpr size_t kFirstChunkSize = 2 * 1024;
+  static constexpr size_t kMaxChunkSize = 64 * 1024;
 
   void* allocate(size_t size, size_t align) {
     size_t offset = (used_ + align - 1) & ~(align - 1);
     if (chunks_.empty() || offset + size > capacity_) {
-      capacity_ = size > kChunkSize ? size : kChunkSize;
-      chunks_.push_back(std::make_unique<std::byte[]>(capacity_));
+      next_chunk_size_ = next_chunk_size_ == 0 ? kFirstChunkSize
+                                               : std::min(next_chunk_size_ * 2, kMaxChunkSize);
+      capacity_ = std::max(size, next_chunk_size_);
+      // Not value-initialised: nodes are constructed in place, zeroing would be wasted work.
+      chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(capacity_));
       offset = 0;
     }
     used_ = offset + size;
@@ -54,6 +61,7 @@ class Arena {
   std::vector<std::unique_ptr<std::byte[]>> chunks_;
   std::vector<Destructor> destructors_;
   size_t capacity_ = 0;
+  size_t next_chunk_size_ = 0;
   size_t used_ = 0;
   size_t bytes_allocated_ = 0;
 };
