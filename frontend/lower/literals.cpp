@@ -88,8 +88,9 @@ bool decode_escape(std::string_view body, size_t& i, bool is_bytes, std::string&
         return true;
       }
       if (v < 0 || v > 0x10FFFF) {
-        if (error) *error = std::string("'\\") + c + "' must be followed by " +
-                            std::to_string(count) + " hex digits of a valid code point";
+        if (error)
+          *error = std::string("'\\") + c + "' must be followed by " + std::to_string(count) +
+                   " hex digits of a valid code point";
         return false;
       }
       append_utf8(out, uint32_t(v));

@@ -106,18 +106,25 @@ bool same_type(DataType a, DataType b) { return a == b; }
 
 struct BinOp {
   std::string_view text;
-  PrimKind kind;         // for node-building ops
+  PrimKind kind;          // for node-building ops
   const char* intrinsic;  // bit ops lower to calls; null otherwise
 };
 
 constexpr BinOp kBinOps[] = {
-    {"+", PrimKind::Add, nullptr},        {"-", PrimKind::Sub, nullptr},
-    {"*", PrimKind::Mul, nullptr},        {"/", PrimKind::Div, nullptr},
-    {"//", PrimKind::FloorDiv, nullptr},  {"%", PrimKind::FloorMod, nullptr},
-    {"<", PrimKind::LT, nullptr},         {"<=", PrimKind::LE, nullptr},
-    {">", PrimKind::GT, nullptr},         {">=", PrimKind::GE, nullptr},
-    {"==", PrimKind::EQ, nullptr},        {"!=", PrimKind::NE, nullptr},
-    {"and", PrimKind::And, nullptr},      {"or", PrimKind::Or, nullptr},
+    {"+", PrimKind::Add, nullptr},
+    {"-", PrimKind::Sub, nullptr},
+    {"*", PrimKind::Mul, nullptr},
+    {"/", PrimKind::Div, nullptr},
+    {"//", PrimKind::FloorDiv, nullptr},
+    {"%", PrimKind::FloorMod, nullptr},
+    {"<", PrimKind::LT, nullptr},
+    {"<=", PrimKind::LE, nullptr},
+    {">", PrimKind::GT, nullptr},
+    {">=", PrimKind::GE, nullptr},
+    {"==", PrimKind::EQ, nullptr},
+    {"!=", PrimKind::NE, nullptr},
+    {"and", PrimKind::And, nullptr},
+    {"or", PrimKind::Or, nullptr},
     {"<<", PrimKind::Call, "tir.shift_left"},
     {">>", PrimKind::Call, "tir.shift_right"},
     {"&", PrimKind::Call, "tir.bitwise_and"},
@@ -135,12 +142,12 @@ bool is_comparison(PrimKind k) { return k >= PrimKind::EQ && k <= PrimKind::GE; 
 
 // Unary math intrinsics: result dtype = argument dtype (bool for the predicates).
 constexpr const char* kUnaryMath[] = {
-    "exp",   "exp2",  "exp10", "log",   "log2",  "log10",     "log1p", "sqrt",  "rsqrt",
-    "tanh",  "sigmoid", "erf", "fabs",  "floor", "ceil",      "round", "nearbyint", "trunc",
-    "sin",   "cos",   "tan",   "asin",  "acos",  "atan",      "sinh",  "cosh",  "asinh",
-    "acosh", "atanh", "isnan", "isinf", "isfinite", "popcount", "clz", "bitwise_not"};
-constexpr const char* kBinaryMath[] = {"pow",      "atan2",     "fmod",       "hypot",
-                                       "copysign", "nextafter", "ldexp",      "shift_left",
+    "exp",   "exp2",    "exp10", "log",   "log2",     "log10",    "log1p", "sqrt",       "rsqrt",
+    "tanh",  "sigmoid", "erf",   "fabs",  "floor",    "ceil",     "round", "nearbyint",  "trunc",
+    "sin",   "cos",     "tan",   "asin",  "acos",     "atan",     "sinh",  "cosh",       "asinh",
+    "acosh", "atanh",   "isnan", "isinf", "isfinite", "popcount", "clz",   "bitwise_not"};
+constexpr const char* kBinaryMath[] = {"pow",         "atan2",       "fmod",       "hypot",
+                                       "copysign",    "nextafter",   "ldexp",      "shift_left",
                                        "shift_right", "bitwise_and", "bitwise_or", "bitwise_xor"};
 
 template <size_t N>
@@ -178,8 +185,7 @@ class PrimLowerer {
     return to_expr(*v, literal_dtype);
   }
 
-  const ir::PrimExpr* update(const ir::PrimExpr* lhs, std::string_view op, TSNode rhs,
-                             Span span) {
+  const ir::PrimExpr* update(const ir::PrimExpr* lhs, std::string_view op, TSNode rhs, Span span) {
     Result b = value(rhs);
     if (!b) return nullptr;
     const BinOp* bin = find_binop(op);
@@ -425,10 +431,8 @@ class PrimLowerer {
   const ir::PrimExpr* build(const BinOp& op, const ir::PrimExpr* x, const ir::PrimExpr* y,
                             Span sp) {
     if (op.intrinsic)
-      return make<ir::PrimCall>(x->dtype, op.intrinsic, std::vector<const ir::PrimExpr*>{x, y},
-                                sp);
-    DataType dt = is_comparison(op.kind) ? with_lanes(DataType::Bool(), x->dtype.lanes)
-                                         : x->dtype;
+      return make<ir::PrimCall>(x->dtype, op.intrinsic, std::vector<const ir::PrimExpr*>{x, y}, sp);
+    DataType dt = is_comparison(op.kind) ? with_lanes(DataType::Bool(), x->dtype.lanes) : x->dtype;
     return make<ir::PrimBinary>(op.kind, dt, x, y, sp);
   }
 
@@ -483,8 +487,8 @@ class PrimLowerer {
       if (op.text == "^") r = a.i ^ b.i;
       return Val::integer(r, sp);
     }
-    bool divides = op.kind == PrimKind::Div || op.kind == PrimKind::FloorDiv ||
-                   op.kind == PrimKind::FloorMod;
+    bool divides =
+        op.kind == PrimKind::Div || op.kind == PrimKind::FloorDiv || op.kind == PrimKind::FloorMod;
     if (divides && (real ? fb == 0 : b.i == 0)) {
       error(DiagId::RX1316, sp, {});
       return std::nullopt;
@@ -562,9 +566,7 @@ class PrimLowerer {
       case Val::Tag::Bool:
         if (hint && !hint->is_bool()) return adopt(Val::integer(v.i, v.span), *hint);
         return make<ir::IntImm>(DataType::Bool(), int64_t(v.i), v.span);
-      case Val::Tag::Str:
-        error(DiagId::RX1303, v.span, {"a string"});
-        return nullptr;
+      case Val::Tag::Str: error(DiagId::RX1303, v.span, {"a string"}); return nullptr;
     }
     return nullptr;
   }
@@ -573,8 +575,7 @@ class PrimLowerer {
   bool match_types(const ir::PrimExpr*& x, const ir::PrimExpr*& y, std::string_view op, Span sp) {
     DataType lt = x->dtype, rt = y->dtype;
     if (same_type(lt, rt)) return true;
-    if (lt.is_handle() || rt.is_handle() || lt.is_void() || rt.is_void() ||
-        lt.lanes != rt.lanes) {
+    if (lt.is_handle() || rt.is_handle() || lt.is_void() || rt.is_void() || lt.lanes != rt.lanes) {
       error(DiagId::RX1309, sp, {std::string(op), lt.str(), rt.str()});
       return false;
     }
@@ -584,12 +585,16 @@ class PrimLowerer {
       x = cast(rt, x, sp);
     } else if (lt.is_bool() != rt.is_bool()) {
       // bool with an integer: widen the bool.
-      if (lt.is_bool()) x = cast(rt, x, sp);
-      else y = cast(lt, y, sp);
+      if (lt.is_bool())
+        x = cast(rt, x, sp);
+      else
+        y = cast(lt, y, sp);
     } else if (lt.bits != rt.bits || lt.code != rt.code) {
       bool left_wider = lt.bits > rt.bits || (lt.bits == rt.bits && lt.is_int());
-      if (left_wider) y = cast(lt, y, sp);
-      else x = cast(rt, x, sp);
+      if (left_wider)
+        y = cast(lt, y, sp);
+      else
+        x = cast(rt, x, sp);
     }
     return true;
   }
@@ -825,8 +830,7 @@ class PrimLowerer {
     return out;
   }
 
-  Result binary_call(TSNode node, std::string_view name, PrimKind kind, const Args& args,
-                     Span sp) {
+  Result binary_call(TSNode node, std::string_view name, PrimKind kind, const Args& args, Span sp) {
     if (!no_keywords(node, name, args) || !arity(node, name, args, 2, 2, "two arguments"))
       return std::nullopt;
     auto vals = values(args.positional);
@@ -867,17 +871,28 @@ class PrimLowerer {
 
   Result intrinsic(TSNode node, const std::string& name, const Args& args, Span sp) {
     static const std::pair<std::string_view, PrimKind> kNodeCalls[] = {
-        {"min", PrimKind::Min},           {"max", PrimKind::Max},
-        {"floordiv", PrimKind::FloorDiv}, {"floormod", PrimKind::FloorMod},
-        {"truncdiv", PrimKind::Div},      {"truncmod", PrimKind::Mod},
-        {"Min", PrimKind::Min},           {"Max", PrimKind::Max},
-        {"FloorDiv", PrimKind::FloorDiv}, {"FloorMod", PrimKind::FloorMod},
-        {"Div", PrimKind::Div},           {"Mod", PrimKind::Mod},
-        {"Add", PrimKind::Add},           {"Sub", PrimKind::Sub},
-        {"Mul", PrimKind::Mul},           {"EQ", PrimKind::EQ},
-        {"NE", PrimKind::NE},             {"LT", PrimKind::LT},
-        {"LE", PrimKind::LE},             {"GT", PrimKind::GT},
-        {"GE", PrimKind::GE},             {"And", PrimKind::And},
+        {"min", PrimKind::Min},
+        {"max", PrimKind::Max},
+        {"floordiv", PrimKind::FloorDiv},
+        {"floormod", PrimKind::FloorMod},
+        {"truncdiv", PrimKind::Div},
+        {"truncmod", PrimKind::Mod},
+        {"Min", PrimKind::Min},
+        {"Max", PrimKind::Max},
+        {"FloorDiv", PrimKind::FloorDiv},
+        {"FloorMod", PrimKind::FloorMod},
+        {"Div", PrimKind::Div},
+        {"Mod", PrimKind::Mod},
+        {"Add", PrimKind::Add},
+        {"Sub", PrimKind::Sub},
+        {"Mul", PrimKind::Mul},
+        {"EQ", PrimKind::EQ},
+        {"NE", PrimKind::NE},
+        {"LT", PrimKind::LT},
+        {"LE", PrimKind::LE},
+        {"GT", PrimKind::GT},
+        {"GE", PrimKind::GE},
+        {"And", PrimKind::And},
         {"Or", PrimKind::Or},
     };
     for (auto& [n, kind] : kNodeCalls)
@@ -900,8 +915,8 @@ class PrimLowerer {
       if (!a) return std::nullopt;
       const ir::PrimExpr* e = to_expr(*a, std::nullopt);
       if (!e) return std::nullopt;
-      return Val::of(make<ir::PrimCall>(e->dtype, "tir.likely",
-                                        std::vector<const ir::PrimExpr*>{e}, sp));
+      return Val::of(
+          make<ir::PrimCall>(e->dtype, "tir.likely", std::vector<const ir::PrimExpr*>{e}, sp));
     }
     if (name == "abs") return abs(node, args, sp);
     if (in_list(kUnaryMath, name)) return math1(node, name, args, sp);
@@ -910,8 +925,7 @@ class PrimLowerer {
       return limit(node, name, args, sp);
     if (name == "reinterpret") return typed_call(node, name, "tir.reinterpret", args, sp);
     if (name == "call_extern") return typed_call(node, name, "tir.call_extern", args, sp);
-    if (name == "call_pure_extern")
-      return typed_call(node, name, "tir.call_pure_extern", args, sp);
+    if (name == "call_pure_extern") return typed_call(node, name, "tir.call_pure_extern", args, sp);
     if (name == "call_intrin") return typed_call(node, name, "", args, sp);
     if (name == "Let") return let(node, args, sp);
     if (name == "axis.spatial" || name == "axis.reduce" || name == "axis.remap" ||
@@ -922,8 +936,7 @@ class PrimLowerer {
   }
 
   Result ceildiv(TSNode node, const Args& args, Span sp) {
-    if (!no_keywords(node, "ceildiv", args) ||
-        !arity(node, "ceildiv", args, 2, 2, "two arguments"))
+    if (!no_keywords(node, "ceildiv", args) || !arity(node, "ceildiv", args, 2, 2, "two arguments"))
       return std::nullopt;
     auto vals = values(args.positional);
     if (!vals) return std::nullopt;
@@ -933,8 +946,8 @@ class PrimLowerer {
     // TVM: floordiv(a + b - 1, b) for integers.
     if (a->dtype.is_float()) {
       auto* div = build_kind(PrimKind::Div, a, b, sp);
-      return Val::of(make<ir::PrimCall>(a->dtype, "tir.ceil",
-                                        std::vector<const ir::PrimExpr*>{div}, sp));
+      return Val::of(
+          make<ir::PrimCall>(a->dtype, "tir.ceil", std::vector<const ir::PrimExpr*>{div}, sp));
     }
     const ir::PrimExpr* b_minus_1;
     if (const auto* imm = ir::dyn_cast<ir::IntImm>(b)) {
@@ -942,8 +955,8 @@ class PrimLowerer {
     } else {
       b_minus_1 = build_kind(PrimKind::Sub, b, make<ir::IntImm>(b->dtype, 1, sp), sp);
     }
-    return Val::of(build_kind(PrimKind::FloorDiv, build_kind(PrimKind::Add, a, b_minus_1, sp), b,
-                              sp));
+    return Val::of(
+        build_kind(PrimKind::FloorDiv, build_kind(PrimKind::Add, a, b_minus_1, sp), b, sp));
   }
 
   Result cast_call(TSNode, const std::string& name, const Args& args, Span sp) {
@@ -955,8 +968,7 @@ class PrimLowerer {
     if (ts_node_is_null(dtype_node) && pos.size() > dtype_index) dtype_node = pos[dtype_index];
     if (ts_node_is_null(value_node) && pos.size() > value_index) value_node = pos[value_index];
     if (ts_node_is_null(dtype_node) || ts_node_is_null(value_node) || pos.size() > 2) {
-      error(DiagId::RX1305, sp,
-            {name, name == "Cast" ? "(dtype, value)" : "(value, dtype)"});
+      error(DiagId::RX1305, sp, {name, name == "Cast" ? "(dtype, value)" : "(value, dtype)"});
       return std::nullopt;
     }
     auto dt = dtype_arg(dtype_node);
@@ -1054,8 +1066,8 @@ class PrimLowerer {
         v = is_max ? (bits == 64 ? -1 : int64_t((uint64_t(1) << bits) - 1)) : 0;
       } else {
         v = is_max ? int64_t((uint64_t(1) << (bits - 1)) - 1) : -int64_t(uint64_t(1) << (bits - 1));
-        if (bits == 64) v = is_max ? std::numeric_limits<int64_t>::max()
-                                   : std::numeric_limits<int64_t>::min();
+        if (bits == 64)
+          v = is_max ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
       }
       return Val::of(make<ir::IntImm>(*dt, v, sp));
     }
@@ -1068,8 +1080,8 @@ class PrimLowerer {
   }
 
   // T.reinterpret("dt", v), T.call_extern("dt", "fn", args…), T.call_intrin("dt", "op", args…).
-  Result typed_call(TSNode node, const std::string& name, const std::string& op,
-                    const Args& args, Span sp) {
+  Result typed_call(TSNode node, const std::string& name, const std::string& op, const Args& args,
+                    Span sp) {
     if (!no_keywords(node, name, args, {"span"})) return std::nullopt;
     if (args.positional.empty()) {
       error(DiagId::RX1305, sp, {name, "a result dtype first"});
@@ -1100,8 +1112,8 @@ class PrimLowerer {
     }
     for (size_t i = first; i < vals->size(); ++i) {
       const Val& v = (*vals)[i];
-      const ir::PrimExpr* e = v.tag == Val::Tag::Str ? make<ir::PrimStringImm>(v.s, v.span)
-                                                     : to_expr(v, std::nullopt);
+      const ir::PrimExpr* e =
+          v.tag == Val::Tag::Str ? make<ir::PrimStringImm>(v.s, v.span) : to_expr(v, std::nullopt);
       if (!e) return std::nullopt;
       call_args.push_back(e);
     }
@@ -1190,8 +1202,8 @@ const ir::PrimExpr* lower_prim_expr(LowerContext& ctx, TSNode node, const PrimNa
 }
 
 const ir::PrimExpr* lower_prim_update(LowerContext& ctx, const ir::PrimExpr* lhs,
-                                     std::string_view op, TSNode rhs, const PrimNames& names,
-                                     IntMode mode, Span span) {
+                                      std::string_view op, TSNode rhs, const PrimNames& names,
+                                      IntMode mode, Span span) {
   PrimLowerer lowerer(ctx, ctx.cst, names, mode);
   return lowerer.update(lhs, op, rhs, span);
 }

@@ -48,8 +48,8 @@ const ir::PrimExpr* lower_prim_expr(LowerContext& ctx, TSNode node, const PrimNa
 // `lhs <op> rhs` for an already lowered `lhs` (augmented assignment `A[i] += v`); `op` is the
 // Python operator without '=' ("+", "//", …). Same dtype rules as a written binary operator.
 const ir::PrimExpr* lower_prim_update(LowerContext& ctx, const ir::PrimExpr* lhs,
-                                     std::string_view op, TSNode rhs, const PrimNames& names,
-                                     IntMode mode, Span span);
+                                      std::string_view op, TSNode rhs, const PrimNames& names,
+                                      IntMode mode, Span span);
 
 // `value` converted to `dtype`: a folded immediate for IntImm/FloatImm, the value itself when the
 // dtype already matches, otherwise a Cast.

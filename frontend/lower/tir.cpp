@@ -37,15 +37,28 @@ struct BlockState {
 };
 
 // Positional parameter order of TVM's buffer constructors after the leading arguments.
-constexpr const char* kBufferKeys[] = {"shape",       "dtype", "data",          "strides",
-                                       "elem_offset", "scope", "align",         "offset_factor",
+constexpr const char* kBufferKeys[] = {"shape",       "dtype",          "data",  "strides",
+                                       "elem_offset", "scope",          "align", "offset_factor",
                                        "buffer_type", "axis_separators"};
 
 // Constructs TVM's TIR namespace has that raxc does not lower (§6.9, brief): reported clearly.
-constexpr const char* kUnsupported[] = {
-    "launch_thread", "env_thread", "attr",   "allocate",    "allocate_const", "decl_buffer",
-    "realize",       "prefetch",   "hint",   "assume",      "let",            "Assert",
-    "LetStmt",       "tvm_thread_allreduce", "block_realize", "frame_scope", "buffer_store"};
+constexpr const char* kUnsupported[] = {"launch_thread",
+                                        "env_thread",
+                                        "attr",
+                                        "allocate",
+                                        "allocate_const",
+                                        "decl_buffer",
+                                        "realize",
+                                        "prefetch",
+                                        "hint",
+                                        "assume",
+                                        "let",
+                                        "Assert",
+                                        "LetStmt",
+                                        "tvm_thread_allreduce",
+                                        "block_realize",
+                                        "frame_scope",
+                                        "buffer_store"};
 
 bool unsupported_construct(std::string_view name) {
   for (const char* u : kUnsupported)
@@ -257,8 +270,7 @@ class TirLowerer {
       TSNode value = cst_.field(deco, Field::value);
       if (!cst_.is(value, Kind::call)) continue;
       Args args = args_of(value);
-      for (TSNode p : args.positional)
-        error(DiagId::RX1320, p, {text(p)});
+      for (TSNode p : args.positional) error(DiagId::RX1320, p, {text(p)});
       for (auto& [key, v] : args.keywords) {
         auto b = bool_value(v);
         if (key == "private" && b) {
@@ -310,8 +322,8 @@ class TirLowerer {
     std::optional<DataType> dt;
     if (ts_node_is_null(ann)) {
       error(DiagId::RX1321, param, {n});
-      return ir::PrimFuncParam{ctx_.make<ir::PrimVar>(n, DataType::Handle(), span(name)),
-                               nullptr, span(param)};
+      return ir::PrimFuncParam{ctx_.make<ir::PrimVar>(n, DataType::Handle(), span(name)), nullptr,
+                               span(param)};
     }
     std::string p = path(ann);
     if (p == "handle" || p == "Ptr") {
@@ -396,17 +408,22 @@ class TirLowerer {
         }
       } else if (key == "scope") {
         auto s = string_value(node);
-        if (s) buffer->scope = *s;
-        else ok = bad(node, what, "scope must be a string");
+        if (s)
+          buffer->scope = *s;
+        else
+          ok = bad(node, what, "scope must be a string");
       } else if (key == "align" || key == "offset_factor") {
         auto v = int_value(node);
-        if (v) (key == "align" ? buffer->align : buffer->offset_factor) = *v;
-        else ok = bad(node, what, key + " must be an integer");
+        if (v)
+          (key == "align" ? buffer->align : buffer->offset_factor) = *v;
+        else
+          ok = bad(node, what, key + " must be an integer");
       } else if (key == "buffer_type") {
         auto s = string_value(node);
         if (s && (*s == "auto" || *s == "default" || s->empty()))
           buffer->buffer_type = *s == "auto" ? "auto" : "";
-        else ok = bad(node, what, "buffer_type must be \"auto\" or \"default\"");
+        else
+          ok = bad(node, what, "buffer_type must be \"auto\" or \"default\"");
       } else if (key == "axis_separators") {
         if (cst_.is(node, Kind::none)) continue;
         if (!cst_.is(node, Kind::list) && !cst_.is(node, Kind::tuple)) {
@@ -415,8 +432,10 @@ class TirLowerer {
         }
         for (TSNode item : cst_.named_children(node)) {
           auto v = int_value(item);
-          if (v) buffer->axis_separators.push_back(*v);
-          else ok = bad(item, what, "axis_separators must be a list of integers");
+          if (v)
+            buffer->axis_separators.push_back(*v);
+          else
+            ok = bad(item, what, "axis_separators must be a list of integers");
         }
       } else if (key == "data") {
         if (cst_.is(node, Kind::none)) continue;
@@ -451,8 +470,8 @@ class TirLowerer {
     for (TSNode d : dims) {
       const ir::PrimExpr* e = expr(d);
       if (e && !e->dtype.is_integer()) {
-        error(DiagId::RX1322, d, {"buffer shape", "dimensions must be integers, not " +
-                                                      e->dtype.str()});
+        error(DiagId::RX1322, d,
+              {"buffer shape", "dimensions must be integers, not " + e->dtype.str()});
         e = nullptr;
       }
       ok &= e != nullptr;
@@ -480,15 +499,17 @@ class TirLowerer {
     std::vector<TSNode> items = cst_.fields(node, Field::subscript);
     if (items.size() == 1 && cst_.is(items[0], Kind::tuple)) items = cst_.named_children(items[0]);
     if (items.size() != r.buffer->shape.size()) {
-      error(DiagId::RX1313, node, {r.buffer->name, std::to_string(r.buffer->shape.size()),
-                                   std::to_string(items.size())});
+      error(DiagId::RX1313, node,
+            {r.buffer->name, std::to_string(r.buffer->shape.size()), std::to_string(items.size())});
       return std::nullopt;
     }
     bool ok = true;
     for (size_t d = 0; d < items.size(); ++d) {
       auto range = region_index(items[d], r.buffer->shape[d]);
-      if (!range) ok = false;
-      else r.region.push_back(*range);
+      if (!range)
+        ok = false;
+      else
+        r.region.push_back(*range);
     }
     if (!ok) return std::nullopt;
     return r;
@@ -581,8 +602,8 @@ class TirLowerer {
       std::vector<const ir::Stmt*> body = std::move(current);
       current = std::move(it->before);
       if (it->value) {
-        current.push_back(ctx_.make<ir::LetStmt>(it->var, it->value, seq(std::move(body), it->span),
-                                                 it->span));
+        current.push_back(
+            ctx_.make<ir::LetStmt>(it->var, it->value, seq(std::move(body), it->span), it->span));
       } else {
         current.insert(current.end(), body.begin(), body.end());
       }
@@ -717,10 +738,10 @@ class TirLowerer {
       axis(targets, right, path(right), where);
       return;
     }
-    std::vector<TSNode> values = cst_.is(right, Kind::expression_list) ||
-                                         cst_.is(right, Kind::tuple)
-                                     ? cst_.named_children(right)
-                                     : std::vector<TSNode>{right};
+    std::vector<TSNode> values =
+        cst_.is(right, Kind::expression_list) || cst_.is(right, Kind::tuple)
+            ? cst_.named_children(right)
+            : std::vector<TSNode>{right};
     bool all_decls = values.size() == targets.size();
     for (TSNode v : values) all_decls = all_decls && cst_.is(v, Kind::call) && is_declaration(v);
     if (!all_decls) {
@@ -765,8 +786,8 @@ class TirLowerer {
     }
   }
 
-  bool let_or_assign(const std::vector<TSNode>& nodes, size_t i, TSNode left,
-                     TSNode right, TSNode ann, std::vector<const ir::Stmt*>& out) {
+  bool let_or_assign(const std::vector<TSNode>& nodes, size_t i, TSNode left, TSNode right,
+                     TSNode ann, std::vector<const ir::Stmt*>& out) {
     TSNode node = nodes[i];
     std::string n = text(left);
     std::optional<DataType> dt;
@@ -779,9 +800,9 @@ class TirLowerer {
       if (const auto* load = ir::dyn_cast<ir::BufferLoad>(current)) {
         const ir::PrimExpr* value = expr(right, load->buffer->dtype);
         if (value)
-          out.push_back(ctx_.make<ir::BufferStore>(
-              load->buffer, cast(load->buffer->dtype, value, span(right)),
-              std::vector<const ir::PrimExpr*>{}, span(node)));
+          out.push_back(ctx_.make<ir::BufferStore>(load->buffer,
+                                                   cast(load->buffer->dtype, value, span(right)),
+                                                   std::vector<const ir::PrimExpr*>{}, span(node)));
         return false;
       }
     }
@@ -847,8 +868,8 @@ class TirLowerer {
     }
     if (!ok) return std::nullopt;
     if (indices.size() != buffer->shape.size()) {
-      error(DiagId::RX1313, subscript, {buffer->name, std::to_string(buffer->shape.size()),
-                                        std::to_string(indices.size())});
+      error(DiagId::RX1313, subscript,
+            {buffer->name, std::to_string(buffer->shape.size()), std::to_string(indices.size())});
       return std::nullopt;
     }
     return indices;
@@ -889,8 +910,8 @@ class TirLowerer {
         if (!names_.find_var(cst_.text(left)) && !names_.find_buffer(cst_.text(left)))
           error(DiagId::RX1302, left, {text(left)});
         else
-          error(DiagId::RX1323, node, {"'" + std::string(op) + "=' on immutable '" + text(left) +
-                                           "'"});
+          error(DiagId::RX1323, node,
+                {"'" + std::string(op) + "=' on immutable '" + text(left) + "'"});
         return;
       }
       buffer = load->buffer;
@@ -992,10 +1013,14 @@ class TirLowerer {
     }
     std::string kind = p.substr(5);
     ir::IterType type;
-    if (kind == "spatial" || kind == "S") type = ir::IterType::DataPar;
-    else if (kind == "reduce" || kind == "R") type = ir::IterType::Reduce;
-    else if (kind == "scan") type = ir::IterType::Scan;
-    else if (kind == "opaque") type = ir::IterType::Opaque;
+    if (kind == "spatial" || kind == "S")
+      type = ir::IterType::DataPar;
+    else if (kind == "reduce" || kind == "R")
+      type = ir::IterType::Reduce;
+    else if (kind == "scan")
+      type = ir::IterType::Scan;
+    else if (kind == "opaque")
+      type = ir::IterType::Opaque;
     else {
       error(DiagId::RX1333, cst_.field(call, Field::function), {kind});
       return;
@@ -1078,8 +1103,9 @@ class TirLowerer {
     std::vector<TSNode> bindings =
         tuple ? std::vector<TSNode>(tuple->loop_tuple->size(), list) : cst_.named_children(list);
     if (kinds->size() != targets.size() || bindings.size() != targets.size()) {
-      error(DiagId::RX1326, call, {std::to_string(kinds->size()), std::to_string(targets.size()),
-                                   std::to_string(bindings.size())});
+      error(DiagId::RX1326, call,
+            {std::to_string(kinds->size()), std::to_string(targets.size()),
+             std::to_string(bindings.size())});
       return;
     }
     for (size_t k = 0; k < targets.size(); ++k) {
@@ -1144,8 +1170,7 @@ class TirLowerer {
         out.push_back(ctx_.make<ir::Evaluate>(e, span(node)));
       return;
     }
-    if (p == "reads" || p == "writes" || p == "where" || p == "block_attr" ||
-        p == "sblock_attr") {
+    if (p == "reads" || p == "writes" || p == "where" || p == "block_attr" || p == "sblock_attr") {
       block_statement(value, p, args, where);
       return;
     }
@@ -1175,8 +1200,8 @@ class TirLowerer {
       block_->has_where = true;
       const ir::PrimExpr* c = expr(args.positional[0]);
       if (c && !c->dtype.is_bool()) {
-        error(DiagId::RX1322, call, {"T.where", "the condition must be bool, not " +
-                                                    c->dtype.str()});
+        error(DiagId::RX1322, call,
+              {"T.where", "the condition must be bool, not " + c->dtype.str()});
         return;
       }
       b->predicate = c;
@@ -1187,8 +1212,8 @@ class TirLowerer {
         error(DiagId::RX1322, call, {"T." + p, "expected one dictionary"});
         return;
       }
-      attr_dict(args.positional[0], b->annotations, p == "block_attr" ? "T.block_attr"
-                                                                      : "T.sblock_attr");
+      attr_dict(args.positional[0], b->annotations,
+                p == "block_attr" ? "T.block_attr" : "T.sblock_attr");
       return;
     }
     auto& slot = p == "reads" ? b->reads : b->writes;
@@ -1202,7 +1227,8 @@ class TirLowerer {
         items.push_back(a);
       }
     }
-    for (auto& [k, v] : args.keywords) error(DiagId::RX1322, v, {"T." + p, "unknown argument '" + k + "'"});
+    for (auto& [k, v] : args.keywords)
+      error(DiagId::RX1322, v, {"T." + p, "unknown argument '" + k + "'"});
     for (TSNode item : items)
       if (auto r = region(item)) regions.push_back(std::move(*r));
     slot = std::move(regions);
@@ -1257,7 +1283,8 @@ class TirLowerer {
                     !names_.find("range");
     if (is_range) {
       if (args.positional.empty() || args.positional.size() > 3 || !args.keywords.empty()) {
-        error(DiagId::RX1322, right, {"range", "expected range(stop) or range(start, stop[, step])"});
+        error(DiagId::RX1322, right,
+              {"range", "expected range(stop) or range(start, stop[, step])"});
         return std::nullopt;
       }
       LoopSpec spec;
@@ -1347,8 +1374,8 @@ class TirLowerer {
 
   void for_stmt(TSNode node, std::vector<const ir::Stmt*>& out) {
     TSNode left = cst_.field(node, Field::left);
-    std::vector<TSNode> targets = cst_.is(left, Kind::pattern_list) ? cst_.named_children(left)
-                                                                    : std::vector<TSNode>{left};
+    std::vector<TSNode> targets =
+        cst_.is(left, Kind::pattern_list) ? cst_.named_children(left) : std::vector<TSNode>{left};
     for (TSNode t : targets) {
       if (!cst_.is(t, Kind::identifier)) {
         error(DiagId::RX1323, t, {"a loop target other than a name"});
@@ -1408,10 +1435,9 @@ class TirLowerer {
     if (c && !c->dtype.is_bool()) {
       // TVM accepts integer conditions (`if n:`); compare against zero like C.
       if (c->dtype.is_integer() || c->dtype.is_float())
-        c = ctx_.make<ir::PrimBinary>(ir::PrimKind::NE, DataType::Bool(), c,
-                                      cast(c->dtype, int_imm(DataType::Int(32), 0, c->span),
-                                           c->span),
-                                      c->span);
+        c = ctx_.make<ir::PrimBinary>(
+            ir::PrimKind::NE, DataType::Bool(), c,
+            cast(c->dtype, int_imm(DataType::Int(32), 0, c->span), c->span), c->span);
       else {
         error(DiagId::RX1322, node, {"a condition", "must be bool, not " + c->dtype.str()});
         return nullptr;
@@ -1461,8 +1487,10 @@ class TirLowerer {
         kind = *k;
         for (TSNode p : cst_.named_children(parts[1])) {
           auto s = string_value(p);
-          if (s) messages.push_back(*s);
-          else ok = false;
+          if (s)
+            messages.push_back(*s);
+          else
+            ok = false;
         }
       }
     } else {

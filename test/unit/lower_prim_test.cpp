@@ -251,17 +251,16 @@ TEST_CASE("operators map to PrimExpr nodes", "[lower][prim]") {
     const char* src;
     PrimKind kind;
   };
-  for (Case k : {Case{"n - 1", PrimKind::Sub}, Case{"n // 2", PrimKind::FloorDiv},
-                 Case{"n % 2", PrimKind::FloorMod}, Case{"n / 2", PrimKind::Div},
-                 Case{"n < 2", PrimKind::LT}, Case{"n <= 2", PrimKind::LE},
-                 Case{"n > 2", PrimKind::GT}, Case{"n >= 2", PrimKind::GE},
-                 Case{"n == 2", PrimKind::EQ}, Case{"n != 2", PrimKind::NE},
-                 Case{"n < 2 and i > 1", PrimKind::And}, Case{"c or n < 1", PrimKind::Or},
-                 Case{"T.min(n, 1)", PrimKind::Min}, Case{"T.max(1, n)", PrimKind::Max},
-                 Case{"T.floordiv(n, 2)", PrimKind::FloorDiv},
-                 Case{"T.floormod(n, 2)", PrimKind::FloorMod},
-                 Case{"T.truncdiv(n, 2)", PrimKind::Div}, Case{"T.truncmod(n, 2)", PrimKind::Mod},
-                 Case{"T.Div(n, 2)", PrimKind::Div}}) {
+  for (Case k :
+       {Case{"n - 1", PrimKind::Sub}, Case{"n // 2", PrimKind::FloorDiv},
+        Case{"n % 2", PrimKind::FloorMod}, Case{"n / 2", PrimKind::Div},
+        Case{"n < 2", PrimKind::LT}, Case{"n <= 2", PrimKind::LE}, Case{"n > 2", PrimKind::GT},
+        Case{"n >= 2", PrimKind::GE}, Case{"n == 2", PrimKind::EQ}, Case{"n != 2", PrimKind::NE},
+        Case{"n < 2 and i > 1", PrimKind::And}, Case{"c or n < 1", PrimKind::Or},
+        Case{"T.min(n, 1)", PrimKind::Min}, Case{"T.max(1, n)", PrimKind::Max},
+        Case{"T.floordiv(n, 2)", PrimKind::FloorDiv}, Case{"T.floormod(n, 2)", PrimKind::FloorMod},
+        Case{"T.truncdiv(n, 2)", PrimKind::Div}, Case{"T.truncmod(n, 2)", PrimKind::Mod},
+        Case{"T.Div(n, 2)", PrimKind::Div}}) {
     INFO(k.src);
     Fixture fx(std::string("x = ") + k.src + "\n");
     const ir::PrimExpr* e = lower(fx);
@@ -366,24 +365,18 @@ TEST_CASE("errors are coded diagnostics naming the culprit", "[lower][prim]") {
     const char* code;
     const char* fragment;
   };
-  for (Case k : {Case{"undefined_dim + 1", "RX1302", "'undefined_dim'"},
-                 Case{"n ** 2", "RX1307", "'**'"},
-                 Case{"i < j < n", "RX1308", "comparison chains"},
-                 Case{"T.int32(3000000000)", "RX1310", "int32"},
-                 Case{"T.uint8(-1)", "RX1310", "uint8"},
-                 Case{"T.no_such_op(1)", "RX1304", "T.no_such_op"},
-                 Case{"T.Cast(\"float33\", i)", "RX1306", "float33"},
-                 Case{"T.max(n)", "RX1305", "T.max"},
-                 Case{"T.float32(\"fast\")", "RX1315", "'fast'"},
-                 Case{"4 // 0", "RX1316", "division by zero"},
-                 Case{"A + 1", "RX1312", "'A'"},
-                 Case{"A[i]", "RX1313", "'A' has 2 dimensions"},
-                 Case{"n[0]", "RX1314", "'n'"},
-                 Case{"A[0:2, 1]", "RX1317", "slices"},
-                 Case{"T.int64()", "RX1318", "declares"},
-                 Case{"(1, 2)", "RX1303", "a tuple"},
-                 Case{"c and n", "RX1339", "int64"},
-                 Case{"\"s\" + n", "RX1309", "string"}}) {
+  for (Case k :
+       {Case{"undefined_dim + 1", "RX1302", "'undefined_dim'"}, Case{"n ** 2", "RX1307", "'**'"},
+        Case{"i < j < n", "RX1308", "comparison chains"},
+        Case{"T.int32(3000000000)", "RX1310", "int32"}, Case{"T.uint8(-1)", "RX1310", "uint8"},
+        Case{"T.no_such_op(1)", "RX1304", "T.no_such_op"},
+        Case{"T.Cast(\"float33\", i)", "RX1306", "float33"}, Case{"T.max(n)", "RX1305", "T.max"},
+        Case{"T.float32(\"fast\")", "RX1315", "'fast'"},
+        Case{"4 // 0", "RX1316", "division by zero"}, Case{"A + 1", "RX1312", "'A'"},
+        Case{"A[i]", "RX1313", "'A' has 2 dimensions"}, Case{"n[0]", "RX1314", "'n'"},
+        Case{"A[0:2, 1]", "RX1317", "slices"}, Case{"T.int64()", "RX1318", "declares"},
+        Case{"(1, 2)", "RX1303", "a tuple"}, Case{"c and n", "RX1339", "int64"},
+        Case{"\"s\" + n", "RX1309", "string"}}) {
     INFO(k.src);
     Fixture fx(std::string("x = ") + k.src + "\n");
     CHECK(lower(fx) == nullptr);
