@@ -363,4 +363,11 @@ std::string print_module(const ir::IRModule& module, const PrintOptions& options
   return printer.print();
 }
 
+std::string print_struct_info(const ir::StructInfo* struct_info) {
+  static const ir::IRModule kNoModule;
+  detail::CommentIndex no_comments({}, {});
+  detail::Printer printer(kNoModule, {}, no_comments);
+  return printer.struct_info_text(struct_info);
+}
+
 }  // namespace raxc::printer

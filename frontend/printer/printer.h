@@ -32,6 +32,10 @@ std::string print_module(const ir::IRModule& module, const PrintOptions& options
                          const std::vector<Comment>& comments = {},
                          std::string_view source = {});
 
+// One StructInfo as the printer spells it in an annotation: `R.Tensor((n, 4), dtype="float32")`,
+// `R.Tuple(R.Shape([1]), R.Object)`. For messages, hovers and inlay hints.
+std::string print_struct_info(const ir::StructInfo* struct_info);
+
 // Literal spellings shared with tests: TVM's float format (`1.0`, `0.10000000000000001`,
 // `1.0000000000000001e-05`) and its string escaping (`"a\"b\x0A"` style, `\n` `\t` `\r` kept).
 std::string format_float(double value);

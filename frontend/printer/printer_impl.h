@@ -136,6 +136,8 @@ class Printer {
  public:
   Printer(const ir::IRModule& module, const PrintOptions& options, CommentIndex& comments);
   std::string print();
+  // One StructInfo in the printer's spelling (`R.Tensor((n, 4), dtype="float32")`).
+  std::string struct_info_text(const ir::StructInfo* s) { return sinfo(s); }
 
  private:
   // ------------------------------------------------------------------ prefixes (printer.cpp)

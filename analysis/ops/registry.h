@@ -1,0 +1,83 @@
+// The operator registry (issue 3 §5, operators.md §3): ONE table-driven definition per operator
+// with its text name, arguments, attributes with defaults, StructInfo inference, purity and a
+// one-line doc (hover, completion, signature help). The backend adds lowering to the same table.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/arith/analyzer.h"
+#include "frontend/diagnostics.h"
+#include "frontend/ir/expr.h"
+
+namespace raxc::analysis::ops {
+
+// What kind of value an argument or attribute takes (for arity/type errors and completion).
+enum class ArgKind : uint8_t {
+  Tensor,       // a Relax value with TensorStructInfo
+  Shape,        // ShapeExpr / a value with ShapeStructInfo
+  Prim,         // a PrimValue
+  Tuple,        // a tuple of tensors (concat, call_tir args)
+  Any,          // any Relax value
+  Int,          // attribute: integer
+  IntList,      // attribute: list of integers / PrimExprs
+  Float,        // attribute: float
+  Bool,         // attribute: bool
+  String,       // attribute: string
+  DType,        // attribute: dtype string
+  StructInfo,   // sinfo_args / out_sinfo
+  Other,
+};
+
+struct ParamSpec {
+  std::string_view name;
+  ArgKind kind;
+  bool optional = false;
+  std::string_view default_text = {};  // as written in a signature: "None", "False", "-1"
+};
+
+enum class Purity : uint8_t { Pure, Impure };
+
+// Everything an inference rule sees. Errors reported here are coded diagnostics (RX3xxx
+// incompatible, RX4xxx possibly compatible / suspicious) located at the call or an argument.
+struct InferContext {
+  const ir::Call& call;
+  // The inferred StructInfo of each positional argument, in order (never null).
+  std::vector<const ir::StructInfo*> args;
+  arith::Analyzer& analyzer;
+  DiagnosticSink& diags;
+
+  ir::Arena& arena() { return analyzer.arena(); }
+  Span arg_span(size_t i) const {
+    return i < call.args.size() ? call.args[i]->span : call.span;
+  }
+  void report(DiagId id, Span at, std::vector<std::string> message_args = {}) {
+    diags.report(make_diagnostic(id, at, std::move(message_args)));
+  }
+};
+
+// Returns the call's StructInfo; on an error it reports and returns a best-effort StructInfo
+// (e.g. a TensorSInfo with unknown shape), never null.
+using InferFn = const ir::StructInfo* (*)(InferContext& ctx);
+
+struct OpDef {
+  std::string_view name;    // the IR op name: "relax.add", "relax.nn.conv2d"
+  std::string_view text;    // as written in TVMScript: "R.add", "R.nn.conv2d"
+  std::vector<ParamSpec> args;   // positional arguments
+  std::vector<ParamSpec> attrs;  // keyword attributes with defaults
+  Purity purity = Purity::Pure;
+  InferFn infer = nullptr;
+  std::string_view doc;     // one line, for hover / completion
+};
+
+// nullptr when `name` ("relax.add") is not registered.
+const OpDef* find_op(std::string_view name);
+std::span<const OpDef> all_ops();
+
+// Checks arity and attribute names/types against the OpDef (coded errors at the offending
+// argument), then runs the inference rule. Unknown ops: a warning and ObjectStructInfo.
+const ir::StructInfo* infer_call(const ir::Op& op, InferContext& ctx);
+
+}  // namespace raxc::analysis::ops
