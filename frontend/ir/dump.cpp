@@ -333,9 +333,17 @@ class Dumper {
   }
 
   // ------------------------------------------------------------------ attributes
+  // Attributes and string-keyed dictionaries are maps: they are dumped sorted by key so that
+  // two ASTs differing only in the order the source wrote the keys dump the same (the printer
+  // sorts them as TVM does).
   SNode attrs(const Attrs& a) {
     SNode n = list("attrs");
-    for (auto& [key, value] : a.entries) {
+    std::vector<const std::pair<std::string, AttrValue>*> sorted;
+    for (auto& entry : a.entries) sorted.push_back(&entry);
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](auto* x, auto* y) { return x->first < y->first; });
+    for (auto* sorted_entry : sorted) {
+      auto& [key, value] = *sorted_entry;
       SNode entry = list(quote(key));
       entry.kids.push_back(attr_value(value));
       n.kids.push_back(std::move(entry));
@@ -363,7 +371,16 @@ class Dumper {
     }
     if (auto d = std::get_if<AttrValue::Dict>(&value)) {
       SNode n = list("dict");
-      for (auto& [key, item] : *d) {
+      std::vector<const std::pair<AttrValue, AttrValue>*> sorted;
+      for (auto& entry : *d) sorted.push_back(&entry);
+      std::stable_sort(sorted.begin(), sorted.end(), [](auto* x, auto* y) {
+        auto* a = x->first.template get_if<std::string>();
+        auto* b = y->first.template get_if<std::string>();
+        if (!a || !b) return !a && b;  // non-string keys (TIR variables) first, as written
+        return *a < *b;
+      });
+      for (auto* sorted_entry : sorted) {
+        auto& [key, item] = *sorted_entry;
         SNode entry = list("entry");
         entry.kids.push_back(attr_value(key));
         entry.kids.push_back(attr_value(item));

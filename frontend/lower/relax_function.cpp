@@ -469,7 +469,8 @@ void FunctionLowerer::lower_simple_binding(TSNode stmt, TSNode left, TSNode ann,
     }
     if (annotation && !struct_info_equal(annotation, target))
       error(DiagId::RX1142, span(ann_value), {name});
-    emit(b, name, annotation, value, target, span(left), at);
+    // An annotation equal to the target adds nothing (TVM prints one on every match_cast).
+    emit(b, name, nullptr, value, target, span(left), at);
     return;
   }
   if (ts_node_is_null(ann_value)) {

@@ -171,7 +171,7 @@ Lines Printer::module_class() {
         has_vdevice_key = true;
         continue;
       }
-      entries.emplace_back(key, attr_value(value).text);
+      entries.emplace_back(key, global_info_list(value));
     }
     if (!module_.vdevices.empty() || has_vdevice_key) {
       std::string list = "[";
@@ -293,6 +293,22 @@ Doc Printer::attr_value(const AttrValue& v) {
 std::string Printer::target_doc(const AttrValue& target) {
   if (target.is_none()) return quote_string("llvm");
   return attr_value(target).text;
+}
+
+// A global-info list other than "vdevice": the lowering keeps `I.dummy_global_info()` entries as
+// the string "dummy_global_info".
+std::string Printer::global_info_list(const AttrValue& value) {
+  auto* items = value.get_if<AttrValue::List>();
+  if (!items) return attr_value(value).text;
+  std::string list = "[";
+  for (size_t i = 0; i < items->size(); ++i) {
+    const AttrValue& item = (*items)[i];
+    auto* text = item.get_if<std::string>();
+    if (i) list += ", ";
+    list += text && *text == "dummy_global_info" ? I("dummy_global_info") + "()"
+                                                 : attr_value(item).text;
+  }
+  return list + "]";
 }
 
 // `"kind:i:scope"`: i counts the module's vdevices of the same target kind.

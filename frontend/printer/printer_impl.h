@@ -155,6 +155,7 @@ class Printer {
   std::string attr_dict(const ir::Attrs& attrs, std::string_view skip_key = {});
   Doc attr_value(const ir::AttrValue& value);
   std::string vdevice_string(const ir::VDevice* vdevice);
+  std::string global_info_list(const ir::AttrValue& value);
   std::string target_doc(const ir::AttrValue& target);
 
   // ------------------------------------------------------------------ Relax (relax_printer.cpp)
