@@ -20,6 +20,12 @@ enum class Proof : uint8_t { Equal, NotEqual, Unknown };
 
 using VarMap = std::unordered_map<const ir::PrimVar*, const ir::PrimExpr*>;
 
+// Canonical forms are cached by node address, so an Analyzer must not outlive the PrimExprs it
+// has seen (create one per function check). Printing: positive terms in first-appearance order,
+// then a positive constant, then negative terms and a negative constant subtracted
+// (`n * 2 + 1`, `h + 1 - kh`, `(b + 2) // 3`); floordiv/floormod keep constants inside their
+// dividend as TVM prints them, but compare() sees through such shifts ((h - 1) // 2 + 1 equals
+// (h + 1) // 2).
 class Analyzer {
  public:
   // New nodes (simplified or substituted expressions, built results) are allocated in `arena`.

@@ -20,6 +20,9 @@ struct CompatResult {
   Compat result = Compat::Compatible;
   // When not Compatible: what could not be proven / what differs, for messages, e.g.
   // "dimension 0: 'n' vs 'm'", "dtype 'float32' vs 'int32'", "ndim 2 vs 3", "field 1: ...".
+  // Always "<derived> vs <base>" (the value's side first); nested positions are prefixed
+  // ("field 1: ", "parameter 0: ", "return: "); unknown sides read "unknown"
+  // ("dtype unknown vs 'float32'", "shape unknown vs '(2, 3)'"). Empty when Compatible.
   std::string detail;
 };
 
@@ -31,8 +34,7 @@ CompatResult check_compatibility(arith::Analyzer& analyzer, const ir::StructInfo
                                  const ir::StructInfo* derived);
 
 // Structural equality (same kinds, provably equal dims, same dtype/vdevice/purity, ...).
-bool struct_info_equal(arith::Analyzer& analyzer, const ir::StructInfo* a,
-                       const ir::StructInfo* b);
+bool struct_info_equal(arith::Analyzer& analyzer, const ir::StructInfo* a, const ir::StructInfo* b);
 
 // The least upper bound (`unify_struct_info`), e.g. for the two branches of an If.
 const ir::StructInfo* unify(arith::Analyzer& analyzer, const ir::StructInfo* a,
