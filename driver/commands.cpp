@@ -13,11 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "analysis/engine.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
 #include "frontend/ir/dump.h"
 #include "frontend/printer/printer.h"
 #include "frontend/source.h"
+#include "lsp/server.h"
 
 #ifndef RAXC_VERSION
 #define RAXC_VERSION "0.1.0"
@@ -79,8 +81,9 @@ const SourceFile* load(SourceManager& sources, const std::string& path, Reporter
 }
 
 void add_common_options(CLI::App* command, CommonOptions& options) {
-  command->add_option("--diagnostics-format", options.diagnostics_format,
-                      "How diagnostics are printed")
+  command
+      ->add_option("--diagnostics-format", options.diagnostics_format,
+                   "How diagnostics are printed")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("--color", options.color, "Colour diagnostics")
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -126,17 +129,87 @@ int run_parse(const ParseOptions& options) {
 struct CheckOptions {
   CommonOptions common;
   std::vector<std::string> files;
+  bool werror = false;
+  std::vector<std::string> warning_flags;  // -Wno-RX4001, -Werror=RX4001, -WRX4001, -Werror
+  bool show_struct_info = false;
 };
 
+// Applies the -W switches to `sink`; a bad one is described in `error`.
+bool configure_warnings(const CheckOptions& options, DiagnosticSink& sink, std::string& error) {
+  sink.set_warnings_as_errors(options.werror);
+  for (const std::string& flag : options.warning_flags) {
+    if (flag == "error") {
+      sink.set_warnings_as_errors(true);
+      continue;
+    }
+    std::string_view spec = flag;
+    enum class Action { Enable, Disable, Error, NoError } action = Action::Enable;
+    for (auto [prefix, a] : {std::pair{std::string_view("no-error="), Action::NoError},
+                             std::pair{std::string_view("error="), Action::Error},
+                             std::pair{std::string_view("no-"), Action::Disable}}) {
+      if (spec.substr(0, prefix.size()) == prefix) {
+        action = a;
+        spec.remove_prefix(prefix.size());
+        break;
+      }
+    }
+    std::optional<DiagId> id = find_diagnostic(spec);
+    if (!id) {
+      error = "unknown diagnostic code '" + std::string(spec) + "' in '-W" + flag + "'";
+      return false;
+    }
+    switch (action) {
+      case Action::Enable: sink.set_enabled(*id, true); break;
+      case Action::Disable:
+        if (!sink.set_enabled(*id, false)) {
+          error = "'" + std::string(spec) + "' is an error and cannot be disabled";
+          return false;
+        }
+        break;
+      case Action::Error: sink.set_severity(*id, Severity::Error); break;
+      case Action::NoError:
+        if (default_severity(*id) == Severity::Error) {
+          error = "'" + std::string(spec) + "' is an error and cannot be downgraded";
+          return false;
+        }
+        sink.set_severity(*id, Severity::Warning);
+        break;
+    }
+  }
+  return true;
+}
+
+int report_usage_error(const std::string& message) {
+  Diagnostic d = make_diagnostic(DiagId::RX1099, Span{}, {message});
+  std::cerr << "raxc: error: " << d.message << " [" << code(d.id) << "]\n";
+  return kExitUsage;
+}
+
 int run_check(const CheckOptions& options) {
+  DiagnosticSink settings;
+  std::string bad_flag;
+  if (!configure_warnings(options, settings, bad_flag)) return report_usage_error(bad_flag);
   SourceManager sources;
   Reporter reporter(options.common);
   bool io_error = false;
+  analysis::Engine engine;
   for (const std::string& path : options.files) {
     const SourceFile* file = load(sources, path, reporter, io_error);
     if (!file) continue;
-    frontend::ParsedFile parsed = frontend::parse_file(file->text());
-    reporter.add(*file, parsed.diagnostics);
+    engine.open(path, file->text());
+    DiagnosticSink sink = settings;
+    for (Diagnostic& d : engine.diagnostics(path)) sink.report(std::move(d));
+    reporter.add(*file, sink.take());
+    if (options.show_struct_info) {
+      const frontend::Document& doc = *engine.document(path);
+      printer::PrintOptions print_options;
+      print_options.struct_info_of = [&](const ir::Var* var) { return engine.inferred(path, var); };
+      std::string printed =
+          printer::print_module(doc.module(), print_options, doc.comments(), doc.text());
+      if (!printed.empty() && printed.back() != '\n') printed += '\n';
+      std::cout << printed;
+    }
+    engine.close(path);
   }
   reporter.finish();
   return exit_status(reporter, io_error);
@@ -185,7 +258,8 @@ int run_fmt(const FmtOptions& options) {
   bool io_error = false;
   bool needs_formatting = false;
   printer::PrintOptions print_options;
-  if (options.dialect == "classic-b") print_options.tir = printer::PrintOptions::TirDialect::ClassicB;
+  if (options.dialect == "classic-b")
+    print_options.tir = printer::PrintOptions::TirDialect::ClassicB;
   for (const std::string& path : options.files) {
     const SourceFile* file = load(sources, path, reporter, io_error);
     if (!file) continue;
@@ -215,13 +289,40 @@ int run_fmt(const FmtOptions& options) {
   return status;
 }
 
+// ---------------------------------------------------------------------------- raxc lsp
+struct LspOptions {
+  std::string log_level = "info";
+  int debounce_ms = 150;
+  int client_process_id = 0;  // accepted for clients that pass it; unused
+  bool stdio = true;
+};
+
+CLI::App* add_lsp_command(CLI::App& app, LspOptions& options) {
+  CLI::App* command = app.add_subcommand("lsp", "Run the language server on stdin/stdout");
+  command->add_flag("--stdio", options.stdio, "Use stdin/stdout (the default and only transport)");
+  command->add_option("--log-level", options.log_level, "window/logMessage verbosity")
+      ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
+  command->add_option("--debounce-ms", options.debounce_ms, "Quiet time before re-analysis")
+      ->check(CLI::Range(0, 10000));
+  command->add_option("--clientProcessId", options.client_process_id, "Ignored");
+  return command;
+}
+
+int run_lsp(const LspOptions& options) {
+  lsp::ServerOptions server;
+  server.debounce = std::chrono::milliseconds(options.debounce_ms);
+  const char* levels[] = {"error", "warning", "info", "debug"};
+  for (int i = 0; i < 4; ++i)
+    if (options.log_level == levels[i]) server.log_level = static_cast<lsp::LogLevel>(i + 1);
+  return lsp::run_stdio(server);
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
   CLI::App app{"raxc — a toolchain for Relax (Apache TVM) TVMScript files"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("raxc ") + RAXC_VERSION +
-                                        " (tree-sitter ABI " +
+  app.set_version_flag("--version", std::string("raxc ") + RAXC_VERSION + " (tree-sitter ABI " +
                                         std::to_string(TREE_SITTER_LANGUAGE_VERSION) + ")");
 
   ParseOptions parse;
@@ -238,6 +339,13 @@ int run(int argc, char** argv) {
   CheckOptions check;
   CLI::App* check_cmd = app.add_subcommand("check", "Report errors and warnings");
   check_cmd->add_option("files", check.files, "The .rx files")->required();
+  check_cmd->add_flag("--werror", check.werror, "Treat warnings as errors");
+  check_cmd->add_option("-W", check.warning_flags,
+                        "-Wno-RX4001 disables a warning, -Werror=RX4001 makes it an error, "
+                        "-Wno-error=RX4001 a warning again, -Werror every warning");
+  check_cmd->add_flag("--show-struct-info", check.show_struct_info,
+                      "Print the module with every binding annotated with its inferred "
+                      "StructInfo");
   add_common_options(check_cmd, check.common);
 
   FmtOptions fmt;
@@ -245,11 +353,16 @@ int run(int argc, char** argv) {
   fmt_cmd->add_option("files", fmt.files, "The .rx files")->required();
   fmt_cmd->add_flag("--check", fmt.check, "Exit 1 if a file is not formatted; change nothing");
   fmt_cmd->add_flag("-i,--in-place", fmt.in_place, "Rewrite the files in place");
-  fmt_cmd->add_option("--tvm-dialect", fmt.dialect, "TIR spelling: classic-a (T.block) or "
-                                                    "classic-b (T.sblock)")
+  fmt_cmd
+      ->add_option("--tvm-dialect", fmt.dialect,
+                   "TIR spelling: classic-a (T.block) or "
+                   "classic-b (T.sblock)")
       ->check(CLI::IsMember({"classic-a", "classic-b"}));
   add_common_options(fmt_cmd, fmt.common);
   fmt_cmd->get_option("--check")->excludes(fmt_cmd->get_option("--in-place"));
+
+  LspOptions lsp_options;
+  CLI::App* lsp_cmd = add_lsp_command(app, lsp_options);
 
   try {
     app.parse(argc, argv);
@@ -269,6 +382,7 @@ int run(int argc, char** argv) {
   if (*parse_cmd) return run_parse(parse);
   if (*check_cmd) return run_check(check);
   if (*fmt_cmd) return run_fmt(fmt);
+  if (*lsp_cmd) return run_lsp(lsp_options);
   return kExitUsage;
 }
 
@@ -281,7 +395,8 @@ void run_with_large_stack(const std::function<void()>& body) {
     (*static_cast<const std::function<void()>*>(argument))();
     return nullptr;
   };
-  if (pthread_create(&thread, &attributes, trampoline, const_cast<std::function<void()>*>(&body)) != 0) {
+  if (pthread_create(&thread, &attributes, trampoline, const_cast<std::function<void()>*>(&body)) !=
+      0) {
     body();  // could not get a big stack: run on this one
   } else {
     pthread_join(thread, nullptr);

@@ -11,12 +11,18 @@
 #include "frontend/syntax.h"
 
 namespace raxc::frontend {
-namespace {
 
 // The lowering recurses over the tree (up to kMaxTreeDepth levels). Sanitizer builds use
 // several KB of stack per level, more than a default 8 MB thread has (a unit test, an LSP
 // worker); so it runs on a thread of its own with a large stack (reserved, not committed).
+namespace {
+// Set on the threads run_with_large_stack() starts: nested calls (the Engine's analysis around
+// a Document's lowering) run in place instead of starting another thread.
+thread_local bool on_large_stack = false;
+}  // namespace
+
 void run_with_large_stack(const std::function<void()>& body) {
+  if (on_large_stack) return body();
   constexpr size_t kStackBytes = size_t(256) << 20;
   struct Call {
     const std::function<void()>* body;
@@ -24,6 +30,7 @@ void run_with_large_stack(const std::function<void()>& body) {
   } call{&body, nullptr};
   auto trampoline = [](void* argument) -> void* {
     Call* c = static_cast<Call*>(argument);
+    on_large_stack = true;
     try {
       (*c->body)();
     } catch (...) {
@@ -41,8 +48,6 @@ void run_with_large_stack(const std::function<void()>& body) {
   pthread_join(thread, nullptr);
   if (call.error) std::rethrow_exception(call.error);
 }
-
-}  // namespace
 
 TreePtr parse_tree(std::string_view text, const TSTree* old) {
   TSParser* parser = ts_parser_new();

@@ -2,6 +2,7 @@
 #pragma once
 #include <tree_sitter/api.h>
 
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -24,9 +25,9 @@ TreePtr parse_tree(std::string_view text, const TSTree* old = nullptr);
 
 struct ParsedFile {
   TreePtr tree;
-  std::unique_ptr<ir::IRModule> module;       // always set; empty when lowering was skipped
-  std::vector<printer::Comment> comments;     // every comment, in source order
-  std::vector<Diagnostic> diagnostics;        // syntax, then lowering
+  std::unique_ptr<ir::IRModule> module;    // always set; empty when lowering was skipped
+  std::vector<printer::Comment> comments;  // every comment, in source order
+  std::vector<Diagnostic> diagnostics;     // syntax, then lowering
   bool has_errors() const;
 };
 
@@ -35,5 +36,9 @@ struct ParsedFile {
 inline constexpr uint32_t kMaxTreeDepth = 1500;
 
 ParsedFile parse_file(std::string_view text);
+
+// Runs `body` on a thread with a large stack (the lowering and the analysis recurse over the
+// tree), waiting for it; exceptions are rethrown here. Falls back to the calling thread.
+void run_with_large_stack(const std::function<void()>& body);
 
 }  // namespace raxc::frontend

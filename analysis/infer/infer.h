@@ -32,4 +32,8 @@ FunctionInference infer_function(const ir::IRModule& module, const ir::Function*
                                  const GlobalSignatures& globals, arith::Analyzer& analyzer,
                                  DiagnosticSink& diags);
 
+// Convenience for tools and tests without an Engine: signature_of() for every global of
+// `module`, computed on first use and cached. `module` and `analyzer` must outlive the result.
+GlobalSignatures module_signatures(const ir::IRModule& module, arith::Analyzer& analyzer);
+
 }  // namespace raxc::analysis

@@ -11,23 +11,24 @@
 #include "analysis/arith/analyzer.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir/expr.h"
+#include "frontend/ir/module.h"
 
 namespace raxc::analysis::ops {
 
 // What kind of value an argument or attribute takes (for arity/type errors and completion).
 enum class ArgKind : uint8_t {
-  Tensor,       // a Relax value with TensorStructInfo
-  Shape,        // ShapeExpr / a value with ShapeStructInfo
-  Prim,         // a PrimValue
-  Tuple,        // a tuple of tensors (concat, call_tir args)
-  Any,          // any Relax value
-  Int,          // attribute: integer
-  IntList,      // attribute: list of integers / PrimExprs
-  Float,        // attribute: float
-  Bool,         // attribute: bool
-  String,       // attribute: string
-  DType,        // attribute: dtype string
-  StructInfo,   // sinfo_args / out_sinfo
+  Tensor,      // a Relax value with TensorStructInfo
+  Shape,       // ShapeExpr / a value with ShapeStructInfo
+  Prim,        // a PrimValue
+  Tuple,       // a tuple of tensors (concat, call_tir args)
+  Any,         // any Relax value
+  Int,         // attribute: integer
+  IntList,     // attribute: list of integers / PrimExprs
+  Float,       // attribute: float
+  Bool,        // attribute: bool
+  String,      // attribute: string
+  DType,       // attribute: dtype string
+  StructInfo,  // sinfo_args / out_sinfo
   Other,
 };
 
@@ -48,10 +49,17 @@ struct InferContext {
   std::vector<const ir::StructInfo*> args;
   arith::Analyzer& analyzer;
   DiagnosticSink& diags;
+  // The module being checked, when known: to_vdevice / alloc_tensor resolve vdevices through
+  // its global_info list, and call_tir can look at the callee PrimFunc.
+  const ir::IRModule* module = nullptr;
 
   ir::Arena& arena() { return analyzer.arena(); }
+  // A Var's span is where it is bound (uses share the node), so a Var argument is located at the
+  // call itself.
   Span arg_span(size_t i) const {
-    return i < call.args.size() ? call.args[i]->span : call.span;
+    if (i >= call.args.size() || ir::isa<ir::Var>(call.args[i]) || call.args[i]->span.empty())
+      return call.span;
+    return call.args[i]->span;
   }
   void report(DiagId id, Span at, std::vector<std::string> message_args = {}) {
     diags.report(make_diagnostic(id, at, std::move(message_args)));
@@ -63,13 +71,16 @@ struct InferContext {
 using InferFn = const ir::StructInfo* (*)(InferContext& ctx);
 
 struct OpDef {
-  std::string_view name;    // the IR op name: "relax.add", "relax.nn.conv2d"
-  std::string_view text;    // as written in TVMScript: "R.add", "R.nn.conv2d"
+  std::string_view name;         // the IR op name: "relax.add", "relax.nn.conv2d"
+  std::string_view text;         // as written in TVMScript: "R.add", "R.nn.conv2d"
   std::vector<ParamSpec> args;   // positional arguments
   std::vector<ParamSpec> attrs;  // keyword attributes with defaults
   Purity purity = Purity::Pure;
   InferFn infer = nullptr;
-  std::string_view doc;     // one line, for hover / completion
+  std::string_view doc;  // one line, for hover / completion
+  // The last positional parameter takes any number of arguments (R.print values,
+  // call_pure_packed arguments); attributes are then keyword-only.
+  bool variadic = false;
 };
 
 // nullptr when `name` ("relax.add") is not registered.

@@ -6,12 +6,23 @@
 
 namespace raxc::analysis {
 
-// Module-wide criteria (global_symbol vs name, vdevices listed in global_info, externally
-// linked function, mutual recursion needing return annotations, ...).
+// Module-wide criteria (global_symbol vs name, ...). Nothing is reported when the module says
+// check_well_formed=False.
 void check_module_well_formed(const ir::IRModule& module, DiagnosticSink& diags);
 
-// The criteria local to one global (scoping, shadowing, dataflow rules, normal form, ...).
-// `f` is the function after normalize().
+struct WellFormedOptions {
+  // WF-12: at least one externally linked function. Only a program that is compiled needs an
+  // entry point (TVM's own tests are full of modules whose functions are all private), so
+  // `raxc check` leaves this off and `raxc build` / `raxc run` turn it on.
+  bool require_entry_point = false;
+};
+void check_module_well_formed(const ir::IRModule& module, DiagnosticSink& diags,
+                              const WellFormedOptions& options);
+
+// The criteria local to one global (scoping, shadowing, dataflow rules, recursion and return
+// annotations, StructInfo annotations, vdevices listed in global_info, normal form, ...).
+// `f` is the function after normalize(). Nothing is reported when the module says
+// check_well_formed=False.
 void check_function_well_formed(const ir::IRModule& module, const ir::GlobalDef& global,
                                 const ir::Function* f, DiagnosticSink& diags);
 

@@ -16,6 +16,9 @@ class FileLowerer {
  public:
   FileLowerer(LowerContext& ctx) : ctx_(ctx), cst_(ctx.cst) {}
 
+  // Pass 1 only (the Engine): definitions are collected into `outline`, not lowered.
+  void outline_only(ModuleOutline* outline) { outline_ = outline; }
+
   void run(TSNode root) {
     TSNode top{};
     bool saw_definition = false;  // an undecorated def/class was already reported
@@ -23,10 +26,12 @@ class FileLowerer {
       switch (cst_.kind(stmt)) {
         case Kind::import_from_statement:
         case Kind::import_statement:
+          note_header(stmt);
           if (!ts_node_is_null(top)) error(DiagId::RX1101, span(stmt));
           lower_import(stmt);
           break;
         case Kind::binding:
+          note_header(stmt);
           if (is_metadata_def(stmt)) {
             if (ctx_.module.has_metadata_def) error(DiagId::RX1102, span(stmt));
             ctx_.module.has_metadata_def = true;
@@ -67,12 +72,33 @@ class FileLowerer {
       }
     }
     if (ts_node_is_null(top) && !saw_definition && !ts_node_has_error(root))
-      error(DiagId::RX1107, Span{0, 0});
+      error(DiagId::RX1107, Span{cst_.span_bias(), cst_.span_bias()});
+  }
+
+  // One definition found by pass 1, lowered on its own (its GlobalDef is returned, not added).
+  std::optional<ir::GlobalDef> lower_definition(TSNode def, const ModuleScope& scope) {
+    if (cst_.is(def, Kind::binding)) return lower_extern_global(def, scope);
+    return lower_global(def, scope);
   }
 
  private:
   void error(DiagId id, Span at, std::vector<std::string> args = {}) {
     ctx_.diags.report(make_diagnostic(id, at, std::move(args)));
+  }
+  // A statement whose text and position the module-level IR depends on (ModuleOutline).
+  void note_header(TSNode stmt) {
+    if (!outline_) return;
+    Span at = span(stmt);
+    outline_->header_key += std::to_string(at.begin) + ":";
+    outline_->header_key += cst_.text(stmt);
+    outline_->header_key += '\n';
+  }
+  void note_definition(TSNode def, const std::string& name, const GlobalInfo& info) {
+    if (!outline_) return;
+    outline_->definitions.push_back(def);
+    outline_->declarations_key += name + ":" + std::to_string(int(info.kind)) +
+                                  std::to_string(int(info.has_return_annotation)) +
+                                  std::to_string(int(info.returns_void)) + "\n";
   }
   Span span(TSNode n) const { return cst_.span(n); }
   std::string text(TSNode n) const { return std::string(cst_.text(n)); }
@@ -145,7 +171,17 @@ class FileLowerer {
     scope.globals[name] = info;
     m.top_level =
         cst_.is(item, Kind::relax_function) ? ir::TopLevel::Function : ir::TopLevel::PrimFunc;
-    lower_global(item, scope);
+    if (outline_) {
+      note_header_text("top:" + name);
+      note_definition(item, name, info);
+      outline_->scope = std::make_shared<ModuleScope>(std::move(scope));
+      return;
+    }
+    if (auto g = lower_global(item, scope)) m.globals.push_back(std::move(*g));
+  }
+
+  void note_header_text(const std::string& text) {
+    if (outline_) outline_->header_key += text + "\n";
   }
 
   void declare_signature(TSNode def, GlobalInfo& info) {
@@ -157,9 +193,9 @@ class FileLowerer {
         info.has_return_annotation && is_void_annotation(ctx_, cst_.field(ret, Field::value));
   }
 
-  // One GlobalDef, lowered into its own arena.
-  void lower_global(TSNode def, const ModuleScope& scope) {
-    ir::IRModule& m = ctx_.module;
+  // One GlobalDef, lowered into its own arena (its GlobalVar too, so that dropping the arena
+  // drops everything the definition made).
+  std::optional<ir::GlobalDef> lower_global(TSNode def, const ModuleScope& scope) {
     auto arena = std::make_shared<ir::Arena>();
     ctx_.arena = arena.get();
     TSNode name_node = cst_.field(def, Field::name);
@@ -169,15 +205,15 @@ class FileLowerer {
     g.arena = arena;
     if (cst_.is(def, Kind::relax_function)) {
       const ir::Function* fn = lower_relax_function(ctx_, scope, def);
-      if (!fn) return;
+      if (!fn) return std::nullopt;
       g.value = fn;
     } else {
       const ir::PrimFunc* fn = lower_prim_func(ctx_, def);
-      if (!fn) return;
+      if (!fn) return std::nullopt;
       g.value = fn;
     }
-    g.gvar = m.arena->make<ir::GlobalVar>(name, span(name_node));
-    m.globals.push_back(std::move(g));
+    g.gvar = arena->make<ir::GlobalVar>(name, span(name_node));
+    return g;
   }
 
   // ---------------------------------------------------------------- module class (§3.3)
@@ -220,6 +256,13 @@ class FileLowerer {
     ir::IRModule& m = ctx_.module;
     lower_module_decorators(cls);
     m.name = text(cst_.field(cls, Field::name));
+    if (outline_) {
+      TSNode body = cst_.field(cls, Field::body);
+      Span head{span(cls).begin, ts_node_is_null(body) ? span(cls).end : span(body).begin};
+      note_header_text(
+          std::to_string(head.begin) + ":" +
+          std::string(cst_.source().substr(head.begin - cst_.span_bias(), head.end - head.begin)));
+    }
     TSNode bases = cst_.field(cls, Field::superclasses);
     if (!ts_node_is_null(bases) && !cst_.named_children(bases).empty())
       error(DiagId::RX1111, span(bases), {text(bases)});
@@ -242,6 +285,7 @@ class FileLowerer {
         info.name_span = span(cst_.field(stmt, Field::left));
         if (declare(scope, stmt, cst_.field(stmt, Field::left), info)) definitions.push_back(stmt);
       } else if (k == Kind::expression_statement) {
+        note_header(stmt);
         lower_module_statement(stmt);
       } else if (k == Kind::pass_statement) {
       } else if (k == Kind::function_definition) {
@@ -251,13 +295,13 @@ class FileLowerer {
         error(DiagId::RX1112, span(stmt), {first_line(stmt)});
       }
     }
+    if (outline_) {
+      outline_->scope = std::make_shared<ModuleScope>(std::move(scope));
+      return;
+    }
     // Pass 2: bodies, in source order.
     for (TSNode def : definitions) {
-      if (cst_.is(def, Kind::binding)) {
-        lower_extern_global(def, scope);
-      } else {
-        lower_global(def, scope);
-      }
+      if (auto g = lower_definition(def, scope)) m.globals.push_back(std::move(*g));
     }
   }
 
@@ -269,8 +313,8 @@ class FileLowerer {
       ctx_.diags.report(std::move(d));
       return false;
     }
-    (void)def;
     scope.globals[name] = info;
+    note_definition(def, name, info);
     return true;
   }
 
@@ -281,8 +325,7 @@ class FileLowerer {
            "ExternFunc";
   }
 
-  void lower_extern_global(TSNode stmt, const ModuleScope& scope) {
-    ir::IRModule& m = ctx_.module;
+  std::optional<ir::GlobalDef> lower_extern_global(TSNode stmt, const ModuleScope& scope) {
     auto arena = std::make_shared<ir::Arena>();
     ctx_.arena = arena.get();
     TSNode right = cst_.field(stmt, Field::right);
@@ -308,22 +351,22 @@ class FileLowerer {
     }
     if (ts_node_is_null(sym) || !is_string(sym)) {
       error(DiagId::RX1186, span(right), {"R.ExternFunc"});
-      return;
+      return std::nullopt;
     }
     std::optional<std::string> symbol = string_value(ctx_, sym);
-    if (!symbol) return;
+    if (!symbol) return std::nullopt;
     const ir::StructInfo* sinfo = nullptr;
     if (!ts_node_is_null(sinfo_node)) {
       sinfo = lower_module_sinfo(ctx_, scope, sinfo_node);
-      if (!sinfo) return;
+      if (!sinfo) return std::nullopt;
     }
     ir::GlobalDef g;
     g.span = span(stmt);
     g.arena = arena;
     g.value = arena->make<ir::ExternFunc>(*symbol, sinfo, span(right));
     TSNode left = cst_.field(stmt, Field::left);
-    g.gvar = m.arena->make<ir::GlobalVar>(text(left), span(left));
-    m.globals.push_back(std::move(g));
+    g.gvar = arena->make<ir::GlobalVar>(text(left), span(left));
+    return g;
   }
 
   // I.module_attrs({...}) / I.module_global_infos({...})
@@ -479,6 +522,7 @@ class FileLowerer {
 
   LowerContext& ctx_;
   const cst::Cst& cst_;
+  ModuleOutline* outline_ = nullptr;
 };
 
 }  // namespace
@@ -488,6 +532,25 @@ std::unique_ptr<ir::IRModule> lower_file(const cst::Cst& cst, TSNode root, Diagn
   LowerContext ctx{cst, diags, *module, Namespaces(), module->arena.get()};
   FileLowerer(ctx).run(root);
   return module;
+}
+
+ModuleOutline lower_outline(const cst::Cst& cst, TSNode root, DiagnosticSink& diags) {
+  ModuleOutline outline;
+  outline.module = std::make_unique<ir::IRModule>();
+  LowerContext ctx{cst, diags, *outline.module, Namespaces(), outline.module->arena.get()};
+  FileLowerer lowerer(ctx);
+  lowerer.outline_only(&outline);
+  lowerer.run(root);
+  outline.namespaces = std::make_shared<Namespaces>(ctx.namespaces);
+  if (!outline.scope) outline.scope = std::make_shared<ModuleScope>();
+  return outline;
+}
+
+std::optional<ir::GlobalDef> lower_definition(const cst::Cst& cst, const ModuleOutline& outline,
+                                              ir::IRModule& module, TSNode definition,
+                                              DiagnosticSink& diags) {
+  LowerContext ctx{cst, diags, module, *outline.namespaces, module.arena.get()};
+  return FileLowerer(ctx).lower_definition(definition, *outline.scope);
 }
 
 }  // namespace raxc::lower

@@ -1,0 +1,725 @@
+#include "analysis/engine.h"
+
+#include <algorithm>
+#include <exception>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analysis/arith/analyzer.h"
+#include "analysis/normalize/normalize.h"
+#include "analysis/well_formed/well_formed.h"
+#include "frontend/printer/printer.h"
+
+namespace raxc::analysis {
+namespace {
+
+using frontend::Definition;
+using frontend::Token;
+
+// ------------------------------------------------------------------------------ IR walking
+
+// Pre-order walk over a function's expressions, bindings and blocks (nested functions too).
+class IrVisitor {
+ public:
+  virtual ~IrVisitor() = default;
+  virtual void on_expr(const ir::Expr*) {}
+  virtual void on_binding(const ir::Binding&) {}
+  virtual void on_block(const ir::BindingBlock&) {}
+  virtual void on_function(const ir::Function&) {}
+
+  void visit(const ir::Expr* e) {
+    if (!e) return;
+    on_expr(e);
+    switch (e->kind) {
+      case ir::ExprKind::Tuple:
+        for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) visit(f);
+        break;
+      case ir::ExprKind::SeqExpr: {
+        const auto* seq = ir::cast<ir::SeqExpr>(e);
+        for (const ir::BindingBlock* block : seq->blocks) {
+          on_block(*block);
+          for (const ir::Binding* b : block->bindings) {
+            on_binding(*b);
+            visit(b->value);
+          }
+        }
+        visit(seq->body);
+        break;
+      }
+      case ir::ExprKind::Function: {
+        const auto* f = ir::cast<ir::Function>(e);
+        on_function(*f);
+        visit(f->body);
+        break;
+      }
+      case ir::ExprKind::If: {
+        const auto* i = ir::cast<ir::If>(e);
+        visit(i->cond);
+        visit(i->true_branch);
+        visit(i->false_branch);
+        break;
+      }
+      case ir::ExprKind::Call: {
+        const auto* c = ir::cast<ir::Call>(e);
+        visit(c->op);
+        for (const ir::Expr* a : c->args) visit(a);
+        break;
+      }
+      case ir::ExprKind::TupleGetItem: visit(ir::cast<ir::TupleGetItem>(e)->tuple); break;
+      default: break;
+    }
+  }
+};
+
+void collect_sinfo_vars(const ir::StructInfo* s, std::vector<const ir::PrimVar*>& out) {
+  if (!s) return;
+  switch (s->kind) {
+    case ir::SInfoKind::Prim: arith::collect_vars(ir::cast<ir::PrimSInfo>(s)->value, out); break;
+    case ir::SInfoKind::Shape:
+      if (const auto& values = ir::cast<ir::ShapeSInfo>(s)->values)
+        for (const ir::PrimExpr* v : *values) arith::collect_vars(v, out);
+      break;
+    case ir::SInfoKind::Tensor:
+      if (const auto* shape = ir::dyn_cast<ir::ShapeExpr>(ir::cast<ir::TensorSInfo>(s)->shape))
+        for (const ir::PrimExpr* v : shape->values) arith::collect_vars(v, out);
+      break;
+    case ir::SInfoKind::Tuple:
+      for (const ir::StructInfo* f : ir::cast<ir::TupleSInfo>(s)->fields)
+        collect_sinfo_vars(f, out);
+      break;
+    case ir::SInfoKind::Func: {
+      const auto* f = ir::cast<ir::FuncSInfo>(s);
+      if (f->params)
+        for (const ir::StructInfo* p : *f->params) collect_sinfo_vars(p, out);
+      collect_sinfo_vars(f->ret, out);
+      break;
+    }
+    case ir::SInfoKind::Object: break;
+  }
+}
+
+// The names a function can mention: variables with where they become visible, shape variables.
+struct LocalNames {
+  struct VarEntry {
+    const ir::Var* var;
+    uint32_t visible_from;  // IR offset
+    bool is_param;
+  };
+  std::unordered_map<std::string, std::vector<VarEntry>> vars;
+  std::unordered_map<std::string, const ir::PrimVar*> shape_vars;  // first occurrence wins
+
+  explicit LocalNames(const ir::Function& f) {
+    struct Collector : IrVisitor {
+      LocalNames& names;
+      explicit Collector(LocalNames& n) : names(n) {}
+      void on_function(const ir::Function& fn) override {
+        for (const ir::Var* p : fn.params) {
+          names.vars[p->name].push_back({p, p->span.begin, true});
+          names.add_sinfo(p->annotation);
+        }
+        names.add_sinfo(fn.ret_struct_info);
+      }
+      void on_binding(const ir::Binding& b) override {
+        uint32_t from = b.span.empty() ? b.var->span.end : std::max(b.span.end, b.var->span.end);
+        names.vars[b.var->name].push_back({b.var, from, false});
+        names.add_sinfo(b.var->annotation);
+        names.add_sinfo(b.match_cast);
+      }
+      void on_expr(const ir::Expr* e) override {
+        std::vector<const ir::PrimVar*> found;
+        if (const auto* pv = ir::dyn_cast<ir::PrimValue>(e)) arith::collect_vars(pv->value, found);
+        if (const auto* se = ir::dyn_cast<ir::ShapeExpr>(e))
+          for (const ir::PrimExpr* v : se->values) arith::collect_vars(v, found);
+        for (const ir::PrimVar* v : found) names.shape_vars.emplace(v->name, v);
+      }
+    } collector(*this);
+    collector.visit(&f);
+  }
+
+  void add_sinfo(const ir::StructInfo* s) {
+    std::vector<const ir::PrimVar*> found;
+    collect_sinfo_vars(s, found);
+    for (const ir::PrimVar* v : found) shape_vars.emplace(v->name, v);
+  }
+
+  // The variable a name at IR offset `at` denotes: the one whose name is there, else the last
+  // one that became visible before it.
+  const VarEntry* resolve(const std::string& name, uint32_t at) const {
+    auto it = vars.find(name);
+    if (it == vars.end()) return nullptr;
+    const VarEntry* best = nullptr;
+    for (const VarEntry& e : it->second) {
+      if (e.var->span.begin <= at && at < e.var->span.end) return &e;
+      if (e.visible_from <= at && (!best || e.visible_from >= best->visible_from)) best = &e;
+    }
+    return best;
+  }
+};
+
+bool is_namespace_prefix(std::string_view object) {
+  static const std::unordered_set<std::string_view> prefixes = {"R",    "T",  "I",   "relax", "tir",
+                                                                "tirx", "ir", "tvm", "script"};
+  return prefixes.count(object) > 0;
+}
+
+std::string signature_text(const ir::StructInfo* s) {
+  return s ? printer::print_struct_info(s) : std::string("\x01none");
+}
+
+// The text of a definition up to the end of its signature (decorators, name, parameters, return
+// annotation). Diagnostics of callers point into it (a parameter, the return annotation), so a
+// caller is re-analysed when it changes, and its notes can be kept relative to the definition.
+std::string_view header_text(const Definition& def) {
+  const ir::Function* f = def.global ? def.global->function() : nullptr;
+  if (!f) return def.text;
+  uint32_t end = f->name_span.end;
+  for (const ir::Var* p : f->params) {
+    end = std::max(end, p->span.end);
+    if (p->annotation) end = std::max(end, p->annotation->span.end);
+  }
+  if (f->ret_struct_info) end = std::max(end, f->ret_struct_info->span.end);
+  if (end < def.ir_begin || end - def.ir_begin > def.text.size()) return def.text;
+  return std::string_view(def.text).substr(0, end - def.ir_begin);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------ state
+
+struct Engine::State {
+  struct Signature {
+    uint64_t def_id = 0;
+    std::shared_ptr<ir::Arena> arena;
+    std::shared_ptr<ir::Arena> def_arena;
+    const ir::StructInfo* sinfo = nullptr;
+    std::string text;
+  };
+  struct Analysis {
+    uint64_t def_id = 0;
+    std::shared_ptr<ir::Arena> arena;                    // normalised IR and inferred StructInfo
+    std::vector<std::shared_ptr<ir::Arena>> keep_alive;  // IR the results may point into
+    const ir::Function* normalized = nullptr;
+    FunctionInference inference;
+    // Spans relative to the definition named in `owners` (one per span: the main span, then
+    // each related one); "" for module-level spans, kept as they are.
+    struct Anchored {
+      Diagnostic diagnostic;
+      std::vector<std::string> owners;
+    };
+    std::vector<Anchored> diagnostics;
+    std::vector<std::pair<std::string, std::string>> depends;  // global -> signature text
+  };
+
+  std::unique_ptr<frontend::Document> doc;
+  std::unordered_map<std::string, Signature> signatures;
+  std::unordered_map<uint64_t, Analysis> analyses;  // by Definition::id
+  std::vector<Diagnostic> module_diagnostics;       // text offsets
+  std::unordered_map<std::string, const Definition*> by_name;
+  UpdateStats stats;
+  mutable std::unique_ptr<SourceFile> source;
+  std::string key;
+
+  const Analysis* analysis_of(const Definition* def) const {
+    if (!def) return nullptr;
+    auto it = analyses.find(def->id);
+    return it == analyses.end() ? nullptr : &it->second;
+  }
+  const Definition* definition_named(std::string_view name) const {
+    auto it = by_name.find(std::string(name));
+    return it == by_name.end() ? nullptr : it->second;
+  }
+  Analysis::Anchored anchor(Diagnostic d) const;
+  std::optional<Diagnostic> resolve(const Analysis::Anchored& a) const;
+
+  void analyse();
+  void compute_signatures();
+  bool up_to_date(const Analysis& a) const;
+  Analysis analyse_function(const Definition& def);
+};
+
+bool Engine::State::up_to_date(const Analysis& a) const {
+  for (const auto& [name, text] : a.depends) {
+    auto it = signatures.find(name);
+    std::string now = it == signatures.end() ? signature_text(nullptr) : it->second.text;
+    if (now != text) return false;
+  }
+  return true;
+}
+
+void Engine::State::compute_signatures() {
+  // Updated in place: after a typical edit only the edited definition's entry changes.
+  size_t live = 0;
+  for (const auto& def : doc->definitions()) {
+    if (!def->global) continue;
+    ++live;
+    Signature& s = signatures[def->name];
+    if (s.def_id == def->id) continue;
+    s.def_id = def->id;
+    s.arena = std::make_shared<ir::Arena>();
+    s.def_arena = def->global->arena;
+    try {
+      arith::Analyzer analyzer(*s.arena);
+      s.sinfo = signature_of(*def->global, analyzer);
+    } catch (const std::exception&) {
+      s.sinfo = nullptr;  // the inference reports problems as diagnostics; never abort a query
+    }
+    s.text = signature_text(s.sinfo);
+    s.text += '\x02';
+    s.text += header_text(*def);
+  }
+  if (signatures.size() == live) return;
+  std::unordered_set<uint64_t> ids;
+  for (const auto& def : doc->definitions())
+    if (def->global) ids.insert(def->id);
+  for (auto it = signatures.begin(); it != signatures.end();)
+    it = ids.count(it->second.def_id) ? std::next(it) : signatures.erase(it);
+}
+
+namespace {
+
+// An ill-formed construct (say an annotation whose dtype contradicts its own value) already has
+// a well-formedness error; inference findings located at the same source range only repeat it.
+void drop_cascades(const std::vector<Diagnostic>& well_formedness,
+                   std::vector<Diagnostic>& inferred) {
+  auto flagged = [&](const Span& at) {
+    return std::any_of(well_formedness.begin(), well_formedness.end(), [&](const Diagnostic& w) {
+      return w.severity == Severity::Error && w.span == at;
+    });
+  };
+  std::erase_if(inferred, [&](const Diagnostic& d) {
+    return flagged(d.span) || std::any_of(d.related.begin(), d.related.end(),
+                                          [&](const RelatedInfo& r) { return flagged(r.span); });
+  });
+}
+
+}  // namespace
+
+Engine::State::Analysis Engine::State::analyse_function(const Definition& def) {
+  Analysis a;
+  a.def_id = def.id;
+  a.arena = std::make_shared<ir::Arena>();
+  a.keep_alive.push_back(def.global->arena);
+  a.keep_alive.push_back(doc->module().arena);
+  const ir::IRModule& module = doc->module();
+  DiagnosticSink sink, inference_sink;
+  std::unordered_set<std::string> referenced;
+  GlobalSignatures globals = [&](const ir::GlobalVar* gv) -> const ir::StructInfo* {
+    if (!gv) return nullptr;
+    referenced.insert(gv->name);
+    auto it = signatures.find(gv->name);
+    return it == signatures.end() ? nullptr : it->second.sinfo;
+  };
+  try {
+    a.normalized = normalize(def.global->function(), *a.arena);
+    check_function_well_formed(module, *def.global, a.normalized, sink);
+    arith::Analyzer analyzer(*a.arena);
+    a.inference = infer_function(module, a.normalized, globals, analyzer, inference_sink);
+  } catch (const std::exception&) {
+    // A bug in a checker must not take the editor down: keep what was reported.
+  }
+  // Every global the body names, whether or not inference asked for its signature.
+  struct GlobalRefs : IrVisitor {
+    std::unordered_set<std::string>& out;
+    explicit GlobalRefs(std::unordered_set<std::string>& o) : out(o) {}
+    void on_expr(const ir::Expr* e) override {
+      if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(e)) out.insert(gv->name);
+    }
+  } refs(referenced);
+  refs.visit(def.global->function());
+  for (const std::string& name : referenced) {
+    auto it = signatures.find(name);
+    a.depends.emplace_back(name,
+                           it == signatures.end() ? signature_text(nullptr) : it->second.text);
+    if (it != signatures.end()) {
+      a.keep_alive.push_back(it->second.arena);
+      a.keep_alive.push_back(it->second.def_arena);
+    }
+  }
+  std::vector<Diagnostic> found = sink.take();
+  std::vector<Diagnostic> inferred = inference_sink.take();
+  drop_cascades(found, inferred);
+  found.insert(found.end(), std::make_move_iterator(inferred.begin()),
+               std::make_move_iterator(inferred.end()));
+  for (Diagnostic& d : found) a.diagnostics.push_back(anchor(std::move(d)));
+  return a;
+}
+
+Engine::State::Analysis::Anchored Engine::State::anchor(Diagnostic d) const {
+  Analysis::Anchored out;
+  auto relative = [&](Span& s) {
+    const Definition* owner = doc->definition_of_ir(s);
+    if (!owner) return std::string();
+    s = {s.begin - owner->ir_begin, std::max(s.end, s.begin) - owner->ir_begin};
+    return owner->name;
+  };
+  out.owners.push_back(relative(d.span));
+  for (RelatedInfo& r : d.related) out.owners.push_back(relative(r.span));
+  out.diagnostic = std::move(d);
+  return out;
+}
+
+std::optional<Diagnostic> Engine::State::resolve(const Analysis::Anchored& a) const {
+  auto place = [&](Span s, const std::string& owner) -> std::optional<Span> {
+    if (owner.empty()) return doc->to_text(s);
+    const Definition* def = definition_named(owner);
+    if (!def) return std::nullopt;
+    uint32_t limit = uint32_t(def->text.size());
+    return Span{def->begin + std::min(s.begin, limit), def->begin + std::min(s.end, limit)};
+  };
+  std::optional<Span> main = place(a.diagnostic.span, a.owners[0]);
+  if (!main) return std::nullopt;
+  Diagnostic d = a.diagnostic;
+  d.span = *main;
+  d.related.clear();
+  for (size_t i = 0; i < a.diagnostic.related.size(); ++i)
+    if (std::optional<Span> s = place(a.diagnostic.related[i].span, a.owners[i + 1]))
+      d.related.push_back({*s, a.diagnostic.related[i].message});
+  return d;
+}
+
+void Engine::State::analyse() {
+  const auto& defs = doc->definitions();
+  std::vector<Diagnostic> frontend = doc->diagnostics();
+  std::vector<Span> errors;
+  for (const Diagnostic& d : frontend)
+    if (d.severity == Severity::Error) errors.push_back(d.span);
+  auto has_errors = [&](const Definition& def) {
+    Span s = def.text_span();
+    if (doc->overlaps_syntax_error(s)) return true;
+    for (Span e : errors)
+      if (s.begin <= e.begin && e.begin < s.end) return true;
+    return false;
+  };
+
+  by_name.clear();
+  for (const auto& def : defs)
+    if (def->global) by_name.emplace(def->name, def.get());
+  compute_signatures();
+  std::unordered_map<uint64_t, Analysis> next;
+  stats.functions = 0;
+  stats.reanalysed = 0;
+  for (const auto& def : defs) {
+    if (!def->global || !def->global->function()) continue;
+    ++stats.functions;
+    if (has_errors(*def)) continue;  // cascades of an error already reported
+    auto old = analyses.find(def->id);
+    if (old != analyses.end() && up_to_date(old->second)) {
+      next.emplace(def->id, std::move(old->second));
+      continue;
+    }
+    next.emplace(def->id, analyse_function(*def));
+    ++stats.reanalysed;
+  }
+  analyses = std::move(next);
+
+  module_diagnostics.clear();
+  if (errors.empty()) {
+    DiagnosticSink sink;
+    try {
+      check_module_well_formed(doc->module(), sink);
+    } catch (const std::exception&) {
+    }
+    for (Diagnostic& d : sink.take()) module_diagnostics.push_back(doc->to_text(std::move(d)));
+  }
+}
+
+// ------------------------------------------------------------------------------ Engine
+
+struct Engine::Impl {
+  std::unordered_map<std::string, std::unique_ptr<State>> documents;
+};
+
+Engine::Engine() : impl_(std::make_unique<Impl>()) {}
+Engine::~Engine() = default;
+
+Engine::State* Engine::find(const std::string& key) const {
+  auto it = impl_->documents.find(key);
+  return it == impl_->documents.end() ? nullptr : it->second.get();
+}
+
+void Engine::open(const std::string& key, std::string text) {
+  auto st = std::make_unique<State>();
+  st->key = key;
+  frontend::run_with_large_stack([&] {
+    st->doc = std::make_unique<frontend::Document>(std::move(text));
+    st->analyse();
+  });
+  const frontend::LoweringStats& ls = st->doc->stats();
+  st->stats.full = ls.full;
+  st->stats.definitions = st->doc->definitions().size();
+  st->stats.relowered = ls.lowered;
+  impl_->documents[key] = std::move(st);
+}
+
+bool Engine::update(const std::string& key, std::span<const TextEdit> edits) {
+  State* st = find(key);
+  if (!st) return false;
+  frontend::run_with_large_stack([&] {
+    st->doc->apply(edits);
+    st->analyse();
+  });
+  const frontend::LoweringStats& ls = st->doc->stats();
+  st->stats.full = ls.full;
+  st->stats.definitions = st->doc->definitions().size();
+  st->stats.relowered = ls.lowered;
+  st->source.reset();
+  return true;
+}
+
+bool Engine::replace(const std::string& key, std::string text) {
+  State* st = find(key);
+  if (!st) return false;
+  TextEdit all{0, uint32_t(st->doc->text().size()), std::move(text)};
+  return update(key, std::span<const TextEdit>(&all, 1));
+}
+
+void Engine::close(const std::string& key) { impl_->documents.erase(key); }
+bool Engine::is_open(const std::string& key) const { return find(key) != nullptr; }
+
+const std::string* Engine::text(const std::string& key) const {
+  State* st = find(key);
+  return st ? &st->doc->text() : nullptr;
+}
+
+const SourceFile* Engine::source(const std::string& key) const {
+  State* st = find(key);
+  if (!st) return nullptr;
+  if (!st->source) st->source = std::make_unique<SourceFile>(key, st->doc->text());
+  return st->source.get();
+}
+
+const frontend::Document* Engine::document(const std::string& key) const {
+  State* st = find(key);
+  return st ? st->doc.get() : nullptr;
+}
+
+const UpdateStats* Engine::last_update(const std::string& key) const {
+  State* st = find(key);
+  return st ? &st->stats : nullptr;
+}
+
+std::vector<Diagnostic> Engine::diagnostics(const std::string& key) const {
+  State* st = find(key);
+  if (!st) return {};
+  std::vector<Diagnostic> out = st->doc->diagnostics();
+  out.insert(out.end(), st->module_diagnostics.begin(), st->module_diagnostics.end());
+  for (const auto& def : st->doc->definitions())
+    if (const State::Analysis* a = st->analysis_of(def.get()))
+      for (const auto& anchored : a->diagnostics)
+        if (std::optional<Diagnostic> d = st->resolve(anchored)) out.push_back(std::move(*d));
+  return out;
+}
+
+// ------------------------------------------------------------------------------ symbols
+
+namespace {
+
+SymbolKind global_kind(const ir::GlobalDef& g) {
+  if (g.prim_func()) return SymbolKind::PrimFunc;
+  if (g.extern_func()) return SymbolKind::ExternFunc;
+  return SymbolKind::Function;
+}
+
+std::optional<Symbol> global_symbol(const Engine::State& st, const std::string& name) {
+  const Definition* def = st.definition_named(name);
+  if (!def) return std::nullopt;
+  Symbol s;
+  s.kind = global_kind(*def->global);
+  s.name = name;
+  s.definition = st.doc->to_text(def->global->gvar->span);
+  s.scope = {0, uint32_t(st.doc->text().size())};
+  s.global = &*def->global;
+  return s;
+}
+
+// The symbol a token denotes; `def` is the definition containing it (may be null).
+std::optional<Symbol> resolve_token(const Engine::State& st, const Token& token,
+                                    const Definition* def, std::unique_ptr<LocalNames>& locals) {
+  if (token.kind == Token::Kind::Attribute) {
+    if (token.object.empty() || is_namespace_prefix(token.object)) return std::nullopt;
+    return global_symbol(st, token.text);
+  }
+  const ir::Function* f = def && def->global ? def->global->function() : nullptr;
+  if (f) {
+    if (!locals) locals = std::make_unique<LocalNames>(*f);
+    uint32_t at = token.span.begin - def->begin + def->ir_begin;
+    if (token.kind == Token::Kind::Identifier) {
+      if (const LocalNames::VarEntry* e = locals->resolve(token.text, at)) {
+        Symbol s;
+        s.kind = e->is_param ? SymbolKind::Param : SymbolKind::Var;
+        s.name = token.text;
+        s.definition = st.doc->to_text(e->var->span);
+        s.scope = def->text_span();
+        s.var = e->var;
+        return s;
+      }
+    }
+    auto sv = locals->shape_vars.find(token.text);
+    if (sv != locals->shape_vars.end()) {
+      Symbol s;
+      s.kind = SymbolKind::ShapeVar;
+      s.name = token.text;
+      s.definition = st.doc->to_text(sv->second->span);
+      s.scope = def->text_span();
+      s.prim_var = sv->second;
+      return s;
+    }
+  }
+  if (token.kind == Token::Kind::String) return std::nullopt;
+  return global_symbol(st, token.text);
+}
+
+bool same_symbol(const Symbol& a, const Symbol& b) {
+  return a.kind == b.kind && a.var == b.var && a.prim_var == b.prim_var && a.global == b.global;
+}
+
+}  // namespace
+
+std::optional<Symbol> Engine::symbol_at(const std::string& key, uint32_t offset) const {
+  State* st = find(key);
+  if (!st) return std::nullopt;
+  std::optional<Token> token = st->doc->token_at(offset);
+  if (!token) return std::nullopt;
+  std::unique_ptr<LocalNames> locals;
+  return resolve_token(*st, *token, st->doc->definition_at(token->span.begin), locals);
+}
+
+std::vector<Span> Engine::references(const std::string& key, uint32_t offset,
+                                     bool include_definition) const {
+  State* st = find(key);
+  std::optional<Symbol> symbol = symbol_at(key, offset);
+  if (!st || !symbol) return {};
+  std::vector<Span> out;
+  if (include_definition) out.push_back(symbol->definition);
+  const Definition* scope_def =
+      symbol->global ? nullptr : st->doc->definition_at(symbol->scope.begin);
+  std::unique_ptr<LocalNames> locals;
+  const Definition* locals_for = nullptr;
+  for (const Token& token : st->doc->tokens_in(symbol->scope)) {
+    if (token.text != symbol->name) continue;
+    const Definition* def = scope_def ? scope_def : st->doc->definition_at(token.span.begin);
+    if (def != locals_for) {
+      locals.reset();
+      locals_for = def;
+    }
+    std::optional<Symbol> s = resolve_token(*st, token, def, locals);
+    if (!s || !same_symbol(*s, *symbol)) continue;
+    if (token.span == symbol->definition) continue;
+    out.push_back(token.span);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------ StructInfo
+
+const ir::StructInfo* Engine::inferred(const std::string& key, const ir::Var* var) const {
+  State* st = find(key);
+  if (!st || !var) return nullptr;
+  if (const Definition* def = st->doc->definition_of_ir(var->span))
+    if (const State::Analysis* a = st->analysis_of(def)) {
+      auto it = a->inference.var_sinfo.find(var);
+      if (it != a->inference.var_sinfo.end()) return it->second;
+    }
+  return nullptr;
+}
+
+std::optional<StructInfoAt> Engine::struct_info_at(const std::string& key, uint32_t offset) const {
+  State* st = find(key);
+  if (!st) return std::nullopt;
+  if (std::optional<Symbol> symbol = symbol_at(key, offset)) {
+    StructInfoAt at;
+    at.name = symbol->name;
+    at.span = st->doc->token_at(offset)->span;
+    if (symbol->var) {
+      at.var = symbol->var;
+      at.struct_info = inferred(key, symbol->var);
+      at.annotation = symbol->var->annotation;
+      return at;
+    }
+    if (symbol->global) {
+      at.struct_info = signature(key, symbol->name);
+      return at;
+    }
+  }
+  const Definition* def = st->doc->definition_at(offset);
+  const State::Analysis* a = st->analysis_of(def);
+  if (!a || !a->normalized) return std::nullopt;
+  uint32_t ir_offset = offset - def->begin + def->ir_begin;
+  struct Innermost : IrVisitor {
+    uint32_t at;
+    const FunctionInference& inference;
+    const ir::Expr* best = nullptr;
+    Innermost(uint32_t a, const FunctionInference& i) : at(a), inference(i) {}
+    void on_expr(const ir::Expr* e) override {
+      if (ir::isa<ir::Var>(e) || !e->span.contains(at) || !inference.expr_sinfo.count(e)) return;
+      if (!best || (e->span.end - e->span.begin) <= (best->span.end - best->span.begin)) best = e;
+    }
+  } finder(ir_offset, a->inference);
+  finder.visit(a->normalized);
+  if (!finder.best) return std::nullopt;
+  StructInfoAt at;
+  at.span = st->doc->to_text(finder.best->span);
+  at.expr = finder.best;
+  at.struct_info = a->inference.expr_sinfo.at(finder.best);
+  return at;
+}
+
+const ir::StructInfo* Engine::signature(const std::string& key, std::string_view global) const {
+  State* st = find(key);
+  if (!st) return nullptr;
+  auto it = st->signatures.find(std::string(global));
+  return it == st->signatures.end() ? nullptr : it->second.sinfo;
+}
+
+const FunctionInference* Engine::inference(const std::string& key, std::string_view global) const {
+  State* st = find(key);
+  if (!st) return nullptr;
+  const State::Analysis* a = st->analysis_of(st->definition_named(global));
+  return a ? &a->inference : nullptr;
+}
+
+std::vector<DocumentSymbol> Engine::document_symbols(const std::string& key) const {
+  State* st = find(key);
+  if (!st) return {};
+  std::vector<DocumentSymbol> functions;
+  for (const auto& def : st->doc->definitions()) {
+    if (!def->global) continue;
+    DocumentSymbol s;
+    s.name = def->name;
+    s.range = def->text_span();
+    s.selection = st->doc->to_text(def->global->gvar->span);
+    s.kind = def->global->prim_func()     ? DocumentSymbol::Kind::PrimFunc
+             : def->global->extern_func() ? DocumentSymbol::Kind::ExternFunc
+                                          : DocumentSymbol::Kind::Function;
+    if (const ir::Function* f = def->global->function()) {
+      for (const ir::BindingBlock* block : f->body->blocks) {
+        if (!block->is_dataflow) continue;
+        DocumentSymbol b;
+        b.kind = DocumentSymbol::Kind::DataflowBlock;
+        b.name = "dataflow";
+        b.range = st->doc->to_text(block->span);
+        b.selection = {b.range.begin, b.range.begin};
+        s.children.push_back(std::move(b));
+      }
+    }
+    functions.push_back(std::move(s));
+  }
+  const ir::IRModule& module = st->doc->module();
+  if (module.top_level != ir::TopLevel::Module) return functions;
+  DocumentSymbol m;
+  m.kind = DocumentSymbol::Kind::Module;
+  m.name = module.name;
+  m.range = {0, uint32_t(st->doc->text().size())};
+  if (!functions.empty()) m.range.begin = functions.front().range.begin;
+  m.selection = {m.range.begin, m.range.begin};
+  std::string needle = "class " + module.name;
+  size_t at = st->doc->text().find(needle);
+  if (at != std::string::npos) {
+    m.range.begin = std::min(m.range.begin, uint32_t(at));
+    m.selection = {uint32_t(at + 6), uint32_t(at + needle.size())};
+  }
+  m.children = std::move(functions);
+  return {std::move(m)};
+}
+
+}  // namespace raxc::analysis

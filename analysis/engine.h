@@ -1,0 +1,151 @@
+// The Engine (issue 3 §6): one analysis behind `raxc check` and the language server. It keeps
+// open documents, re-analyses them incrementally after edits, and answers the queries an editor
+// asks: diagnostics, the StructInfo at a position, definition and uses of a symbol, a global's
+// signature, document symbols.
+//
+// Pipeline per Relax function: lowered ir::Function -> normalize -> check_function_well_formed
+// -> infer_function (signatures of the other globals through signature_of); per module:
+// check_module_well_formed. Syntax, lowering, well-formedness and inference diagnostics come
+// out together.
+//
+// Incremental by function. An update re-parses with tree-sitter (incrementally), re-lowers only
+// the top-level definitions whose text changed (frontend/document.h), and re-analyses a
+// function when it was re-lowered or when the signature (printed FuncStructInfo) of a global it
+// references changed since its last analysis. Everything else, diagnostics included, is reused;
+// spans of reused definitions are translated to their current position. Known limit: a
+// function's well-formedness verdicts that depend on other functions' bodies (mutual
+// recursion) are refreshed only when the function itself is re-analysed.
+//
+// Offsets: every Span and offset in this API is a 0-based UTF-8 byte offset into the document's
+// current text (SourceFile converts to line/column and UTF-16). IR pointers returned by queries
+// (Var, Expr, StructInfo, GlobalDef) stay valid until the next update() / replace() / close() of
+// that document.
+//
+// Thread-safety: none inside. An Engine is used by one thread at a time (the language server
+// serialises its calls: updates and queries from the same thread, or under one mutex). Separate
+// Engine objects are independent.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/infer/infer.h"
+#include "frontend/diagnostics.h"
+#include "frontend/document.h"
+#include "frontend/ir/module.h"
+#include "frontend/source.h"
+
+namespace raxc::analysis {
+
+using frontend::TextEdit;
+
+// What the last open / update did (tests, the benchmark, LSP logging).
+struct UpdateStats {
+  bool full = false;       // module-level IR changed: every definition was lowered again
+  size_t definitions = 0;  // top-level definitions in the document
+  size_t relowered = 0;    // definitions lowered by this update
+  size_t functions = 0;    // Relax functions in the document
+  size_t reanalysed = 0;   // Relax functions normalised + checked + inferred by this update
+};
+
+struct StructInfoAt {
+  Span span;                                    // what the answer is about (text offsets)
+  std::string name;                             // the variable's name, when it is one
+  const ir::Var* var = nullptr;                 // a variable (its binding or one of its uses)
+  const ir::Expr* expr = nullptr;               // otherwise the innermost expression
+  const ir::StructInfo* struct_info = nullptr;  // inferred
+  const ir::StructInfo* annotation = nullptr;   // the variable's annotation, if written
+};
+
+enum class SymbolKind : uint8_t {
+  Var,        // a Relax variable bound in a function body
+  Param,      // a parameter (of a global or a nested function)
+  ShapeVar,   // a symbolic shape variable (`n` in R.Tensor(("n", 4)))
+  Function,   // a global Relax function
+  PrimFunc,   // a global PrimFunc (also reached through call_tir)
+  ExternFunc  // a global R.ExternFunc
+};
+
+struct Symbol {
+  SymbolKind kind = SymbolKind::Var;
+  std::string name;
+  Span definition;  // where it is introduced (the name), text offsets
+  Span scope;       // where uses can be: the enclosing global, or the whole document
+  const ir::Var* var = nullptr;
+  const ir::PrimVar* prim_var = nullptr;
+  const ir::GlobalDef* global = nullptr;
+};
+
+struct DocumentSymbol {
+  enum class Kind : uint8_t { Module, Function, PrimFunc, ExternFunc, DataflowBlock };
+  Kind kind = Kind::Function;
+  std::string name;
+  Span range;      // the whole construct
+  Span selection;  // its name (or `with R.dataflow()` for a block)
+  std::vector<DocumentSymbol> children;
+};
+
+class Engine {
+ public:
+  Engine();
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // ---- documents, identified by a key of the caller's choice (a path or a URI)
+  void open(const std::string& key, std::string text);  // re-opening replaces the text
+  // Applies incremental edits (in order, each in the coordinates the previous one left) and
+  // re-analyses. False when the document is not open.
+  bool update(const std::string& key, std::span<const TextEdit> edits);
+  bool replace(const std::string& key, std::string text);
+  void close(const std::string& key);
+  bool is_open(const std::string& key) const;
+
+  const std::string* text(const std::string& key) const;
+  // Line map of the current text (built on first use after each update).
+  const SourceFile* source(const std::string& key) const;
+  const frontend::Document* document(const std::string& key) const;
+  const UpdateStats* last_update(const std::string& key) const;
+
+  // ---- queries (null / empty for a document that is not open)
+
+  // Every diagnostic: syntax, lowering, module and function well-formedness, inference; text
+  // offsets; syntax first, then module-level ones, then each definition's in source order.
+  // Severities are the registry's: apply user settings by reporting into a DiagnosticSink.
+  std::vector<Diagnostic> diagnostics(const std::string& key) const;
+
+  // The StructInfo at `offset`: the variable whose name is there (binding, parameter or use),
+  // else the innermost expression whose span contains it.
+  std::optional<StructInfoAt> struct_info_at(const std::string& key, uint32_t offset) const;
+
+  // The symbol whose name is at `offset` (Relax vars, params, shape variables, globals via
+  // `cls.f`, PrimFuncs referenced by call_tir).
+  std::optional<Symbol> symbol_at(const std::string& key, uint32_t offset) const;
+  // Every occurrence of that symbol's name (the definition first when asked for).
+  std::vector<Span> references(const std::string& key, uint32_t offset,
+                               bool include_definition = true) const;
+
+  // The signature of a global as callers see it (signature_of), or null.
+  const ir::StructInfo* signature(const std::string& key, std::string_view global) const;
+  // The inferred StructInfo of a bound variable or parameter of any function, or null.
+  const ir::StructInfo* inferred(const std::string& key, const ir::Var* var) const;
+  // The inference of one global Relax function, or null (not a function, or not analysed
+  // because its definition has errors).
+  const FunctionInference* inference(const std::string& key, std::string_view global) const;
+
+  // Module -> functions -> dataflow blocks.
+  std::vector<DocumentSymbol> document_symbols(const std::string& key) const;
+
+  struct State;  // one open document (opaque; engine.cpp)
+
+ private:
+  State* find(const std::string& key) const;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace raxc::analysis

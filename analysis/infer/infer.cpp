@@ -1,0 +1,710 @@
+// StructInfo inference for one Relax function: the seed spec's Derivation Rules 1-16, purity,
+// match_cast, binding annotations with the override semantics of text-format.md §5.1 / §10.2,
+// return annotations, vdevice conflicts. See infer.h.
+//
+// Decisions where the spec leaves room (and why):
+// * An annotation on a *call* replaces the inferred StructInfo (TVM's parser does this); on any
+//   other right-hand side it is only checked. Only-possibly-compatible annotations warn (RX4000)
+//   unless nothing was inferred at all (an opaque packed call gives R.Object: the annotation is
+//   then the only information, which is the intended use).
+// * Indexing a value whose StructInfo is R.Object, or branching on one, is only possibly wrong:
+//   a warning, not an error.
+// * A callee's own shape variables (those its parameters bind) are renamed to the arguments'
+//   dimensions; a local closure's captured variables are not its own. Unmapped own variables
+//   are erased from the result, even when the callee is the current function (recursion).
+#include "analysis/infer/infer.h"
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "analysis/ops/registry.h"
+#include "analysis/struct_info/relations.h"
+#include "frontend/printer/printer.h"
+
+namespace raxc::analysis {
+
+using ir::SInfoKind;
+using ir::StructInfo;
+
+namespace {
+
+// ------------------------------------------------------------------------------- helpers
+
+std::string text_of(const StructInfo* s) { return printer::print_struct_info(s); }
+
+std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+void collect_vars(const StructInfo* s, std::vector<const ir::PrimVar*>& out) {
+  if (s == nullptr) return;
+  switch (s->kind) {
+    case SInfoKind::Prim: arith::collect_vars(ir::cast<ir::PrimSInfo>(s)->value, out); return;
+    case SInfoKind::Shape:
+      if (const auto& values = ir::cast<ir::ShapeSInfo>(s)->values)
+        for (const ir::PrimExpr* d : *values) arith::collect_vars(d, out);
+      return;
+    case SInfoKind::Tensor:
+      if (const auto* shape = ir::dyn_cast<ir::ShapeExpr>(ir::cast<ir::TensorSInfo>(s)->shape))
+        for (const ir::PrimExpr* d : shape->values) arith::collect_vars(d, out);
+      return;
+    case SInfoKind::Tuple:
+      for (const StructInfo* f : ir::cast<ir::TupleSInfo>(s)->fields) collect_vars(f, out);
+      return;
+    case SInfoKind::Func: {
+      const auto* f = ir::cast<ir::FuncSInfo>(s);
+      if (f->params)
+        for (const StructInfo* p : *f->params) collect_vars(p, out);
+      return;
+    }
+    case SInfoKind::Object: return;
+  }
+}
+
+bool is_force_pure(const ir::Function* f) {
+  const ir::AttrValue* v = f->attrs.find("relax.force_pure");
+  if (v == nullptr) return false;
+  if (const bool* b = v->get_if<bool>()) return *b;
+  if (const int64_t* i = v->get_if<int64_t>()) return *i != 0;
+  return false;
+}
+
+bool is_void(const StructInfo* s) {
+  const auto* t = ir::dyn_cast<ir::TupleSInfo>(s);
+  return t != nullptr && t->fields.empty();
+}
+
+bool mentions_vdevice(const std::string& detail) {
+  return detail.rfind("vdevice ", 0) == 0 || detail.find(": vdevice ") != std::string::npos;
+}
+
+const ir::VDevice* vdevice_of(const StructInfo* s) {
+  const auto* t = ir::dyn_cast<ir::TensorSInfo>(s);
+  return t ? t->vdevice : nullptr;
+}
+
+// A Var node is shared by all its uses, so its span is the declaration's: a use is located at
+// the enclosing construct instead.
+Span use_span(const ir::Expr* e, Span enclosing) {
+  return e == nullptr || ir::isa<ir::Var>(e) ? enclosing : e->span;
+}
+
+// The name a callee is known by in messages.
+std::string callee_name(const ir::Expr* op) {
+  if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(op)) return gv->name;
+  if (const auto* v = ir::dyn_cast<ir::Var>(op)) return v->name;
+  if (const auto* o = ir::dyn_cast<ir::Op>(op)) {
+    std::string name = o->name;
+    if (name.rfind("relax.", 0) == 0) name = "R." + name.substr(6);
+    return name;
+  }
+  if (const auto* e = ir::dyn_cast<ir::ExternFunc>(op)) return e->global_symbol;
+  return "callee";
+}
+
+std::string expr_name(const ir::Expr* e) {
+  if (const auto* v = ir::dyn_cast<ir::Var>(e)) return v->name;
+  if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(e)) return gv->name;
+  return "expression";
+}
+
+const StructInfo* default_extern_sinfo(ir::Arena& arena) {
+  // R.ExternFunc("f"): opaque, impure, results derived from sinfo_args (default_derive).
+  return arena.make<ir::FuncSInfo>(std::nullopt, arena.make<ir::ObjectSInfo>(), false);
+}
+
+// ------------------------------------------------------------------------------- operators
+
+const StructInfo* infer_op_call(const ir::Op& op, ops::InferContext& ctx) {
+  return ops::infer_call(op, ctx);
+}
+bool op_is_pure(const std::string& name) {
+  const ops::OpDef* def = ops::find_op(name);
+  return def == nullptr || def->purity == ops::Purity::Pure;
+}
+
+// ------------------------------------------------------------------------------- inferer
+
+// What a call site knows about its callee beyond the StructInfo: names and spans of the
+// parameters (for messages and notes) and which shape variables are the callee's own.
+struct CalleeInfo {
+  std::string name;
+  std::vector<std::pair<std::string, Span>> params;
+  std::function<bool(const ir::PrimVar*)> is_own;
+};
+
+struct LocalFunction {
+  const ir::Function* fn;
+  std::shared_ptr<const std::unordered_set<const ir::PrimVar*>> captured;
+};
+
+class Inferer {
+ public:
+  Inferer(const ir::IRModule& module, const GlobalSignatures& globals, arith::Analyzer& analyzer,
+          DiagnosticSink& diags)
+      : module_(module), globals_(globals), an_(analyzer), diags_(diags) {}
+
+  FunctionInference run(const ir::Function* f, const std::string& name) {
+    out_.signature = infer_function_expr(f, name);
+    out_.expr_sinfo[f] = out_.signature;
+    return std::move(out_);
+  }
+
+ private:
+  // ---------------------------------------------------------------- scopes (Γ and Σ)
+  struct Mark {
+    size_t vars, shapes;
+  };
+  Mark mark() const { return {var_log_.size(), shape_log_.size()}; }
+  void restore(Mark m) {
+    for (size_t i = m.vars; i < var_log_.size(); ++i) var_scope_.erase(var_log_[i]);
+    for (size_t i = m.shapes; i < shape_log_.size(); ++i) shape_scope_.erase(shape_log_[i]);
+    var_log_.resize(m.vars);
+    shape_log_.resize(m.shapes);
+  }
+  void bind_var(const ir::Var* v, const StructInfo* s) {
+    out_.var_sinfo[v] = s;
+    if (var_scope_.insert(v).second) var_log_.push_back(v);
+  }
+  void bind_new_shape_vars(const StructInfo* s) {
+    std::vector<const ir::PrimVar*> vars;
+    collect_vars(s, vars);
+    for (const ir::PrimVar* v : vars)
+      if (shape_scope_.insert(v).second) shape_log_.push_back(v);
+  }
+  Scope scope() const {
+    Scope s;
+    s.has_var = [this](const ir::Var* v) { return var_scope_.count(v) != 0; };
+    s.has_shape_var = [this](const ir::PrimVar* v) { return shape_scope_.count(v) != 0; };
+    return s;
+  }
+  const StructInfo* erase(const StructInfo* s) { return erase_to_well_defined(an_, s, scope()); }
+
+  ir::Arena& arena() { return an_.arena(); }
+  const StructInfo* object() {
+    if (object_ == nullptr) object_ = arena().make<ir::ObjectSInfo>();
+    return object_;
+  }
+  void report(Diagnostic d) { diags_.report(std::move(d)); }
+
+  // ---------------------------------------------------------------- expressions
+
+  const StructInfo* infer(const ir::Expr* e) {
+    if (e == nullptr) return object();
+    const StructInfo* s = infer_uncached(e);
+    if (s == nullptr) s = object();
+    out_.expr_sinfo[e] = s;
+    return s;
+  }
+
+  const StructInfo* infer_uncached(const ir::Expr* e) {
+    switch (e->kind) {
+      case ir::ExprKind::Constant: return infer_constant(*ir::cast<ir::Constant>(e));
+      case ir::ExprKind::Var:
+      case ir::ExprKind::DataflowVar: return lookup(ir::cast<ir::Var>(e));
+      case ir::ExprKind::GlobalVar: {
+        const StructInfo* s = globals_ ? globals_(ir::cast<ir::GlobalVar>(e)) : nullptr;
+        return s ? s : object();
+      }
+      case ir::ExprKind::Tuple: {
+        std::vector<const StructInfo*> fields;
+        for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) fields.push_back(infer(f));
+        return arena().make<ir::TupleSInfo>(std::move(fields));
+      }
+      case ir::ExprKind::SeqExpr: return infer_seq(ir::cast<ir::SeqExpr>(e));
+      case ir::ExprKind::PrimValue: {
+        const ir::PrimExpr* v = ir::cast<ir::PrimValue>(e)->value;
+        if (v == nullptr) return object();
+        return arena().make<ir::PrimSInfo>(v->dtype, v);
+      }
+      case ir::ExprKind::StringImm:
+      case ir::ExprKind::DataTypeImm:
+      case ir::ExprKind::Op: return object();
+      case ir::ExprKind::Function: {
+        const auto* f = ir::cast<ir::Function>(e);
+        return infer_function_expr(f, "function");
+      }
+      case ir::ExprKind::If: return infer_if(*ir::cast<ir::If>(e));
+      case ir::ExprKind::ExternFunc: {
+        const auto* f = ir::cast<ir::ExternFunc>(e);
+        return f->struct_info ? f->struct_info : default_extern_sinfo(arena());
+      }
+      case ir::ExprKind::Call: return infer_call(*ir::cast<ir::Call>(e));
+      case ir::ExprKind::ShapeExpr: {
+        const auto* s = ir::cast<ir::ShapeExpr>(e);
+        return arena().make<ir::ShapeSInfo>(s->values, int(s->values.size()));
+      }
+      case ir::ExprKind::TupleGetItem: return infer_get_item(*ir::cast<ir::TupleGetItem>(e));
+    }
+    return object();
+  }
+
+  const StructInfo* lookup(const ir::Var* v) {
+    auto it = out_.var_sinfo.find(v);
+    if (it != out_.var_sinfo.end()) return it->second;
+    return v->annotation ? v->annotation : object();  // unbound: a well-formedness error
+  }
+
+  // Rule 3. Metadata constants carry no data here: their StructInfo is unknown.
+  const StructInfo* infer_constant(const ir::Constant& c) {
+    if (c.metadata) {
+      report(make_diagnostic(DiagId::RX4007, c.span));
+      return arena().make<ir::TensorSInfo>(nullptr, ir::DataType::Void(), nullptr, -1);
+    }
+    std::vector<const ir::PrimExpr*> dims;
+    for (int64_t d : c.shape) dims.push_back(an_.make_int(d));
+    int ndim = int(dims.size());
+    const auto* shape = arena().make<ir::ShapeExpr>(std::move(dims), c.span);
+    return arena().make<ir::TensorSInfo>(shape, c.dtype, nullptr, ndim);
+  }
+
+  // Rule 12.
+  const StructInfo* infer_get_item(const ir::TupleGetItem& g) {
+    const StructInfo* t = infer(g.tuple);
+    if (const auto* tuple = ir::dyn_cast<ir::TupleSInfo>(t)) {
+      if (g.index >= 0 && size_t(g.index) < tuple->fields.size()) return tuple->fields[g.index];
+      report(make_diagnostic(DiagId::RX3007, g.span,
+                             {std::to_string(g.index), expr_name(g.tuple), text_of(t)}));
+      return object();
+    }
+    if (t->kind == SInfoKind::Object) {
+      report(make_diagnostic(DiagId::RX4004, g.span, {expr_name(g.tuple), text_of(t)}));
+    } else {
+      report(make_diagnostic(DiagId::RX3008, g.span, {expr_name(g.tuple), text_of(t)}));
+    }
+    return object();
+  }
+
+  // Rule 9, and the condition must be a bool scalar.
+  const StructInfo* infer_if(const ir::If& node) {
+    check_condition(use_span(node.cond, node.span), infer(node.cond));
+    const StructInfo* t = infer(node.true_branch);
+    const StructInfo* f = infer(node.false_branch);
+    return unify(an_, t, f);
+  }
+
+  void check_condition(Span at, const StructInfo* s) {
+    bool bad = false;
+    if (const auto* p = ir::dyn_cast<ir::PrimSInfo>(s)) {
+      bad = !p->dtype.is_bool();
+    } else if (const auto* t = ir::dyn_cast<ir::TensorSInfo>(s)) {
+      // Unknown dtype or rank is accepted, as TVM does; a known wrong one is not.
+      bad = (!t->dtype.is_void() && !t->dtype.is_bool()) || t->ndim > 0;
+    } else if (s->kind == SInfoKind::Object) {
+      report(make_diagnostic(DiagId::RX4005, at, {text_of(s)}));
+    } else {
+      bad = true;
+    }
+    if (bad) report(make_diagnostic(DiagId::RX3009, at, {text_of(s)}));
+  }
+
+  // ---------------------------------------------------------------- calls (rule 14)
+
+  const StructInfo* infer_call(const ir::Call& call) {
+    if (const auto* op = ir::dyn_cast<ir::Op>(call.op)) return infer_op(call, *op);
+    const StructInfo* callee = infer(call.op);
+    std::vector<const StructInfo*> args;
+    for (const ir::Expr* a : call.args) args.push_back(infer(a));
+    CalleeInfo info = describe_callee(call.op);
+    const auto* f = ir::dyn_cast<ir::FuncSInfo>(callee);
+    if (f == nullptr) {
+      report(make_diagnostic(DiagId::RX3003, use_span(call.op, call.span),
+                             {info.name, text_of(callee)}));
+      return object();
+    }
+    if (!f->purity) check_purity(call, info.name);
+    if (f->is_opaque()) return derive_opaque(call, *f);
+    if (f->params->size() != args.size()) {
+      report(make_diagnostic(
+          DiagId::RX3002, call.span,
+          {info.name, std::to_string(f->params->size()), std::to_string(args.size())}));
+    }
+    arith::VarMap mapping = own_mapping(*f, args, info);
+    for (size_t i = 0; i < args.size() && i < f->params->size(); ++i)
+      check_argument(call, i, substitute(an_, (*f->params)[i], mapping), args[i], info);
+    return erase(substitute(an_, f->ret, mapping));
+  }
+
+  const StructInfo* infer_op(const ir::Call& call, const ir::Op& op) {
+    std::vector<const StructInfo*> args;
+    for (const ir::Expr* a : call.args) args.push_back(infer(a));
+    if (!op_is_pure(op.name)) check_purity(call, callee_name(&op));
+    ops::InferContext ctx{call, std::move(args), an_, diags_, &module_};
+    const StructInfo* s = infer_op_call(op, ctx);
+    return s ? s : object();
+  }
+
+  // default_derive: the call's sinfo_args; otherwise the callee's declared result.
+  const StructInfo* derive_opaque(const ir::Call& call, const ir::FuncSInfo& f) {
+    if (call.sinfo_args.size() == 1) return call.sinfo_args[0];
+    if (call.sinfo_args.size() > 1) return arena().make<ir::TupleSInfo>(call.sinfo_args);
+    return f.ret ? erase(f.ret) : object();
+  }
+
+  // get_shape_var_mapping over all parameters, restricted to the callee's own variables.
+  arith::VarMap own_mapping(const ir::FuncSInfo& f, const std::vector<const StructInfo*>& args,
+                            const CalleeInfo& info) {
+    arith::VarMap all;
+    for (size_t i = 0; i < args.size() && i < f.params->size(); ++i)
+      get_shape_var_mapping((*f.params)[i], args[i], all);
+    arith::VarMap own;
+    for (const auto& [var, value] : all)
+      if (info.is_own(var)) own.emplace(var, value);
+    // An own variable the arguments did not determine means nothing at the call site, even
+    // when the callee is the current function: rename it to a fresh variable, which erasure
+    // then removes.
+    std::vector<const ir::PrimVar*> vars;
+    collect_vars(&f, vars);
+    for (const ir::PrimVar* v : vars)
+      if (info.is_own(v) && own.count(v) == 0)
+        own.emplace(v, arena().make<ir::PrimVar>(v->name, v->dtype, v->span));
+    return own;
+  }
+
+  void check_argument(const ir::Call& call, size_t i, const StructInfo* param,
+                      const StructInfo* arg, const CalleeInfo& info) {
+    CompatResult r = check_compatibility(an_, param, arg);
+    if (r.result == Compat::Compatible) return;
+    std::string param_name = i < info.params.size() ? info.params[i].first : std::to_string(i);
+    Span param_span = i < info.params.size() ? info.params[i].second : param->span;
+    Span at = i < call.args.size() ? use_span(call.args[i], call.span) : call.span;
+    Diagnostic d;
+    if (r.result == Compat::Incompatible && mentions_vdevice(r.detail)) {
+      d = make_diagnostic(
+          DiagId::RX3010, at,
+          {"argument " + std::to_string(i) + " of the call to " + quoted(info.name), r.detail});
+    } else {
+      DiagId id = r.result == Compat::Incompatible ? DiagId::RX3001 : DiagId::RX4001;
+      d = make_diagnostic(
+          id, at,
+          {std::to_string(i), info.name, text_of(arg), param_name, text_of(param), r.detail});
+    }
+    if (!param_span.empty()) d.note(param_span, "parameter '" + param_name + "'");
+    report(std::move(d));
+  }
+
+  void check_purity(const ir::Call& call, const std::string& name) {
+    if (in_dataflow_) {
+      report(make_diagnostic(DiagId::RX3005, call.span, {name}));
+    } else if (!fn_stack_.empty() && fn_stack_.back().check_purity) {
+      Diagnostic d = make_diagnostic(DiagId::RX3006, call.span, {name, fn_stack_.back().name});
+      report(std::move(d));
+    }
+  }
+
+  CalleeInfo describe_callee(const ir::Expr* op) {
+    CalleeInfo info;
+    info.name = callee_name(op);
+    if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(op)) {
+      // Every shape variable in a global's signature belongs to it (globals capture nothing).
+      info.is_own = [](const ir::PrimVar*) { return true; };
+      const ir::GlobalDef* def = module_.find(gv->name);
+      if (def == nullptr) return info;
+      if (const ir::Function* f = def->function()) {
+        for (const ir::Var* p : f->params) info.params.emplace_back(p->name, p->span);
+        warn_missing_return(*gv, *f);
+      } else if (const ir::PrimFunc* pf = def->prim_func()) {
+        for (const auto& p : pf->params) info.params.emplace_back(p.var->name, p.span);
+      }
+      return info;
+    }
+    if (const auto* v = ir::dyn_cast<ir::Var>(op)) {
+      auto it = local_functions_.find(v);
+      if (it != local_functions_.end()) {
+        for (const ir::Var* p : it->second.fn->params) info.params.emplace_back(p->name, p->span);
+        auto captured = it->second.captured;
+        info.is_own = [captured](const ir::PrimVar* pv) { return captured->count(pv) == 0; };
+        return info;
+      }
+    }
+    // A function value of unknown origin: variables already in scope are the caller's.
+    auto snapshot = std::make_shared<std::unordered_set<const ir::PrimVar*>>(shape_scope_);
+    info.is_own = [snapshot](const ir::PrimVar* pv) { return snapshot->count(pv) == 0; };
+    return info;
+  }
+
+  void warn_missing_return(const ir::GlobalVar& gv, const ir::Function& f) {
+    if (f.ret_struct_info != nullptr || !warned_missing_return_.insert(gv.name).second) return;
+    Diagnostic d = make_diagnostic(DiagId::RX4006, gv.span, {gv.name});
+    if (!f.name_span.empty()) d.note(f.name_span, "'" + gv.name + "' is defined here");
+    report(std::move(d));
+  }
+
+  // ---------------------------------------------------------------- SeqExpr and bindings
+
+  // Rule 10.
+  const StructInfo* infer_seq(const ir::SeqExpr* seq) {
+    Mark m = mark();
+    for (const ir::BindingBlock* block : seq->blocks)
+      if (block != nullptr) infer_block(*block);
+    const StructInfo* body = infer(seq->body);
+    restore(m);
+    const StructInfo* s = erase(body);
+    out_.expr_sinfo[seq] = s;
+    return s;
+  }
+
+  void infer_block(const ir::BindingBlock& block) {
+    bool saved = in_dataflow_;
+    in_dataflow_ = block.is_dataflow;
+    for (const ir::Binding* b : block.bindings)
+      if (b != nullptr && b->var != nullptr) infer_binding(*b);
+    in_dataflow_ = saved;
+    if (!block.is_dataflow) return;
+    for (const ir::Binding* b : block.bindings)
+      if (b != nullptr && b->var != nullptr && b->var->is_dataflow()) var_scope_.erase(b->var);
+  }
+
+  // Rule 11.
+  void infer_binding(const ir::Binding& b) {
+    if (b.is_match_cast()) return infer_match_cast(b);
+    if (const auto* fn = ir::dyn_cast<ir::Function>(b.value)) return infer_local_function(b, *fn);
+    const ir::Var* v = b.var;
+    const auto* constant = ir::dyn_cast<ir::Constant>(b.value);
+    if (constant && constant->metadata && v->annotation) {
+      // A metadata constant takes the StructInfo of the binding it initialises (text §3.6).
+      out_.expr_sinfo[b.value] = v->annotation;
+      return bind_var(v, v->annotation);
+    }
+    const StructInfo* value = infer(b.value);
+    check_void_statement(b, value);
+    bind_var(v, v->annotation ? apply_annotation(b, value) : value);
+  }
+
+  // The override semantics of text-format.md §5.1: an annotation replaces the StructInfo of a
+  // call, and is only checked against anything else.
+  const StructInfo* apply_annotation(const ir::Binding& b, const StructInfo* value) {
+    const StructInfo* annotation = b.var->annotation;
+    bool is_call = ir::isa<ir::Call>(b.value);
+    CompatResult r = check_compatibility(an_, annotation, value);
+    if (r.result == Compat::Incompatible) {
+      report_annotation_conflict(b, value, r);
+      return annotation;  // the user's intent; avoids a cascade
+    }
+    if (r.result == Compat::Possibly && !(is_call && value->kind == SInfoKind::Object)) {
+      Diagnostic d = make_diagnostic(DiagId::RX4000, use_span(b.value, b.span),
+                                     {text_of(annotation), b.var->name, text_of(value), r.detail});
+      note_annotation(d, annotation);
+      report(std::move(d));
+    }
+    if (!is_call) return value;
+    return with_vdevice_of(annotation, value);
+  }
+
+  void report_annotation_conflict(const ir::Binding& b, const StructInfo* value,
+                                  const CompatResult& r) {
+    Diagnostic d =
+        mentions_vdevice(r.detail)
+            ? make_diagnostic(DiagId::RX3010, use_span(b.value, b.span),
+                              {quoted(b.var->name), r.detail})
+            : make_diagnostic(DiagId::RX3000, use_span(b.value, b.span),
+                              {b.var->name, text_of(b.var->annotation), text_of(value), r.detail});
+    note_annotation(d, b.var->annotation);
+    report(std::move(d));
+  }
+
+  static void note_annotation(Diagnostic& d, const StructInfo* annotation) {
+    if (!annotation->span.empty()) d.note(annotation->span, "annotated here");
+  }
+
+  // update_struct_info of the vdevice section: an annotation without a device takes the
+  // value's device.
+  const StructInfo* with_vdevice_of(const StructInfo* annotation, const StructInfo* value) {
+    const auto* t = ir::dyn_cast<ir::TensorSInfo>(annotation);
+    const ir::VDevice* device = vdevice_of(value);
+    if (t == nullptr || t->vdevice != nullptr || device == nullptr) return annotation;
+    return arena().make<ir::TensorSInfo>(t->shape, t->dtype, device, t->ndim, t->span);
+  }
+
+  // `R.add(x, x)` as a statement: the result is bound to `_` and must be void (§5.1). Calls to
+  // functions are checked by the lowering from their declarations; operators only here.
+  void check_void_statement(const ir::Binding& b, const StructInfo* value) {
+    if (b.var->name != "_" || b.var->annotation != nullptr) return;
+    const auto* call = ir::dyn_cast<ir::Call>(b.value);
+    if (call == nullptr || !ir::isa<ir::Op>(call->op)) return;
+    if (value->kind == SInfoKind::Object || is_void(value)) return;
+    report(make_diagnostic(DiagId::RX3011, b.span, {callee_name(call->op), text_of(value)}));
+  }
+
+  // Rule 11.3.
+  void infer_match_cast(const ir::Binding& b) {
+    const StructInfo* value = infer(b.value);
+    const StructInfo* target = b.match_cast;
+    CompatResult r = check_compatibility(an_, target, value);
+    bind_new_shape_vars(target);
+    if (r.result == Compat::Incompatible) {
+      report(make_diagnostic(DiagId::RX4003, use_span(b.value, b.span),
+                             {text_of(target), text_of(value), r.detail}));
+    }
+    // An annotation that differs from the target is rejected by the lowering (RX1142).
+    bind_var(b.var, target);
+  }
+
+  // Rule 11.2.1: a local function may call itself through its variable.
+  void infer_local_function(const ir::Binding& b, const ir::Function& fn) {
+    const ir::Var* v = b.var;
+    auto captured = std::make_shared<std::unordered_set<const ir::PrimVar*>>(shape_scope_);
+    local_functions_[v] = LocalFunction{&fn, captured};
+    bind_var(v, v->annotation ? v->annotation : declared_signature(fn));
+    const StructInfo* s = infer_function_expr(&fn, v->name);
+    out_.expr_sinfo[&fn] = s;
+    if (v->annotation == nullptr) return bind_var(v, s);
+    CompatResult r = check_compatibility(an_, v->annotation, s);
+    if (r.result == Compat::Incompatible) report_annotation_conflict(b, s, r);
+  }
+
+  const StructInfo* declared_signature(const ir::Function& fn) {
+    std::vector<const StructInfo*> params;
+    for (const ir::Var* p : fn.params) params.push_back(p->annotation ? p->annotation : object());
+    const StructInfo* ret = fn.ret_struct_info ? fn.ret_struct_info : object();
+    return arena().make<ir::FuncSInfo>(std::move(params), ret, fn.is_pure);
+  }
+
+  // ---------------------------------------------------------------- functions (rule 15)
+
+  const StructInfo* infer_function_expr(const ir::Function* f, const std::string& name) {
+    Mark m = mark();
+    std::vector<const StructInfo*> params;
+    for (const ir::Var* p : f->params) {
+      const StructInfo* s = p->annotation ? p->annotation : object();
+      bind_new_shape_vars(s);
+      bind_var(p, s);
+      params.push_back(s);
+    }
+    fn_stack_.push_back({name, f->is_pure && !is_force_pure(f)});
+    bool saved_dataflow = in_dataflow_;
+    in_dataflow_ = false;
+    const StructInfo* body = infer(f->body);
+    in_dataflow_ = saved_dataflow;
+    fn_stack_.pop_back();
+    if (f->ret_struct_info != nullptr) check_return(*f, name, body);
+    restore(m);
+    const StructInfo* ret = f->ret_struct_info ? f->ret_struct_info : body;
+    const StructInfo* sig = arena().make<ir::FuncSInfo>(std::move(params), ret, f->is_pure);
+    return f->ret_struct_info ? sig : erase(sig);
+  }
+
+  // Where `return e` is: e's own span, or for a variable the end of the body, which the
+  // return statement closes.
+  static Span return_span(const ir::SeqExpr& body) {
+    const auto* var = ir::dyn_cast<ir::Var>(body.body);
+    if (var == nullptr) return body.body ? body.body->span : body.span;
+    uint32_t end = body.span.end;
+    uint32_t size = uint32_t(var->name.size());
+    return Span{end >= size + body.span.begin ? end - size : body.span.begin, end};
+  }
+
+  void check_return(const ir::Function& f, const std::string& name, const StructInfo* body) {
+    CompatResult r = check_compatibility(an_, f.ret_struct_info, body);
+    if (r.result == Compat::Compatible) return;
+    if (f.body == nullptr) return;
+    Span at = return_span(*f.body);
+    DiagId id = r.result == Compat::Incompatible ? DiagId::RX3004 : DiagId::RX4002;
+    // Lowered code (relax.force_pure) is produced by TVM's passes, which trust the return
+    // annotation without checking it (TVM keeps it whenever the body is not a subtype).
+    if (r.result == Compat::Incompatible && is_force_pure(&f)) id = DiagId::RX4008;
+    if (id == DiagId::RX3004 && mentions_vdevice(r.detail)) {
+      Diagnostic d =
+          make_diagnostic(DiagId::RX3010, at, {"the result of " + quoted(name), r.detail});
+      note_annotation(d, f.ret_struct_info);
+      return report(std::move(d));
+    }
+    Diagnostic d =
+        make_diagnostic(id, at, {name, text_of(body), text_of(f.ret_struct_info), r.detail});
+    if (!f.ret_struct_info->span.empty()) d.note(f.ret_struct_info->span, "return annotation");
+    report(std::move(d));
+  }
+
+  struct FnContext {
+    std::string name;
+    bool check_purity;
+  };
+
+  const ir::IRModule& module_;
+  const GlobalSignatures& globals_;
+  arith::Analyzer& an_;
+  DiagnosticSink& diags_;
+  FunctionInference out_;
+
+  std::unordered_set<const ir::Var*> var_scope_;
+  std::vector<const ir::Var*> var_log_;
+  std::unordered_set<const ir::PrimVar*> shape_scope_;
+  std::vector<const ir::PrimVar*> shape_log_;
+  std::unordered_map<const ir::Var*, LocalFunction> local_functions_;
+  std::unordered_set<std::string> warned_missing_return_;
+  std::vector<FnContext> fn_stack_;
+  bool in_dataflow_ = false;
+  const StructInfo* object_ = nullptr;
+};
+
+// ------------------------------------------------------------------------------- signatures
+
+// Rule 16: buffers are tensors of their buffer's shape, other parameters scalars.
+const StructInfo* prim_func_signature(const ir::PrimFunc& pf, ir::Arena& arena) {
+  std::vector<const StructInfo*> params;
+  for (const ir::PrimFuncParam& p : pf.params) {
+    const ir::Buffer* buffer = p.buffer;
+    for (const auto& [var, b] : pf.buffer_map)
+      if (var == p.var) buffer = b;
+    if (buffer != nullptr) {
+      const auto* shape = arena.make<ir::ShapeExpr>(buffer->shape, buffer->span);
+      params.push_back(arena.make<ir::TensorSInfo>(shape, buffer->dtype, nullptr,
+                                                   int(buffer->shape.size()), p.span));
+    } else {
+      params.push_back(arena.make<ir::PrimSInfo>(p.var->dtype, nullptr, p.span));
+    }
+  }
+  const StructInfo* ret =
+      pf.ret_type && !pf.ret_type->is_void()
+          ? static_cast<const StructInfo*>(arena.make<ir::PrimSInfo>(*pf.ret_type, nullptr))
+          : arena.make<ir::TupleSInfo>(std::vector<const StructInfo*>{});
+  return arena.make<ir::FuncSInfo>(std::move(params), ret, false);
+}
+
+const StructInfo* function_signature(const ir::Function& f, ir::Arena& arena) {
+  std::vector<const StructInfo*> params;
+  for (const ir::Var* p : f.params)
+    params.push_back(p->annotation ? p->annotation : arena.make<ir::ObjectSInfo>(p->span));
+  // A missing return annotation declares R.Object for callers (text-format.md §3.3).
+  const StructInfo* ret = f.ret_struct_info ? f.ret_struct_info : arena.make<ir::ObjectSInfo>();
+  return arena.make<ir::FuncSInfo>(std::move(params), ret, f.is_pure);
+}
+
+}  // namespace
+
+const ir::StructInfo* signature_of(const ir::GlobalDef& global, arith::Analyzer& analyzer) {
+  ir::Arena& arena = analyzer.arena();
+  if (const ir::Function* f = global.function()) return function_signature(*f, arena);
+  if (const ir::PrimFunc* pf = global.prim_func()) return prim_func_signature(*pf, arena);
+  if (const ir::ExternFunc* e = global.extern_func())
+    return e->struct_info ? e->struct_info : default_extern_sinfo(arena);
+  return arena.make<ir::ObjectSInfo>();
+}
+
+FunctionInference infer_function(const ir::IRModule& module, const ir::Function* f,
+                                 const GlobalSignatures& globals, arith::Analyzer& analyzer,
+                                 DiagnosticSink& diags) {
+  std::string name = "function";
+  for (const ir::GlobalDef& g : module.globals) {
+    const ir::Function* def = g.function();
+    // normalize() may have copied the function: the name span still identifies it.
+    if (def == f || (def != nullptr && !f->name_span.empty() && def->name_span == f->name_span))
+      name = g.gvar->name;
+  }
+  Inferer inferer(module, globals, analyzer, diags);
+  return inferer.run(f, name);
+}
+
+GlobalSignatures module_signatures(const ir::IRModule& module, arith::Analyzer& analyzer) {
+  auto cache = std::make_shared<std::unordered_map<std::string, const ir::StructInfo*>>();
+  return [&module, &analyzer, cache](const ir::GlobalVar* gv) -> const ir::StructInfo* {
+    auto it = cache->find(gv->name);
+    if (it != cache->end()) return it->second;
+    const ir::GlobalDef* def = module.find(gv->name);
+    const ir::StructInfo* s = def ? signature_of(*def, analyzer) : nullptr;
+    cache->emplace(gv->name, s);
+    return s;
+  };
+}
+
+}  // namespace raxc::analysis

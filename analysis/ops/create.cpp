@@ -1,0 +1,185 @@
+// Creation operators (operators.md §3.3).
+#include "analysis/ops/common.h"
+
+namespace raxc::analysis::ops {
+
+namespace {
+
+using ir::DataType;
+
+const ir::StructInfo* infer_full(InferContext& ctx) {
+  std::optional<ShapeOperand> shape = shape_operand(ctx, "shape");
+  const ir::TensorSInfo* fill = tensor_arg(ctx, "fill_value");
+  std::optional<DataType> dtype = attr_dtype(ctx, "dtype");
+  if (fill && fill->ndim != 0)
+    ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, "fill_value")),
+               {op_text(ctx), "fill_value", "0", sinfo_text(fill)});
+  DataType dt = dtype && !dtype->is_void() ? *dtype : (fill ? fill->dtype : DataType::Void());
+  if (!shape) return rank_only(ctx, -1, dt, nullptr);
+  return tensor_of_shape(ctx, *shape, dt, fill ? fill->vdevice : nullptr);
+}
+
+const ir::StructInfo* infer_full_like(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  const ir::TensorSInfo* fill = tensor_arg(ctx, "fill_value");
+  std::optional<DataType> dtype = attr_dtype(ctx, "dtype");
+  if (fill && fill->ndim != 0)
+    ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, "fill_value")),
+               {op_text(ctx), "fill_value", "0", sinfo_text(fill)});
+  if (!x) return rank_only(ctx, -1, dtype.value_or(DataType::Void()), nullptr);
+  return with_dtype(ctx, *x, dtype && !dtype->is_void() ? *dtype : x->dtype);
+}
+
+const ir::StructInfo* infer_zeros(InferContext& ctx) {
+  std::optional<ShapeOperand> shape = shape_operand(ctx, "shape");
+  std::optional<DataType> dtype = attr_dtype(ctx, "dtype");
+  DataType dt = dtype.value_or(DataType::Void());
+  if (!shape) return rank_only(ctx, -1, dt, nullptr);
+  return tensor_of_shape(ctx, *shape, dt, nullptr);
+}
+
+const ir::StructInfo* infer_zeros_like(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  std::optional<DataType> dtype = attr_dtype(ctx, "dtype");
+  if (!x) return rank_only(ctx, -1, dtype.value_or(DataType::Void()), nullptr);
+  return with_dtype(ctx, *x, dtype && !dtype->is_void() ? *dtype : x->dtype);
+}
+
+// A PrimValue operand of arange/eye: its PrimExpr, or RX3107.
+const ir::PrimExpr* prim_operand(InferContext& ctx, std::string_view name) {
+  ParamValue v = param(ctx, name);
+  if (!v.present()) return nullptr;
+  const ir::Expr* e = nullptr;
+  if (v.arg_index >= 0) e = ctx.call.args[size_t(v.arg_index)];
+  if (auto* pv = ir::dyn_cast<ir::PrimValue>(e)) return pv->value;
+  if (v.attr) {
+    if (auto* i = v.attr->get_if<int64_t>()) return ctx.analyzer.make_int(*i);
+    if (auto* d = v.attr->get_if<double>())
+      return ctx.arena().make<ir::FloatImm>(DataType::Float(64), *d);
+    if (auto* p = v.attr->get_if<const ir::PrimExpr*>()) return *p;
+    if (v.attr->is_none()) return nullptr;
+  }
+  if (e) {
+    const ir::StructInfo* s = arg_sinfo(ctx, name);
+    if (auto* ps = ir::dyn_cast<ir::PrimSInfo>(s); ps && ps->value) return ps->value;
+  }
+  ctx.report(DiagId::RX3107, param_span(ctx, v),
+             {op_text(ctx), std::string(name),
+              arg_sinfo(ctx, name) ? sinfo_text(arg_sinfo(ctx, name)) : "a non-PrimValue"});
+  return nullptr;
+}
+
+const ir::StructInfo* infer_arange(InferContext& ctx) {
+  const ir::PrimExpr* start = prim_operand(ctx, "start");
+  const ir::PrimExpr* end = prim_operand(ctx, "end");
+  const ir::PrimExpr* step = prim_operand(ctx, "step");
+  if (!end) {  // arange(n) means arange(0, n, 1)
+    end = start;
+    start = ctx.analyzer.make_int(0);
+  }
+  if (!step) step = ctx.analyzer.make_int(1);
+  std::optional<DataType> dtype = attr_dtype(ctx, "dtype");
+  if (!start || !end) return rank_only(ctx, 1, dtype.value_or(DataType::Void()), nullptr);
+  bool all_int = start->dtype.is_integer() && end->dtype.is_integer() && step->dtype.is_integer();
+  DataType dt =
+      dtype && !dtype->is_void() ? *dtype : (all_int ? DataType::Int(64) : DataType::Float(32));
+  if (!all_int) return rank_only(ctx, 1, dt, nullptr);
+  auto& an = ctx.analyzer;
+  auto s = an.as_int(start), e = an.as_int(end), st = an.as_int(step);
+  if (st && *st == 0) {
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "step")),
+               {op_text(ctx), "step", "the step must not be zero"});
+    return rank_only(ctx, 1, dt, nullptr);
+  }
+  const ir::PrimExpr* count;
+  if (s && e && st) {
+    // ceildiv(end - start, step), clamped at 0 (TVM's formula is wrong for negative steps).
+    int64_t span = *e - *s;
+    int64_t n = *st > 0 ? (span + *st - 1) / *st : (span + *st + 1) / *st;
+    if ((*st > 0 && span <= 0) || (*st < 0 && span >= 0)) n = 0;
+    count = an.make_int(n);
+  } else {
+    count = an.floordiv(an.sub(an.add(an.sub(end, start), step), an.make_int(1)), step);
+  }
+  return make_tensor(ctx, {count}, dt, nullptr);
+}
+
+const ir::StructInfo* infer_eye(InferContext& ctx) {
+  const ir::PrimExpr* n = prim_operand(ctx, "n");
+  const ir::PrimExpr* m = prim_operand(ctx, "m");
+  DataType dt = attr_dtype(ctx, "dtype").value_or(DataType::Float(32));
+  if (!n) return rank_only(ctx, 2, dt, nullptr);
+  if (!m) m = n;
+  return make_tensor(ctx, {n, m}, dt, nullptr);
+}
+
+const ir::StructInfo* infer_eye_like(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  std::optional<DataType> dtype = attr_dtype(ctx, "dtype");
+  if (!x) return rank_only(ctx, 2, dtype.value_or(DataType::Void()), nullptr);
+  if (x->ndim != -1 && x->ndim != 2)
+    ctx.report(DiagId::RX3113, ctx.arg_span(0), {op_text(ctx), "x", "2", sinfo_text(x)});
+  DataType dt = dtype && !dtype->is_void() ? *dtype : x->dtype;
+  if (!x->shape) return rank_only(ctx, 2, dt, x->vdevice);
+  return with_dtype(ctx, *x, dt);
+}
+
+const ir::StructInfo* infer_tri(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  const ir::StructInfo* k = arg_sinfo(ctx, "k");
+  if (k && !ir::isa<ir::PrimSInfo>(k))
+    ctx.report(DiagId::RX3107, ctx.arg_span(1), {op_text(ctx), "k", sinfo_text(k)});
+  if (!x) return rank_only(ctx, -1, DataType::Void(), nullptr);
+  if (x->ndim != -1 && x->ndim < 2)
+    ctx.report(DiagId::RX3118, ctx.arg_span(0),
+               {op_text(ctx), "x", "at least 2-dimensional", sinfo_text(x)});
+  return x;
+}
+
+}  // namespace
+
+void register_create(std::vector<OpDef>& table) {
+  table.push_back(make_op("relax.full", "R.full",
+                          {{"shape", ArgKind::Shape}, {"fill_value", ArgKind::Tensor}},
+                          {{"dtype", ArgKind::DType, true, "None"}}, infer_full,
+                          "a tensor of the given shape filled with a scalar"));
+  table.push_back(make_op("relax.full_like", "R.full_like",
+                          {{"x", ArgKind::Tensor}, {"fill_value", ArgKind::Tensor}},
+                          {{"dtype", ArgKind::DType, true, "None"}}, infer_full_like,
+                          "a tensor shaped like x filled with a scalar"));
+  table.push_back(make_op("relax.zeros", "R.zeros", {{"shape", ArgKind::Shape}},
+                          {{"dtype", ArgKind::DType}}, infer_zeros,
+                          "a tensor of zeros of the given shape"));
+  table.push_back(make_op("relax.ones", "R.ones", {{"shape", ArgKind::Shape}},
+                          {{"dtype", ArgKind::DType}}, infer_zeros,
+                          "a tensor of ones of the given shape"));
+  table.push_back(make_op("relax.zeros_like", "R.zeros_like", {{"x", ArgKind::Tensor}},
+                          {{"dtype", ArgKind::DType, true, "None"}}, infer_zeros_like,
+                          "a tensor of zeros shaped like x"));
+  table.push_back(make_op("relax.ones_like", "R.ones_like", {{"x", ArgKind::Tensor}},
+                          {{"dtype", ArgKind::DType, true, "None"}}, infer_zeros_like,
+                          "a tensor of ones shaped like x"));
+  table.push_back(make_op("relax.arange", "R.arange",
+                          {{"start", ArgKind::Prim},
+                           {"end", ArgKind::Prim, true, "None"},
+                           {"step", ArgKind::Prim, true, "1"}},
+                          {{"dtype", ArgKind::DType, true, "None"}}, infer_arange,
+                          "evenly spaced values in [start, end)"));
+  table.push_back(make_op(
+      "relax.eye", "R.eye",
+      {{"n", ArgKind::Prim}, {"m", ArgKind::Prim, true, "None"}, {"k", ArgKind::Prim, true, "0"}},
+      {{"dtype", ArgKind::DType, true, "\"float32\""}}, infer_eye,
+      "a 2-D tensor with ones on the k-th diagonal"));
+  table.push_back(make_op("relax.eye_like", "R.eye_like",
+                          {{"x", ArgKind::Tensor}, {"k", ArgKind::Prim, true, "0"}},
+                          {{"dtype", ArgKind::DType, true, "None"}}, infer_eye_like,
+                          "an identity-like tensor shaped like x"));
+  table.push_back(make_op("relax.tril", "R.tril",
+                          {{"x", ArgKind::Tensor}, {"k", ArgKind::Prim, true, "0"}}, {}, infer_tri,
+                          "keeps the lower triangle (j - i <= k) of the last two axes"));
+  table.push_back(make_op("relax.triu", "R.triu",
+                          {{"x", ArgKind::Tensor}, {"k", ArgKind::Prim, true, "0"}}, {}, infer_tri,
+                          "keeps the upper triangle (j - i >= k) of the last two axes"));
+}
+
+}  // namespace raxc::analysis::ops

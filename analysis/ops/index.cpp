@@ -1,0 +1,379 @@
+// Indexing, selection, sorting and set operators (operators.md §3.6, §3.7, §3.12).
+#include "analysis/ops/common.h"
+
+namespace raxc::analysis::ops {
+
+namespace {
+
+using ir::DataType;
+using ir::PrimExpr;
+using Dims = std::vector<const PrimExpr*>;
+
+const ir::StructInfo* unknown(InferContext& ctx, int ndim = -1) {
+  return rank_only(ctx, ndim, DataType::Void(), nullptr);
+}
+
+// ---------------------------------------------------------------------------- take
+
+const ir::StructInfo* infer_take(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  const ir::StructInfo* is = arg_sinfo(ctx, "indices");
+  std::optional<int64_t> axis = attr_int(ctx, "axis");
+  if (auto mode = attr_string(ctx, "mode");
+      mode && *mode != "fast" && *mode != "clip" && *mode != "wrap" && *mode != "nan")
+    ctx.report(
+        DiagId::RX3116, param_span(ctx, param(ctx, "mode")),
+        {op_text(ctx), "mode", "expected 'fast', 'clip', 'wrap' or 'nan', not '" + *mode + "'"});
+  if (!x || !is) return unknown(ctx);
+  int idx_rank = 0;
+  std::optional<Dims> idx_dims = Dims{};
+  DataType idx_dtype;
+  if (auto* t = ir::dyn_cast<ir::TensorSInfo>(is)) {
+    idx_rank = t->ndim;
+    idx_dims = s_dims(*t);
+    idx_dtype = t->dtype;
+  } else if (auto* p = ir::dyn_cast<ir::PrimSInfo>(is)) {
+    idx_dtype = p->dtype;
+  } else {
+    ctx.report(DiagId::RX3104, ctx.arg_span(1), {op_text(ctx), "indices", sinfo_text(is)});
+    return rank_only(ctx, -1, x->dtype, x->vdevice);
+  }
+  if (!idx_dtype.is_void() && !idx_dtype.is_integer())
+    ctx.report(DiagId::RX3118, ctx.arg_span(1),
+               {op_text(ctx), "indices", "an integer tensor", sinfo_text(is)});
+  if (!axis && x->ndim != 1) {
+    ctx.report(DiagId::RX3113, ctx.arg_span(0),
+               {op_text(ctx) + "' without 'axis", "x", "1", sinfo_text(x)});
+    return rank_only(ctx, -1, x->dtype, x->vdevice);
+  }
+  if (x->ndim < 0 || idx_rank < 0) return rank_only(ctx, -1, x->dtype, x->vdevice);
+  std::optional<int> ax =
+      normalize_axis(ctx, axis.value_or(0), x->ndim, param_span(ctx, param(ctx, "axis")));
+  int out_rank = x->ndim + idx_rank - 1;
+  auto xd = s_dims(*x);
+  if (!ax || !xd || !idx_dims) return rank_only(ctx, out_rank, x->dtype, x->vdevice);
+  Dims out(xd->begin(), xd->begin() + *ax);
+  out.insert(out.end(), idx_dims->begin(), idx_dims->end());
+  out.insert(out.end(), xd->begin() + *ax + 1, xd->end());
+  return make_tensor(ctx, std::move(out), x->dtype, x->vdevice);
+}
+
+// -------------------------------------------------------------------- strided_slice
+
+// Values of a tuple-of-Prim operand: known PrimExprs per field, or nullopt.
+std::optional<Dims> prim_tuple_values(InferContext& ctx, std::string_view name, bool* bad) {
+  const ir::StructInfo* s = arg_sinfo(ctx, name);
+  if (s == nullptr) {
+    ParamValue v = param(ctx, name);
+    if (v.attr) return attr_prim_list(ctx, name);
+    return std::nullopt;
+  }
+  if (ir::isa<ir::ObjectSInfo>(s)) return std::nullopt;
+  auto* t = ir::dyn_cast<ir::TupleSInfo>(s);
+  if (!t) {
+    ctx.report(DiagId::RX3118, param_span(ctx, param(ctx, name)),
+               {op_text(ctx), std::string(name), "a tuple of integers", sinfo_text(s)});
+    *bad = true;
+    return std::nullopt;
+  }
+  Dims out;
+  bool known = true;
+  for (const ir::StructInfo* f : t->fields) {
+    auto* p = ir::dyn_cast<ir::PrimSInfo>(f);
+    if (!p || (!p->dtype.is_void() && !p->dtype.is_integer())) {
+      ctx.report(DiagId::RX3118, param_span(ctx, param(ctx, name)),
+                 {op_text(ctx), std::string(name), "a tuple of integers", sinfo_text(s)});
+      *bad = true;
+      return std::nullopt;
+    }
+    if (!p->value) known = false;
+    out.push_back(p->value);
+  }
+  if (!known) return std::nullopt;
+  return out;
+}
+
+const ir::StructInfo* infer_strided_slice(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  bool bad = false;
+  auto axes = prim_tuple_values(ctx, "axes", &bad);
+  auto begin = prim_tuple_values(ctx, "begin", &bad);
+  auto end = prim_tuple_values(ctx, "end", &bad);
+  std::optional<Dims> strides;
+  bool has_strides = param(ctx, "strides").present();
+  if (has_strides) strides = prim_tuple_values(ctx, "strides", &bad);
+  bool inbound = attr_bool(ctx, "assume_inbound").value_or(false);
+  if (!x) return unknown(ctx);
+  auto fallback = [&] { return rank_only(ctx, x->ndim, x->dtype, x->vdevice); };
+  if (bad || !axes || !begin || !end || (has_strides && !strides)) return fallback();
+  size_t n = axes->size();
+  if (begin->size() != n || end->size() != n || (strides && strides->size() != n)) {
+    ctx.report(DiagId::RX3116, ctx.call.span,
+               {op_text(ctx), "begin", "axes, begin, end and strides must have the same length"});
+    return fallback();
+  }
+  if (x->ndim < 0) return fallback();
+  std::vector<int64_t> axis_values;
+  for (const PrimExpr* a : *axes) {
+    auto v = ctx.analyzer.as_int(a);
+    if (!v) return fallback();
+    axis_values.push_back(*v);
+  }
+  auto norm = normalize_axes(ctx, axis_values, x->ndim, ctx.arg_span(1));
+  auto dims = v_dims(*x);
+  if (!norm || !dims) return fallback();
+  auto& an = ctx.analyzer;
+  Dims out = *dims;
+  for (size_t i = 0; i < n; ++i) {
+    const PrimExpr* L = (*dims)[size_t((*norm)[i])];
+    const PrimExpr* b = (*begin)[i];
+    const PrimExpr* e = (*end)[i];
+    const PrimExpr* s = strides ? (*strides)[i] : an.make_int(1);
+    std::optional<int64_t> sv = an.as_int(s);
+    if (sv && *sv == 0) {
+      ctx.report(DiagId::RX3116, ctx.call.span,
+                 {op_text(ctx), "strides", "a stride must not be 0"});
+      return fallback();
+    }
+    if (!sv) return fallback();
+    if (inbound) {
+      out[size_t((*norm)[i])] =
+          *sv > 0 ? an.floordiv(an.add(an.sub(e, b), an.make_int(*sv - 1)), s)
+                  : an.floordiv(an.add(an.sub(b, e), an.make_int(-*sv - 1)), an.make_int(-*sv));
+      continue;
+    }
+    // Canonicalize negative indices (when their sign is known), then clamp.
+    auto canon = [&](const PrimExpr* v) -> const PrimExpr* {
+      std::optional<int64_t> c = an.as_int(v);
+      if (c && *c < 0) v = an.add(v, L);
+      if (*sv > 0) return an.min(an.max(v, an.make_int(0)), L);
+      return an.min(an.max(v, an.make_int(-1)), an.sub(L, an.make_int(1)));
+    };
+    if (auto c = an.as_int(b); !c && !an.prove_non_negative(b)) return fallback();
+    if (auto c = an.as_int(e); !c && !an.prove_non_negative(e)) return fallback();
+    const PrimExpr* b2 = canon(b);
+    const PrimExpr* e2 = canon(e);
+    const PrimExpr* len =
+        *sv > 0 ? an.floordiv(an.add(an.sub(e2, b2), an.make_int(*sv - 1)), s)
+                : an.floordiv(an.add(an.sub(b2, e2), an.make_int(-*sv - 1)), an.make_int(-*sv));
+    if (auto lv = an.as_int(len); lv && *lv < 0) len = an.make_int(0);
+    out[size_t((*norm)[i])] = len;
+  }
+  return make_tensor(ctx, std::move(out), x->dtype, x->vdevice);
+}
+
+const ir::StructInfo* infer_dynamic_strided_slice(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  for (std::string_view n : {"begin", "end", "strides"}) {
+    const ir::TensorSInfo* t = tensor_arg(ctx, n);
+    if (t && t->ndim >= 0 && t->ndim != 1)
+      ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, n)),
+                 {op_text(ctx), std::string(n), "1", sinfo_text(t)});
+  }
+  if (!x) return unknown(ctx);
+  return rank_only(ctx, x->ndim, x->dtype, x->vdevice);
+}
+
+// ---------------------------------------------------------------------------- where
+
+const ir::StructInfo* infer_where(InferContext& ctx) {
+  const ir::TensorSInfo* c = tensor_arg(ctx, "condition");
+  const ir::TensorSInfo* a = tensor_arg(ctx, "x1");
+  const ir::TensorSInfo* b = tensor_arg(ctx, "x2");
+  if (!c || !a || !b) return unknown(ctx);
+  if (!c->dtype.is_bool())
+    ctx.report(DiagId::RX3118, ctx.arg_span(0),
+               {op_text(ctx), "condition", "a bool tensor", sinfo_text(c)});
+  DataType dtype = arith_dtype(ctx, a->dtype, b->dtype, "x1 and x2", ctx.call.span);
+  const ir::VDevice* vdev = first_vdevice({c, a, b});
+  int ndim = (c->ndim < 0 || a->ndim < 0 || b->ndim < 0)
+                 ? -1
+                 : std::max(c->ndim, std::max(a->ndim, b->ndim));
+  auto dc = s_dims(*c), da = s_dims(*a), db = s_dims(*b);
+  if (dc && da && db) {
+    auto ab = broadcast(ctx, *da, *db, sinfo_text(a), sinfo_text(b), ctx.call.span);
+    if (ab) {
+      auto all = broadcast(ctx, *dc, *ab, sinfo_text(c), dims_text(*ab), ctx.call.span);
+      if (all) return make_tensor(ctx, std::move(*all), dtype, vdev);
+    }
+    return rank_only(ctx, ndim, dtype, vdev);
+  }
+  if (c->shape && c->shape == a->shape && a->shape == b->shape)
+    return ctx.arena().make<ir::TensorSInfo>(c->shape, dtype, vdev, c->ndim);
+  return rank_only(ctx, ndim, dtype, vdev);
+}
+
+// ---------------------------------------------------------------- argmax / argmin
+
+const ir::StructInfo* infer_arg_reduce(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  std::optional<int64_t> axis = attr_int(ctx, "axis");
+  bool keepdims = attr_bool(ctx, "keepdims").value_or(false);
+  DataType i64 = DataType::Int(64);
+  if (!x) return rank_only(ctx, -1, i64, nullptr);
+  std::optional<int> ax;
+  if (axis && x->ndim >= 0) {
+    ax = normalize_axis(ctx, *axis, x->ndim, param_span(ctx, param(ctx, "axis")));
+    if (!ax) return rank_only(ctx, keepdims ? x->ndim : x->ndim - 1, i64, x->vdevice);
+  }
+  int r = x->ndim;
+  int out_rank = keepdims ? r : !axis ? 0 : r < 0 ? -1 : r - 1;
+  auto dims = s_dims(*x);
+  auto& an = ctx.analyzer;
+  if (!dims) {
+    if (!axis && keepdims && r >= 0)
+      return make_tensor(ctx, Dims(size_t(r), an.make_int(1)), i64, x->vdevice);
+    if (out_rank == 0) return make_tensor(ctx, {}, i64, x->vdevice);
+    return rank_only(ctx, out_rank, i64, x->vdevice);
+  }
+  Dims out;
+  for (int i = 0; i < r; ++i) {
+    bool reduced = !axis || i == *ax;
+    if (!reduced)
+      out.push_back((*dims)[size_t(i)]);
+    else if (keepdims)
+      out.push_back(an.make_int(1));
+  }
+  return make_tensor(ctx, std::move(out), i64, x->vdevice);
+}
+
+// ---------------------------------------------------------------- sort / argsort / topk
+
+const ir::StructInfo* infer_sort(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  attr_int(ctx, "axis");
+  attr_bool(ctx, "descending");
+  if (!x) return unknown(ctx);
+  return x;
+}
+
+const ir::StructInfo* infer_argsort(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  attr_int(ctx, "axis");
+  attr_bool(ctx, "descending");
+  DataType dt = attr_dtype(ctx, "dtype").value_or(DataType::Int(32));
+  if (!x) return rank_only(ctx, -1, dt, nullptr);
+  return with_dtype(ctx, *x, dt.is_void() ? x->dtype : dt);
+}
+
+const ir::StructInfo* infer_topk(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  int64_t k = attr_int(ctx, "k").value_or(1);
+  int64_t axis = attr_int(ctx, "axis").value_or(-1);
+  std::string ret = attr_string(ctx, "ret_type").value_or("both");
+  attr_bool(ctx, "largest");
+  DataType dt = attr_dtype(ctx, "dtype").value_or(DataType::Int(32));
+  if (ret != "both" && ret != "values" && ret != "indices") {
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "ret_type")),
+               {op_text(ctx), "ret_type", "expected 'both', 'values' or 'indices'"});
+    ret = "both";
+  }
+  if (!x) return unknown(ctx);
+  DataType idx_dt = dt.is_void() ? x->dtype : dt;
+  const ir::TensorSInfo* values;
+  const ir::TensorSInfo* indices;
+  auto dims = s_dims(*x);
+  if (!dims || x->ndim < 0) {
+    values = rank_only(ctx, x->ndim, x->dtype, x->vdevice);
+    indices = rank_only(ctx, x->ndim, idx_dt, x->vdevice);
+  } else {
+    int ax = int(axis < 0 ? axis + x->ndim : axis);
+    Dims out = *dims;
+    if (ax >= 0 && ax < x->ndim && k > 0) {
+      auto extent = ctx.analyzer.as_int(out[size_t(ax)]);
+      if (!extent || k < *extent) out[size_t(ax)] = ctx.analyzer.make_int(k);
+    }
+    values = make_tensor(ctx, out, x->dtype, x->vdevice);
+    indices = make_tensor(ctx, out, idx_dt, x->vdevice);
+  }
+  if (ret == "values") return values;
+  if (ret == "indices") return indices;
+  return ctx.arena().make<ir::TupleSInfo>(std::vector<const ir::StructInfo*>{values, indices});
+}
+
+// --------------------------------------------------------------------------- unique
+
+const ir::StructInfo* infer_unique(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  attr_bool(ctx, "sorted");
+  bool ri = attr_bool(ctx, "return_index").value_or(false);
+  bool rv = attr_bool(ctx, "return_inverse").value_or(false);
+  bool rc = attr_bool(ctx, "return_counts").value_or(false);
+  std::optional<int64_t> axis = attr_int(ctx, "axis");
+  if (!x) return unknown(ctx);
+  if (axis && x->ndim >= 0)
+    normalize_axis(ctx, *axis, x->ndim, param_span(ctx, param(ctx, "axis")));
+  auto& an = ctx.analyzer;
+  DataType i64 = DataType::Int(64);
+  bool scalar = x->ndim == 0;
+  const ir::StructInfo* values = scalar ? make_tensor(ctx, {an.make_int(1)}, x->dtype, x->vdevice)
+                                        : rank_only(ctx, axis ? x->ndim : 1, x->dtype, x->vdevice);
+  std::vector<const ir::StructInfo*> fields{values};
+  for (bool want : {ri, rv, rc})
+    if (want)
+      fields.push_back(scalar ? make_tensor(ctx, {an.make_int(1)}, i64, x->vdevice)
+                              : rank_only(ctx, 1, i64, x->vdevice));
+  if (fields.size() == 1) return values;
+  return ctx.arena().make<ir::TupleSInfo>(std::move(fields));
+}
+
+const ir::StructInfo* infer_nonzero(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  return rank_only(ctx, 2, DataType::Int(64), x ? x->vdevice : nullptr);
+}
+
+}  // namespace
+
+void register_index(std::vector<OpDef>& table) {
+  using K = ArgKind;
+  table.push_back(make_op("relax.take", "R.take", {{"x", K::Tensor}, {"indices", K::Tensor}},
+                          {{"axis", K::Int, true, "None"}, {"mode", K::String, true, "\"fast\""}},
+                          infer_take, "gathers elements or slices of x at indices along an axis"));
+  table.push_back(make_op("relax.strided_slice", "R.strided_slice",
+                          {{"x", K::Tensor},
+                           {"axes", K::IntList},
+                           {"begin", K::IntList},
+                           {"end", K::IntList},
+                           {"strides", K::IntList, true, "None"}},
+                          {{"assume_inbound", K::Bool, true, "False"}}, infer_strided_slice,
+                          "slices x[begin:end:stride] on the listed axes"));
+  table.push_back(make_op(
+      "relax.dynamic_strided_slice", "R.dynamic_strided_slice",
+      {{"x", K::Tensor}, {"begin", K::Tensor}, {"end", K::Tensor}, {"strides", K::Tensor}}, {},
+      infer_dynamic_strided_slice, "strided slice with run-time begin/end/strides tensors"));
+  table.push_back(make_op("relax.where", "R.where",
+                          {{"condition", K::Tensor}, {"x1", K::Tensor}, {"x2", K::Tensor}}, {},
+                          infer_where, "selects x1 where condition holds, else x2 (broadcasting)"));
+  table.push_back(make_op("relax.argmax", "R.argmax", {{"x", K::Tensor}},
+                          {{"axis", K::Int, true, "None"}, {"keepdims", K::Bool, true, "False"}},
+                          infer_arg_reduce, "index of the maximum along an axis (int64)"));
+  table.push_back(make_op("relax.argmin", "R.argmin", {{"x", K::Tensor}},
+                          {{"axis", K::Int, true, "None"}, {"keepdims", K::Bool, true, "False"}},
+                          infer_arg_reduce, "index of the minimum along an axis (int64)"));
+  table.push_back(make_op("relax.sort", "R.sort", {{"x", K::Tensor}},
+                          {{"axis", K::Int, true, "-1"}, {"descending", K::Bool, true, "False"}},
+                          infer_sort, "sorts along an axis"));
+  table.push_back(make_op("relax.argsort", "R.argsort", {{"data", K::Tensor}},
+                          {{"axis", K::Int, true, "-1"},
+                           {"descending", K::Bool, true, "False"},
+                           {"dtype", K::DType, true, "\"int32\""}},
+                          infer_argsort, "indices that sort data along an axis"));
+  table.push_back(make_op("relax.topk", "R.topk", {{"data", K::Tensor}},
+                          {{"k", K::Int, true, "1"},
+                           {"axis", K::Int, true, "-1"},
+                           {"ret_type", K::String, true, "\"both\""},
+                           {"largest", K::Bool, true, "True"},
+                           {"dtype", K::DType, true, "\"int32\""}},
+                          infer_topk, "the k largest (or smallest) elements and their indices"));
+  table.push_back(make_op("relax.unique", "R.unique", {{"x", K::Tensor}},
+                          {{"sorted", K::Bool, true, "True"},
+                           {"return_index", K::Bool, true, "False"},
+                           {"return_inverse", K::Bool, true, "False"},
+                           {"return_counts", K::Bool, true, "False"},
+                           {"axis", K::Int, true, "None"}},
+                          infer_unique, "the distinct elements (data-dependent length)"));
+  table.push_back(make_op("relax.nonzero", "R.nonzero", {{"x", K::Tensor}}, {}, infer_nonzero,
+                          "indices of the non-zero elements, shape (ndim, count)"));
+}
+
+}  // namespace raxc::analysis::ops

@@ -1,0 +1,747 @@
+// Neural-network operators R.nn.* (operators.md §3.10): activations, softmax, normalizations,
+// dropout, convolutions, pooling, pad, attention, losses.
+#include <string>
+
+#include "analysis/ops/common.h"
+
+namespace raxc::analysis::ops {
+
+namespace {
+
+using ir::DataType;
+using ir::PrimExpr;
+using Dims = std::vector<const PrimExpr*>;
+
+const ir::StructInfo* unknown(InferContext& ctx, int ndim = -1) {
+  return rank_only(ctx, ndim, DataType::Void(), nullptr);
+}
+
+// ------------------------------------------------------------------------ activations
+
+const ir::StructInfo* infer_activation(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  if (!x) return unknown(ctx);
+  std::string_view name = current_op(ctx).name;
+  if (name != "relax.nn.relu") require_float(ctx, *x, "data");
+  for (std::string_view a : {"alpha", "beta", "threshold"})
+    if (name != "relax.nn.prelu") attr_float(ctx, a);
+  return x;
+}
+
+const ir::StructInfo* infer_prelu(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  tensor_arg(ctx, "alpha");
+  if (!x) return unknown(ctx);
+  require_float(ctx, *x, "data");
+  if (x->ndim >= 0)
+    normalize_axis(ctx, attr_int(ctx, "axis").value_or(1), x->ndim,
+                   param_span(ctx, param(ctx, "axis")));
+  return x;
+}
+
+const ir::StructInfo* infer_softmax(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  std::optional<int64_t> axis = attr_int(ctx, "axis");
+  if (!x) return unknown(ctx);
+  if (x->ndim < 0) return x;
+  require_float(ctx, *x, "data");
+  normalize_axis(ctx, axis.value_or(-1), x->ndim, param_span(ctx, param(ctx, "axis")));
+  return x;
+}
+
+// ---------------------------------------------------------------------- normalizations
+
+// Checks one parameter tensor (gamma, beta, ...) against the data on the normalized axes.
+// Returns false when an extent could not be proven equal (the result degrades to rank-only).
+bool check_norm_param(InferContext& ctx, const ir::TensorSInfo& data, const std::vector<int>& axes,
+                      std::string_view name) {
+  const ir::TensorSInfo* p = tensor_arg(ctx, name);
+  if (!p) return true;
+  Span at = param_span(ctx, param(ctx, name));
+  if (p->dtype != data.dtype) {
+    ctx.report(
+        DiagId::RX3108, at,
+        {op_text(ctx), "'data' and '" + std::string(name) + "'", data.dtype.str(), p->dtype.str()});
+    return true;
+  }
+  if (p->ndim != int(axes.size())) {
+    ctx.report(DiagId::RX3113, at,
+               {op_text(ctx), std::string(name), std::to_string(axes.size()), sinfo_text(p)});
+    return true;
+  }
+  auto dd = s_dims(data), pd = s_dims(*p);
+  if (!dd || !pd) return true;
+  bool decided = true;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const PrimExpr* a = (*dd)[size_t(axes[i])];
+    const PrimExpr* b = (*pd)[i];
+    arith::Proof pr = ctx.analyzer.compare(a, b);
+    if (pr == arith::Proof::NotEqual) {
+      ctx.report(
+          DiagId::RX3114, at,
+          {op_text(ctx), "dimension " + std::to_string(i) + " of '" + std::string(name) + "'",
+           prim_text(b), "dimension " + std::to_string(axes[i]) + " of 'data'", prim_text(a)});
+      return true;
+    }
+    if (pr == arith::Proof::Unknown) {
+      ctx.report(
+          DiagId::RX4102, at,
+          {op_text(ctx), "dimension " + std::to_string(i) + " of '" + std::string(name) + "'",
+           prim_text(b), "dimension " + std::to_string(axes[i]) + " of 'data'", prim_text(a)});
+      decided = false;
+    }
+  }
+  return decided;
+}
+
+const ir::StructInfo* infer_layer_norm(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  auto axes = attr_int_list(ctx, "axes");
+  attr_float(ctx, "epsilon");
+  if (!x) return unknown(ctx);
+  require_float(ctx, *x, "data");
+  if (x->ndim < 0 || !axes) return x;
+  auto norm = normalize_axes(ctx, *axes, x->ndim, param_span(ctx, param(ctx, "axes")));
+  if (!norm) return x;
+  bool decided = true;
+  bool is_rms = current_op(ctx).name == "relax.nn.rms_norm";
+  for (std::string_view p : is_rms ? std::vector<std::string_view>{"weight"}
+                                   : std::vector<std::string_view>{"gamma", "beta"})
+    decided = check_norm_param(ctx, *x, *norm, p) && decided;
+  return decided ? x : rank_only(ctx, x->ndim, x->dtype, x->vdevice);
+}
+
+const ir::StructInfo* infer_group_norm(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  std::optional<int64_t> groups = attr_int(ctx, "num_groups");
+  std::optional<int64_t> channel = attr_int(ctx, "channel_axis");
+  auto axes = attr_int_list(ctx, "axes");
+  if (!x) return unknown(ctx);
+  require_float(ctx, *x, "data");
+  if (x->ndim < 0 || !channel || !axes) return x;
+  auto c = normalize_axis(ctx, *channel, x->ndim, param_span(ctx, param(ctx, "channel_axis")));
+  auto norm = normalize_axes(ctx, *axes, x->ndim, param_span(ctx, param(ctx, "axes")));
+  if (!c || !norm) return x;
+  for (int a : *norm)
+    if (a == *c) {
+      ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "axes")),
+                 {op_text(ctx), "axes", "the channel axis must not be among the normalized axes"});
+      return x;
+    }
+  if (auto dims = s_dims(*x); dims && groups && *groups > 0) {
+    if (auto ch = ctx.analyzer.as_int((*dims)[size_t(*c)]); ch && *ch % *groups != 0)
+      ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "num_groups")),
+                 {op_text(ctx), "num_groups",
+                  "the channel count " + std::to_string(*ch) + " is not divisible by " +
+                      std::to_string(*groups)});
+  }
+  bool decided = true;
+  for (std::string_view p : {"gamma", "beta"})
+    decided = check_norm_param(ctx, *x, {*c}, p) && decided;
+  return decided ? x : rank_only(ctx, x->ndim, x->dtype, x->vdevice);
+}
+
+const ir::StructInfo* infer_instance_norm(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  if (!x) return unknown(ctx);
+  require_float(ctx, *x, "data");
+  return x;
+}
+
+const ir::StructInfo* infer_batch_norm(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  std::optional<int64_t> axis = attr_int(ctx, "axis");
+  const ir::TensorSInfo* mean = tensor_arg(ctx, "moving_mean");
+  const ir::TensorSInfo* var = tensor_arg(ctx, "moving_var");
+  if (!x) return unknown(ctx);
+  require_float(ctx, *x, "data");
+  bool decided = true;
+  if (x->ndim >= 0 && axis) {
+    auto a = normalize_axis(ctx, *axis, x->ndim, param_span(ctx, param(ctx, "axis")));
+    if (a)
+      for (std::string_view p : {"gamma", "beta", "moving_mean", "moving_var"})
+        decided = check_norm_param(ctx, *x, {*a}, p) && decided;
+  }
+  std::vector<const ir::StructInfo*> fields;
+  if (decided && mean && var) {
+    fields = {x, mean, var};
+  } else {
+    fields = {rank_only(ctx, x->ndim, x->dtype, x->vdevice),
+              rank_only(ctx, 1, x->dtype, x->vdevice), rank_only(ctx, 1, x->dtype, x->vdevice)};
+  }
+  return ctx.arena().make<ir::TupleSInfo>(std::move(fields));
+}
+
+const ir::StructInfo* infer_dropout(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  attr_float(ctx, "rate");
+  if (!x) return unknown(ctx);
+  return ctx.arena().make<ir::TupleSInfo>(std::vector<const ir::StructInfo*>{x, x});
+}
+
+// ---------------------------------------------------------------------------- layouts
+
+// For a layout that is a permutation of `canonical` ("NHWC" vs "NCHW"): position in `layout` of
+// each canonical axis. nullopt for a split layout ("NCHW16c") or garbage; `valid` false only for
+// garbage.
+std::optional<std::vector<int>> layout_positions(const std::string& layout,
+                                                 std::string_view canonical, bool* valid) {
+  *valid = true;
+  bool split = false;
+  std::string primal;
+  for (char c : layout) {
+    if (c >= 'A' && c <= 'Z')
+      primal += c;
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+      split = true;
+    else
+      *valid = false;
+  }
+  if (primal.size() != canonical.size()) *valid = false;
+  std::vector<int> pos;
+  for (char c : canonical) {
+    size_t p = primal.find(c);
+    if (p == std::string::npos) *valid = false;
+    pos.push_back(int(p));
+  }
+  if (!*valid || split) return std::nullopt;
+  return pos;
+}
+
+// A spatial attribute list canonicalized to `n` values (an int or 1 value is repeated).
+std::vector<const PrimExpr*> spatial_list(InferContext& ctx, std::string_view name, size_t n,
+                                          int64_t dflt) {
+  auto v = attr_prim_list(ctx, name);
+  std::vector<const PrimExpr*> out;
+  if (!v || v->empty()) return std::vector<const PrimExpr*>(n, ctx.analyzer.make_int(dflt));
+  if (v->size() == 1) return std::vector<const PrimExpr*>(n, (*v)[0]);
+  if (v->size() != n) {
+    ctx.report(
+        DiagId::RX3116, param_span(ctx, param(ctx, name)),
+        {op_text(ctx), std::string(name),
+         "expected 1 or " + std::to_string(n) + " values, got " + std::to_string(v->size())});
+    return std::vector<const PrimExpr*>(n, ctx.analyzer.make_int(dflt));
+  }
+  return *v;
+}
+
+// Padding: 1 value -> all sides, n values -> (p_i before, p_i after), 2n values -> as is.
+// Returns [before_0..before_{n-1}, after_0..after_{n-1}].
+std::vector<const PrimExpr*> padding_list(InferContext& ctx, size_t n) {
+  auto v = attr_prim_list(ctx, "padding");
+  const PrimExpr* zero = ctx.analyzer.make_int(0);
+  if (!v || v->empty()) return std::vector<const PrimExpr*>(2 * n, zero);
+  if (v->size() == 1) return std::vector<const PrimExpr*>(2 * n, (*v)[0]);
+  if (v->size() == n) {
+    std::vector<const PrimExpr*> out = *v;
+    out.insert(out.end(), v->begin(), v->end());
+    return out;
+  }
+  if (v->size() == 2 * n) return *v;
+  ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "padding")),
+             {op_text(ctx), "padding",
+              "expected 1, " + std::to_string(n) + " or " + std::to_string(2 * n) +
+                  " values, got " + std::to_string(v->size())});
+  return std::vector<const PrimExpr*>(2 * n, zero);
+}
+
+std::string spatial_letters(size_t n) { return n == 1 ? "W" : n == 2 ? "HW" : "DHW"; }
+
+// Resolves data/out layouts: canonical positions or nullopt (split layout => rank-only).
+struct Layouts {
+  std::optional<std::vector<int>> in, out;
+  int out_rank = -1;
+  bool ok = true;
+};
+
+Layouts resolve_layouts(InferContext& ctx, std::string_view data_key, std::string_view out_key,
+                        size_t n) {
+  Layouts l;
+  std::string canonical = "NC" + spatial_letters(n);
+  std::string data = attr_string(ctx, data_key).value_or(canonical);
+  std::string out = attr_string(ctx, out_key).value_or(data);
+  bool valid = true;
+  l.in = layout_positions(data, canonical, &valid);
+  if (!valid) {
+    ctx.report(DiagId::RX3120, param_span(ctx, param(ctx, data_key)),
+               {op_text(ctx), data, "data (" + canonical + "-like)"});
+    l.ok = false;
+  }
+  bool data_valid = l.ok;
+  l.out = layout_positions(out, canonical, &valid);
+  if (!valid && (data_valid || out != data)) {
+    ctx.report(DiagId::RX3120, param_span(ctx, param(ctx, out_key)),
+               {op_text(ctx), out, "output (" + canonical + "-like)"});
+    l.ok = false;
+  }
+  l.out_rank = int(out.size());
+  for (char c : out)
+    if (c >= '0' && c <= '9') --l.out_rank;  // "NCHW16c": the digits are not axes
+  return l;
+}
+
+// Output dims in the output layout from canonical [N, C, spatial...].
+Dims to_layout(const Dims& canonical, const std::vector<int>& positions) {
+  Dims out(canonical.size());
+  for (size_t i = 0; i < canonical.size(); ++i) out[size_t(positions[i])] = canonical[i];
+  return out;
+}
+
+Dims from_layout(const Dims& dims, const std::vector<int>& positions) {
+  Dims out;
+  for (int p : positions) out.push_back(dims[size_t(p)]);
+  return out;
+}
+
+// ------------------------------------------------------------------------ convolutions
+
+template <size_t N, bool Transpose>
+const ir::StructInfo* infer_conv(InferContext& ctx) {
+  const ir::TensorSInfo* data = tensor_arg(ctx, "data");
+  const ir::TensorSInfo* weight = tensor_arg(ctx, "weight");
+  Layouts l = resolve_layouts(ctx, "data_layout", "out_layout", N);
+  std::string kcanon = std::string(Transpose ? "IO" : "OI") + spatial_letters(N);
+  std::string klayout = attr_string(ctx, "kernel_layout").value_or(kcanon);
+  bool kvalid = true;
+  std::string kcanonical = "OI" + spatial_letters(N);
+  auto kpos = layout_positions(klayout, kcanonical, &kvalid);
+  if (!kvalid)
+    ctx.report(DiagId::RX3120, param_span(ctx, param(ctx, "kernel_layout")),
+               {op_text(ctx), klayout, "kernel (" + kcanon + "-like)"});
+  int64_t groups = attr_int(ctx, "groups").value_or(1);
+  if (groups <= 0) {
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "groups")),
+               {op_text(ctx), "groups", "groups must be positive"});
+    groups = 1;
+  }
+  std::optional<DataType> out_dtype = attr_dtype(ctx, "out_dtype");
+  if (!data || !weight) return unknown(ctx, l.out_rank);
+  DataType dtype =
+      out_dtype && !out_dtype->is_void()
+          ? *out_dtype
+          : arith_dtype(ctx, data->dtype, weight->dtype, "data and weight", ctx.call.span);
+  const ir::VDevice* vdev = binary_vdevice(ctx, data->vdevice, weight->vdevice);
+  for (auto [t, name] : {std::pair{data, "data"}, std::pair{weight, "weight"}})
+    if (t->ndim >= 0 && t->ndim != int(N + 2)) {
+      ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, name)),
+                 {op_text(ctx), name, std::to_string(N + 2), sinfo_text(t)});
+      return rank_only(ctx, l.out_rank, dtype, vdev);
+    }
+  auto dd = s_dims(*data), wd = s_dims(*weight);
+  if (!l.ok || !kvalid || !l.in || !l.out || !kpos || !dd || !wd)
+    return rank_only(ctx, l.out_rank, dtype, vdev);
+  auto& an = ctx.analyzer;
+  Dims x = from_layout(*dd, *l.in);  // N, C, spatial...
+  Dims w = from_layout(*wd, *kpos);  // O, I, spatial... (for transpose: the IO roles swap)
+  const PrimExpr* g = an.make_int(groups);
+  Span at = ctx.call.span;
+  Dims strides = spatial_list(ctx, "strides", N, 1);
+  Dims dilation = spatial_list(ctx, "dilation", N, 1);
+  Dims pad = padding_list(ctx, N);
+  Dims out{x[0]};
+  if (!Transpose) {
+    check_dims_equal(ctx, x[1], "the input channels", an.mul(w[1], g),
+                     "weight input channels * groups", at);
+    if (auto o = an.as_int(w[0]); o && *o % groups != 0)
+      ctx.report(DiagId::RX3116, at,
+                 {op_text(ctx), "groups",
+                  "the output channel count " + std::to_string(*o) + " is not divisible by " +
+                      std::to_string(groups)});
+    out.push_back(w[0]);
+    for (size_t i = 0; i < N; ++i) {
+      const PrimExpr* num = an.sub(an.sub(an.add(an.add(x[2 + i], pad[i]), pad[N + i]),
+                                          an.mul(dilation[i], an.sub(w[2 + i], an.make_int(1)))),
+                                   an.make_int(1));
+      out.push_back(an.add(an.floordiv(num, strides[i]), an.make_int(1)));
+    }
+  } else {
+    // The letters name the roles: w[0] is 'O' (output channels per group), w[1] is 'I'.
+    const PrimExpr* wo = w[0];
+    const PrimExpr* wi = w[1];
+    check_dims_equal(ctx, x[1], "the input channels", wi, "weight input channels", at);
+    if (auto i = an.as_int(wi); i && *i % groups != 0)
+      ctx.report(DiagId::RX3116, at,
+                 {op_text(ctx), "groups",
+                  "the weight input channel count " + std::to_string(*i) + " is not divisible by " +
+                      std::to_string(groups)});
+    Dims out_pad = spatial_list(ctx, "output_padding", N, 0);
+    for (size_t i = 0; i < N; ++i) {
+      auto op = an.as_int(out_pad[i]), st = an.as_int(strides[i]);
+      if (op && st && *op >= *st)
+        ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "output_padding")),
+                   {op_text(ctx), "output_padding", "each value must be less than the stride"});
+    }
+    out.push_back(an.mul(wo, g));
+    for (size_t i = 0; i < N; ++i) {
+      const PrimExpr* e = an.mul(an.sub(x[2 + i], an.make_int(1)), strides[i]);
+      e = an.sub(e, an.add(pad[i], pad[N + i]));
+      e = an.add(e, an.mul(dilation[i], an.sub(w[2 + i], an.make_int(1))));
+      e = an.add(an.add(e, out_pad[i]), an.make_int(1));
+      out.push_back(e);
+    }
+  }
+  return make_tensor(ctx, to_layout(out, *l.out), dtype, vdev);
+}
+
+// ----------------------------------------------------------------------------- pooling
+
+template <size_t N>
+const ir::StructInfo* infer_pool(InferContext& ctx) {
+  const ir::TensorSInfo* data = tensor_arg(ctx, "data");
+  Layouts l = resolve_layouts(ctx, "layout", "out_layout", N);
+  bool ceil_mode = attr_bool(ctx, "ceil_mode").value_or(false);
+  attr_bool(ctx, "count_include_pad");
+  if (!data) return unknown(ctx, l.out_rank);
+  if (data->ndim >= 0 && data->ndim != int(N + 2)) {
+    ctx.report(DiagId::RX3113, ctx.arg_span(0),
+               {op_text(ctx), "data", std::to_string(N + 2), sinfo_text(data)});
+    return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
+  }
+  auto dd = s_dims(*data);
+  if (!l.ok || !l.in || !l.out || !dd)
+    return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
+  auto& an = ctx.analyzer;
+  Dims x = from_layout(*dd, *l.in);
+  Dims pool = spatial_list(ctx, "pool_size", N, 1);
+  Dims strides = spatial_list(ctx, "strides", N, 1);
+  Dims dilation = spatial_list(ctx, "dilation", N, 1);
+  Dims pad = padding_list(ctx, N);
+  Dims out{x[0], x[1]};
+  for (size_t i = 0; i < N; ++i) {
+    const PrimExpr* num = an.sub(an.sub(an.add(an.add(x[2 + i], pad[i]), pad[N + i]),
+                                        an.mul(dilation[i], an.sub(pool[i], an.make_int(1)))),
+                                 an.make_int(1));
+    if (ceil_mode) num = an.add(num, an.sub(strides[i], an.make_int(1)));
+    const PrimExpr* raw = an.add(an.floordiv(num, strides[i]), an.make_int(1));
+    if (ceil_mode) {
+      // The last window must start inside the (front-padded) input.
+      auto r = an.as_int(raw), s = an.as_int(strides[i]), h = an.as_int(an.add(x[2 + i], pad[i]));
+      if (r && s && h) {
+        if ((*r - 1) * *s >= *h) raw = an.make_int(*r - 1);
+      } else {
+        return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
+      }
+    }
+    out.push_back(raw);
+  }
+  return make_tensor(ctx, to_layout(out, *l.out), data->dtype, data->vdevice);
+}
+
+template <size_t N>
+const ir::StructInfo* infer_adaptive_pool(InferContext& ctx) {
+  const ir::TensorSInfo* data = tensor_arg(ctx, "data");
+  Layouts l = resolve_layouts(ctx, "layout", "out_layout", N);
+  auto size = attr_prim_list(ctx, "output_size");
+  if (!data) return unknown(ctx, l.out_rank);
+  if (data->ndim >= 0 && data->ndim != int(N + 2)) {
+    ctx.report(DiagId::RX3113, ctx.arg_span(0),
+               {op_text(ctx), "data", std::to_string(N + 2), sinfo_text(data)});
+    return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
+  }
+  auto dd = s_dims(*data);
+  std::string layout = attr_string(ctx, "layout").value_or("NC" + spatial_letters(N));
+  std::string out_layout = attr_string(ctx, "out_layout").value_or(layout);
+  if (!l.ok || !l.in || !l.out || !dd) {
+    if (data->shape && out_layout == layout && !size) return data;
+    return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
+  }
+  Dims x = from_layout(*dd, *l.in);
+  if (size) {
+    Dims s = *size;
+    if (s.size() == 1) s = Dims(N, s[0]);
+    if (s.size() != N) {
+      ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "output_size")),
+                 {op_text(ctx), "output_size", "expected 1 or " + std::to_string(N) + " values"});
+      return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
+    }
+    for (size_t i = 0; i < N; ++i) x[2 + i] = s[i];
+  }
+  return make_tensor(ctx, to_layout(x, *l.out), data->dtype, data->vdevice);
+}
+
+// --------------------------------------------------------------------------------- pad
+
+const ir::StructInfo* infer_pad(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  auto widths = attr_prim_list(ctx, "pad_width");
+  if (auto mode = attr_string(ctx, "pad_mode"); mode && *mode != "constant" && *mode != "reflect" &&
+                                                *mode != "replicate" && *mode != "circular")
+    ctx.report(
+        DiagId::RX3116, param_span(ctx, param(ctx, "pad_mode")),
+        {op_text(ctx), "pad_mode", "expected 'constant', 'reflect', 'replicate' or 'circular'"});
+  if (!x) return unknown(ctx);
+  if (x->ndim < 0 || !widths) return rank_only(ctx, x->ndim, x->dtype, nullptr);
+  if (widths->size() != size_t(2 * x->ndim)) {
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "pad_width")),
+               {op_text(ctx), "pad_width",
+                "expected " + std::to_string(2 * x->ndim) + " values (before and after per axis)"});
+    return rank_only(ctx, x->ndim, x->dtype, nullptr);
+  }
+  auto dims = v_dims(*x);
+  if (!dims) return rank_only(ctx, x->ndim, x->dtype, nullptr);
+  auto& an = ctx.analyzer;
+  Dims out;
+  for (size_t i = 0; i < dims->size(); ++i)
+    out.push_back(an.add(an.add((*dims)[i], (*widths)[2 * i]), (*widths)[2 * i + 1]));
+  return make_tensor(ctx, std::move(out), x->dtype, nullptr);
+}
+
+// ----------------------------------------------------------------------------- losses
+
+const ir::StructInfo* infer_cross_entropy(InferContext& ctx) {
+  const ir::TensorSInfo* p = tensor_arg(ctx, "predictions");
+  const ir::TensorSInfo* t = tensor_arg(ctx, "labels");
+  if (!p || !t) return make_tensor(ctx, {}, DataType::Void(), nullptr);
+  DataType dtype = arith_dtype(ctx, p->dtype, t->dtype, "predictions and labels", ctx.call.span);
+  const ir::VDevice* vdev = binary_vdevice(ctx, p->vdevice, t->vdevice);
+  if (p->ndim >= 0 && t->ndim >= 0 && p->ndim != t->ndim) {
+    ctx.report(
+        DiagId::RX3122, ctx.call.span,
+        {op_text(ctx), "predictions and labels", std::to_string(p->ndim), std::to_string(t->ndim)});
+  } else if (auto dp = v_dims(*p), dt = v_dims(*t); dp && dt) {
+    for (size_t i = 0; i < dp->size(); ++i)
+      if (ctx.analyzer.compare((*dp)[i], (*dt)[i]) == arith::Proof::NotEqual) {
+        ctx.report(DiagId::RX3114, ctx.call.span,
+                   {op_text(ctx), "dimension " + std::to_string(i) + " of 'predictions'",
+                    prim_text((*dp)[i]), "that of 'labels'", prim_text((*dt)[i])});
+        break;
+      }
+  }
+  return make_tensor(ctx, {}, dtype, vdev);
+}
+
+const ir::StructInfo* infer_nll_loss(InferContext& ctx) {
+  const ir::TensorSInfo* p = tensor_arg(ctx, "predictions");
+  const ir::TensorSInfo* t = tensor_arg(ctx, "targets");
+  const ir::TensorSInfo* w = nullptr;
+  if (arg_sinfo(ctx, "weights")) w = tensor_arg(ctx, "weights");
+  std::string reduction = attr_string(ctx, "reduction").value_or("mean");
+  attr_int(ctx, "ignore_index");
+  if (reduction != "none" && reduction != "mean" && reduction != "sum")
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "reduction")),
+               {op_text(ctx), "reduction", "expected 'none', 'mean' or 'sum'"});
+  if (!p || !t) return unknown(ctx);
+  if (!t->dtype.is_void() && !t->dtype.is_integer())
+    ctx.report(DiagId::RX3118, ctx.arg_span(1),
+               {op_text(ctx), "targets", "an integer tensor", sinfo_text(t)});
+  DataType dtype =
+      w ? arith_dtype(ctx, p->dtype, w->dtype, "predictions and weights", ctx.call.span) : p->dtype;
+  if (p->ndim >= 0 && t->ndim >= 0 && t->ndim != std::max(p->ndim - 1, 0))
+    ctx.report(DiagId::RX3113, ctx.arg_span(1),
+               {op_text(ctx), "targets", std::to_string(std::max(p->ndim - 1, 0)), sinfo_text(t)});
+  if (w && w->ndim >= 0 && w->ndim != 1)
+    ctx.report(DiagId::RX3113, ctx.arg_span(2), {op_text(ctx), "weights", "1", sinfo_text(w)});
+  if (reduction != "none") return make_tensor(ctx, {}, dtype, p->vdevice);
+  auto dp = s_dims(*p);
+  if (!dp || p->ndim < 1)
+    return rank_only(ctx, p->ndim < 0 ? -1 : std::max(p->ndim - 1, 0), dtype, p->vdevice);
+  if (p->ndim == 1) return make_tensor(ctx, {}, dtype, p->vdevice);
+  Dims out{(*dp)[0]};
+  out.insert(out.end(), dp->begin() + 2, dp->end());
+  return make_tensor(ctx, std::move(out), dtype, p->vdevice);
+}
+
+const ir::StructInfo* infer_batch_flatten(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  if (!x) return unknown(ctx, 2);
+  if (x->ndim < 0) return rank_only(ctx, 2, x->dtype, x->vdevice);
+  if (x->ndim < 2) {
+    ctx.report(DiagId::RX3118, ctx.arg_span(0),
+               {op_text(ctx), "data", "at least 2-dimensional", sinfo_text(x)});
+    return rank_only(ctx, 2, x->dtype, x->vdevice);
+  }
+  if (x->ndim == 2) return x;
+  auto dims = s_dims(*x);
+  if (!dims) return rank_only(ctx, 2, x->dtype, x->vdevice);
+  Dims rest(dims->begin() + 1, dims->end());
+  return make_tensor(ctx, {(*dims)[0], product(ctx, rest)}, x->dtype, x->vdevice);
+}
+
+const ir::StructInfo* infer_attention(InferContext& ctx) {
+  const ir::TensorSInfo* q = tensor_arg(ctx, "query");
+  const ir::TensorSInfo* k = tensor_arg(ctx, "key");
+  const ir::TensorSInfo* v = tensor_arg(ctx, "value");
+  if (!q || !k || !v) return unknown(ctx, 4);
+  for (auto [t, name] : {std::pair{q, "query"}, std::pair{k, "key"}, std::pair{v, "value"}})
+    if (t->ndim != 4) {
+      ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, name)),
+                 {op_text(ctx), name, "4", sinfo_text(t)});
+      return rank_only(ctx, 4, q->dtype, q->vdevice);
+    }
+  auto dq = s_dims(*q), dk = s_dims(*k), dv = s_dims(*v);
+  if (!dq || !dk || !dv) return rank_only(ctx, 4, q->dtype, q->vdevice);
+  Span at = ctx.call.span;
+  check_dims_equal(ctx, (*dk)[0], "the batch of 'key'", (*dq)[0], "that of 'query'", at);
+  check_dims_equal(ctx, (*dv)[1], "the sequence length of 'value'", (*dk)[1], "that of 'key'", at);
+  check_dims_equal(ctx, (*dk)[3], "the head size of 'key'", (*dq)[3], "that of 'query'", at);
+  return make_tensor(ctx, {(*dq)[0], (*dq)[1], (*dq)[2], (*dv)[3]}, q->dtype, q->vdevice);
+}
+
+std::vector<ParamSpec> conv_attrs(bool transpose, size_t n) {
+  using K = ArgKind;
+  static const char* const data_layouts[] = {"", "\"NCW\"", "\"NCHW\"", "\"NCDHW\""};
+  static const char* const kernel_layouts[] = {"", "\"OIW\"", "\"OIHW\"", "\"OIDHW\""};
+  static const char* const tkernel_layouts[] = {"", "\"IOW\"", "\"IOHW\"", "\"IODHW\""};
+  std::vector<ParamSpec> a = {{"strides", K::IntList, true, "1"},
+                              {"padding", K::IntList, true, "0"}};
+  if (transpose) a.push_back({"output_padding", K::IntList, true, "0"});
+  a.push_back({"dilation", K::IntList, true, "1"});
+  a.push_back({"groups", K::Int, true, "1"});
+  a.push_back({"data_layout", K::String, true, data_layouts[n]});
+  a.push_back(
+      {"kernel_layout", K::String, true, transpose ? tkernel_layouts[n] : kernel_layouts[n]});
+  a.push_back({"out_layout", K::String, true, "None"});
+  a.push_back({"out_dtype", K::DType, true, "None"});
+  return a;
+}
+
+std::vector<ParamSpec> pool_attrs(size_t n) {
+  using K = ArgKind;
+  static const char* const layouts[] = {"", "\"NCW\"", "\"NCHW\"", "\"NCDHW\""};
+  return {{"pool_size", K::IntList, true, "1"},    {"strides", K::IntList, true, "1"},
+          {"padding", K::IntList, true, "0"},      {"dilation", K::IntList, true, "1"},
+          {"ceil_mode", K::Bool, true, "False"},   {"count_include_pad", K::Bool, true, "False"},
+          {"layout", K::String, true, layouts[n]}, {"out_layout", K::String, true, "None"}};
+}
+
+}  // namespace
+
+void register_nn(std::vector<OpDef>& table) {
+  using K = ArgKind;
+  auto unary = [&](std::string_view name, std::string_view text, std::vector<ParamSpec> attrs,
+                   std::string_view doc) {
+    table.push_back(
+        make_op(name, text, {{"data", K::Tensor}}, std::move(attrs), infer_activation, doc));
+  };
+  unary("relax.nn.relu", "R.nn.relu", {}, "max(x, 0)");
+  unary("relax.nn.gelu", "R.nn.gelu", {}, "Gaussian error linear unit (erf form)");
+  unary("relax.nn.gelu_tanh", "R.nn.gelu_tanh", {}, "Gaussian error linear unit (tanh form)");
+  unary("relax.nn.silu", "R.nn.silu", {}, "x * sigmoid(x)");
+  unary("relax.nn.selu", "R.nn.selu", {}, "scaled exponential linear unit");
+  unary("relax.nn.leakyrelu", "R.nn.leakyrelu", {{"alpha", K::Float, true, "0.01"}},
+        "x if x > 0 else alpha * x");
+  unary("relax.nn.softplus", "R.nn.softplus",
+        {{"beta", K::Float, true, "1.0"}, {"threshold", K::Float, true, "20.0"}},
+        "log(1 + exp(beta * x)) / beta");
+  table.push_back(make_op("relax.nn.prelu", "R.nn.prelu",
+                          {{"data", K::Tensor}, {"alpha", K::Tensor}},
+                          {{"axis", K::Int, true, "1"}}, infer_prelu,
+                          "x if x > 0 else alpha[c] * x along the channel axis"));
+  for (auto [name, text, doc] :
+       {std::tuple{"relax.nn.softmax", "R.nn.softmax", "softmax along an axis"},
+        std::tuple{"relax.nn.log_softmax", "R.nn.log_softmax", "log of softmax along an axis"}})
+    table.push_back(make_op(name, text, {{"data", K::Tensor}}, {{"axis", K::Int, true, "-1"}},
+                            infer_softmax, doc));
+  table.push_back(make_op("relax.nn.layer_norm", "R.nn.layer_norm",
+                          {{"data", K::Tensor}, {"gamma", K::Tensor}, {"beta", K::Tensor}},
+                          {{"axes", K::IntList},
+                           {"epsilon", K::Float, true, "1e-05"},
+                           {"center", K::Bool, true, "True"},
+                           {"scale", K::Bool, true, "True"}},
+                          infer_layer_norm, "layer normalization over the given axes"));
+  table.push_back(make_op("relax.nn.rms_norm", "R.nn.rms_norm",
+                          {{"data", K::Tensor}, {"weight", K::Tensor}},
+                          {{"axes", K::IntList, true, "-1"}, {"epsilon", K::Float, true, "1e-05"}},
+                          infer_layer_norm, "root-mean-square normalization over the given axes"));
+  table.push_back(make_op("relax.nn.group_norm", "R.nn.group_norm",
+                          {{"data", K::Tensor}, {"gamma", K::Tensor}, {"beta", K::Tensor}},
+                          {{"num_groups", K::Int},
+                           {"channel_axis", K::Int},
+                           {"axes", K::IntList},
+                           {"epsilon", K::Float, true, "1e-05"},
+                           {"center", K::Bool, true, "True"},
+                           {"scale", K::Bool, true, "True"}},
+                          infer_group_norm, "group normalization"));
+  table.push_back(make_op("relax.nn.instance_norm", "R.nn.instance_norm",
+                          {{"data", K::Tensor}, {"gamma", K::Tensor}, {"beta", K::Tensor}},
+                          {{"channel_axis", K::Int},
+                           {"axes", K::IntList},
+                           {"epsilon", K::Float, true, "1e-05"},
+                           {"center", K::Bool, true, "True"},
+                           {"scale", K::Bool, true, "True"}},
+                          infer_instance_norm, "instance normalization"));
+  table.push_back(make_op("relax.nn.batch_norm", "R.nn.batch_norm",
+                          {{"data", K::Tensor},
+                           {"gamma", K::Tensor},
+                           {"beta", K::Tensor},
+                           {"moving_mean", K::Tensor},
+                           {"moving_var", K::Tensor}},
+                          {{"axis", K::Int},
+                           {"epsilon", K::Float, true, "1e-05"},
+                           {"center", K::Bool, true, "True"},
+                           {"scale", K::Bool, true, "True"},
+                           {"momentum", K::Float, true, "0.1"},
+                           {"training", K::Bool, true, "True"}},
+                          infer_batch_norm,
+                          "batch normalization; (output, new moving mean, new moving var)"));
+  table.push_back(make_op("relax.nn.dropout", "R.nn.dropout", {{"data", K::Tensor}},
+                          {{"rate", K::Float, true, "0.5"}}, infer_dropout,
+                          "dropout; (output, mask)"));
+  std::vector<ParamSpec> conv_args = {{"data", K::Tensor}, {"weight", K::Tensor}};
+  table.push_back(make_op("relax.nn.conv1d", "R.nn.conv1d", conv_args, conv_attrs(false, 1),
+                          infer_conv<1, false>, "1-D convolution (cross-correlation)"));
+  table.push_back(make_op("relax.nn.conv2d", "R.nn.conv2d", conv_args, conv_attrs(false, 2),
+                          infer_conv<2, false>, "2-D convolution (cross-correlation)"));
+  table.push_back(make_op("relax.nn.conv3d", "R.nn.conv3d", conv_args, conv_attrs(false, 3),
+                          infer_conv<3, false>, "3-D convolution (cross-correlation)"));
+  table.push_back(make_op("relax.nn.conv1d_transpose", "R.nn.conv1d_transpose", conv_args,
+                          conv_attrs(true, 1), infer_conv<1, true>, "1-D transposed convolution"));
+  table.push_back(make_op("relax.nn.conv2d_transpose", "R.nn.conv2d_transpose", conv_args,
+                          conv_attrs(true, 2), infer_conv<2, true>, "2-D transposed convolution"));
+  table.push_back(make_op("relax.nn.conv3d_transpose", "R.nn.conv3d_transpose", conv_args,
+                          conv_attrs(true, 3), infer_conv<3, true>, "3-D transposed convolution"));
+  table.push_back(make_op("relax.nn.max_pool1d", "R.nn.max_pool1d", {{"data", K::Tensor}},
+                          pool_attrs(1), infer_pool<1>, "1-D max pooling"));
+  table.push_back(make_op("relax.nn.max_pool2d", "R.nn.max_pool2d", {{"data", K::Tensor}},
+                          pool_attrs(2), infer_pool<2>, "2-D max pooling"));
+  table.push_back(make_op("relax.nn.max_pool3d", "R.nn.max_pool3d", {{"data", K::Tensor}},
+                          pool_attrs(3), infer_pool<3>, "3-D max pooling"));
+  table.push_back(make_op("relax.nn.avg_pool1d", "R.nn.avg_pool1d", {{"data", K::Tensor}},
+                          pool_attrs(1), infer_pool<1>, "1-D average pooling"));
+  table.push_back(make_op("relax.nn.avg_pool2d", "R.nn.avg_pool2d", {{"data", K::Tensor}},
+                          pool_attrs(2), infer_pool<2>, "2-D average pooling"));
+  table.push_back(make_op("relax.nn.avg_pool3d", "R.nn.avg_pool3d", {{"data", K::Tensor}},
+                          pool_attrs(3), infer_pool<3>, "3-D average pooling"));
+  static const char* const layouts[] = {"", "\"NCW\"", "\"NCHW\"", "\"NCDHW\""};
+  for (size_t n = 1; n <= 3; ++n) {
+    static const char* const names[] = {"", "relax.nn.adaptive_avg_pool1d",
+                                        "relax.nn.adaptive_avg_pool2d",
+                                        "relax.nn.adaptive_avg_pool3d"};
+    static const char* const texts[] = {"", "R.nn.adaptive_avg_pool1d", "R.nn.adaptive_avg_pool2d",
+                                        "R.nn.adaptive_avg_pool3d"};
+    InferFn fn = n == 1   ? infer_adaptive_pool<1>
+                 : n == 2 ? infer_adaptive_pool<2>
+                          : infer_adaptive_pool<3>;
+    table.push_back(make_op(names[n], texts[n], {{"data", K::Tensor}},
+                            {{"output_size", K::IntList, true, "None"},
+                             {"layout", K::String, true, layouts[n]},
+                             {"out_layout", K::String, true, "None"}},
+                            fn, "adaptive average pooling to output_size"));
+  }
+  table.push_back(make_op("relax.nn.pad", "R.nn.pad", {{"data", K::Tensor}},
+                          {{"pad_width", K::IntList},
+                           {"pad_mode", K::String, true, "\"constant\""},
+                           {"pad_value", K::Float, true, "0.0"}},
+                          infer_pad, "pads every axis (flat [before_0, after_0, ...] widths)"));
+  table.push_back(make_op("relax.nn.attention", "R.nn.attention",
+                          {{"query", K::Tensor},
+                           {"key", K::Tensor},
+                           {"value", K::Tensor},
+                           {"bias", K::Tensor, true, "None"}},
+                          {{"scale", K::Float, true, "None"},
+                           {"causal_mask", K::String, true, "None"},
+                           {"window_size", K::Int, true, "None"}},
+                          infer_attention, "multi-head attention in BSNH layout"));
+  table.push_back(make_op("relax.nn.cross_entropy_with_logits", "R.nn.cross_entropy_with_logits",
+                          {{"predictions", K::Tensor}, {"labels", K::Tensor}}, {},
+                          infer_cross_entropy, "-sum(predictions * labels) / batch (scalar)"));
+  table.push_back(make_op(
+      "relax.nn.nll_loss", "R.nn.nll_loss",
+      {{"predictions", K::Tensor}, {"targets", K::Tensor}, {"weights", K::Tensor, true, "None"}},
+      {{"reduction", K::String, true, "\"mean\""}, {"ignore_index", K::Int, true, "-100"}},
+      infer_nll_loss, "negative log-likelihood loss"));
+  table.push_back(make_op("relax.nn.batch_flatten", "R.nn.batch_flatten", {{"data", K::Tensor}}, {},
+                          infer_batch_flatten, "reshapes to (batch, -1)"));
+}
+
+}  // namespace raxc::analysis::ops

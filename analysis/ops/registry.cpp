@@ -1,0 +1,152 @@
+// The operator table and the generic part of every call's check: arity, keyword names, then the
+// operator's own inference rule.
+#include "analysis/ops/registry.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "analysis/ops/common.h"
+
+namespace raxc::analysis::ops {
+
+namespace {
+
+struct Table {
+  std::vector<OpDef> ops;
+  std::unordered_map<std::string_view, size_t> by_name;
+};
+
+const Table& table() {
+  static const Table t = [] {
+    Table t;
+    register_binary(t.ops);
+    register_unary(t.ops);
+    register_create(t.ops);
+    register_manipulate(t.ops);
+    register_index(t.ops);
+    register_linalg(t.ops);
+    register_reduce(t.ops);
+    register_nn(t.ops);
+    register_calls(t.ops);
+    register_misc(t.ops);
+    for (size_t i = 0; i < t.ops.size(); ++i) t.by_name.emplace(t.ops[i].name, i);
+    return t;
+  }();
+  return t;
+}
+
+size_t required_args(const OpDef& def) {
+  size_t n = 0;
+  for (const ParamSpec& p : def.args)
+    if (!p.optional) ++n;
+  if (def.variadic && n > 0 && !def.args.back().optional) --n;  // `*values` may be empty
+  return n;
+}
+
+const ParamSpec* find_param(const OpDef& def, std::string_view name, size_t* index) {
+  size_t i = 0;
+  for (const auto* list : {&def.args, &def.attrs}) {
+    for (const ParamSpec& p : *list) {
+      if (p.name == name) {
+        *index = i;
+        return &p;
+      }
+      ++i;
+    }
+  }
+  return nullptr;
+}
+
+// Arity and keyword names; false when inference cannot run meaningfully.
+bool check_signature(const OpDef& def, InferContext& ctx) {
+  const ir::Call& call = ctx.call;
+  std::string text(def.text);
+  size_t given = call.args.size();
+  size_t max = def.variadic ? SIZE_MAX : def.args.size() + def.attrs.size();
+  bool ok = true;
+  if (given > max) {
+    ctx.report(DiagId::RX3100, call.args[max]->span,
+               {text, std::to_string(def.args.size()), std::to_string(given)});
+    ok = false;
+  }
+  for (auto& [key, value] : call.attrs.entries) {
+    size_t index = 0;
+    const ParamSpec* p = find_param(def, key, &index);
+    Span at = value.span.empty() ? call.span : value.span;
+    if (p == nullptr) {
+      ctx.report(DiagId::RX3101, at, {text, key});
+      ok = false;
+    } else if (index < given && !(def.variadic && index + 1 >= def.args.size())) {
+      ctx.report(DiagId::RX3102, at, {text, key});
+      ok = false;
+    }
+  }
+  // Missing required positional arguments (a required argument may come by keyword).
+  size_t required = required_args(def);
+  for (size_t i = given; i < required; ++i) {
+    if (call.attrs.find(def.args[i].name) != nullptr) continue;
+    ctx.report(DiagId::RX3100, call.span, {text, std::to_string(required), std::to_string(given)});
+    ok = false;
+    break;
+  }
+  // Required attributes (positionally after the arguments, or by keyword).
+  for (size_t i = 0; i < def.attrs.size(); ++i) {
+    const ParamSpec& p = def.attrs[i];
+    if (p.optional || def.variadic) continue;
+    if (def.args.size() + i < given || call.attrs.find(p.name) != nullptr) continue;
+    ctx.report(DiagId::RX3125, call.span, {text, std::string(p.name)});
+    ok = false;
+  }
+  return ok;
+}
+
+// A tensor whose shape is a shape variable has that variable's rank (the lowering may leave
+// ndim = -1 on such annotations).
+const ir::StructInfo* with_shape_var_rank(ir::Arena& arena, const ir::StructInfo* s) {
+  if (auto* t = ir::dyn_cast<ir::TensorSInfo>(s)) {
+    if (t->ndim >= 0) return s;
+    auto* var = ir::dyn_cast<ir::Var>(t->shape);
+    auto* sh = var ? ir::dyn_cast<ir::ShapeSInfo>(var->annotation) : nullptr;
+    if (!sh || sh->ndim < 0) return s;
+    return arena.make<ir::TensorSInfo>(t->shape, t->dtype, t->vdevice, sh->ndim, t->span);
+  }
+  if (auto* tuple = ir::dyn_cast<ir::TupleSInfo>(s)) {
+    std::vector<const ir::StructInfo*> fields;
+    bool changed = false;
+    for (const ir::StructInfo* f : tuple->fields) {
+      fields.push_back(with_shape_var_rank(arena, f));
+      changed = changed || fields.back() != f;
+    }
+    if (changed) return arena.make<ir::TupleSInfo>(std::move(fields), tuple->span);
+  }
+  return s;
+}
+
+}  // namespace
+
+const OpDef* find_op(std::string_view name) {
+  const Table& t = table();
+  auto it = t.by_name.find(name);
+  return it == t.by_name.end() ? nullptr : &t.ops[it->second];
+}
+
+std::span<const OpDef> all_ops() { return table().ops; }
+
+const ir::StructInfo* infer_call(const ir::Op& op, InferContext& ctx) {
+  const OpDef* def = find_op(op.name);
+  if (def == nullptr) {
+    std::string text = op.name.rfind("relax.", 0) == 0 ? "R." + op.name.substr(6) : op.name;
+    ctx.report(DiagId::RX4100, op.span.empty() ? ctx.call.span : op.span, {text});
+    return ctx.arena().make<ir::ObjectSInfo>();
+  }
+  if (!check_signature(*def, ctx) || def->infer == nullptr) {
+    if (ctx.call.sinfo_args.size() == 1) return ctx.call.sinfo_args[0];
+    return ctx.arena().make<ir::ObjectSInfo>();
+  }
+  for (const ir::StructInfo*& a : ctx.args)
+    if (a != nullptr) a = with_shape_var_rank(ctx.arena(), a);
+  const ir::StructInfo* result = def->infer(ctx);
+  return result ? result : ctx.arena().make<ir::ObjectSInfo>();
+}
+
+}  // namespace raxc::analysis::ops

@@ -1,0 +1,125 @@
+#include "analysis/well_formed/call_graph.h"
+
+#include <unordered_set>
+
+namespace raxc::analysis::wf {
+namespace {
+
+// One cached index per thread: checks of one module ask about the same module many times, and
+// building the index per function would make a module check quadratic.
+struct GlobalIndex {
+  const ir::IRModule* module = nullptr;
+  std::unordered_map<std::string_view, size_t> by_name;
+
+  void rebuild(const ir::IRModule& m) {
+    module = &m;
+    by_name.clear();
+    for (size_t i = 0; i < m.globals.size(); ++i) by_name.emplace(m.globals[i].gvar->name, i);
+  }
+};
+
+const ir::GlobalDef* lookup(GlobalIndex& index, const ir::IRModule& module, std::string_view name) {
+  auto it = index.by_name.find(name);
+  if (it == index.by_name.end()) return nullptr;
+  size_t i = it->second;
+  if (i < module.globals.size() && module.globals[i].gvar->name == name) return &module.globals[i];
+  return nullptr;
+}
+
+class CalleeCollector {
+ public:
+  std::vector<std::string> run(const ir::Function* f) {
+    function(f);
+    return std::move(names_);
+  }
+
+ private:
+  void function(const ir::Function* f) { seq(f->body); }
+  void seq(const ir::SeqExpr* s) {
+    for (const ir::BindingBlock* block : s->blocks)
+      for (const ir::Binding* b : block->bindings) expr(b->value);
+    expr(s->body);
+  }
+  void expr(const ir::Expr* e) {
+    switch (e->kind) {
+      case ir::ExprKind::Call: {
+        auto* c = ir::cast<ir::Call>(e);
+        if (auto* g = ir::dyn_cast<ir::GlobalVar>(c->op)) {
+          if (seen_.insert(g->name).second) names_.push_back(g->name);
+        } else {
+          expr(c->op);
+        }
+        for (const ir::Expr* a : c->args) expr(a);
+        return;
+      }
+      case ir::ExprKind::Function: return function(ir::cast<ir::Function>(e));
+      case ir::ExprKind::SeqExpr: return seq(ir::cast<ir::SeqExpr>(e));
+      case ir::ExprKind::If: {
+        auto* i = ir::cast<ir::If>(e);
+        expr(i->cond);
+        seq(i->true_branch);
+        seq(i->false_branch);
+        return;
+      }
+      case ir::ExprKind::Tuple:
+        for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) expr(f);
+        return;
+      case ir::ExprKind::TupleGetItem: return expr(ir::cast<ir::TupleGetItem>(e)->tuple);
+      default: return;
+    }
+  }
+
+  std::vector<std::string> names_;
+  std::unordered_set<std::string> seen_;
+};
+
+}  // namespace
+
+const ir::GlobalDef* find_global(const ir::IRModule& module, std::string_view name) {
+  thread_local GlobalIndex index;
+  if (index.module == &module)
+    if (const ir::GlobalDef* g = lookup(index, module, name)) return g;
+  // Miss: either the name is not defined (rare: an error) or the index is stale.
+  index.rebuild(module);
+  return lookup(index, module, name);
+}
+
+std::vector<std::string> callees_of(const ir::Function* f) { return CalleeCollector().run(f); }
+
+const std::vector<std::string>& CallGraph::callees(const std::string& name) {
+  auto it = callees_.find(name);
+  if (it != callees_.end()) return it->second;
+  std::vector<std::string> result;
+  if (const ir::GlobalDef* g = find_global(module_, name))
+    if (const ir::Function* f = g->function()) result = callees_of(f);
+  return callees_.emplace(name, std::move(result)).first->second;
+}
+
+bool CallGraph::reaches(const std::string& from, const std::string& target) {
+  if (target != target_) {
+    reaches_target_.clear();
+    target_ = target;
+  }
+  auto known = reaches_target_.find(from);
+  if (known != reaches_target_.end()) return known->second;
+  // A plain DFS per question; only the answer for `from` is cached (answers for nodes met on
+  // the way can depend on the path, because of cycles).
+  std::unordered_set<std::string> visited{from};
+  std::vector<std::string> stack{from};
+  bool found = false;
+  while (!stack.empty() && !found) {
+    std::string name = std::move(stack.back());
+    stack.pop_back();
+    for (const std::string& callee : callees(name)) {
+      if (callee == target) {
+        found = true;
+        break;
+      }
+      if (visited.insert(callee).second) stack.push_back(callee);
+    }
+  }
+  reaches_target_[from] = found;
+  return found;
+}
+
+}  // namespace raxc::analysis::wf

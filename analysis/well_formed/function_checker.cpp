@@ -1,0 +1,550 @@
+#include "analysis/well_formed/function_checker.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "analysis/normalize/normal_form.h"
+#include "analysis/well_formed/call_graph.h"
+
+namespace raxc::analysis::wf {
+namespace {
+
+// Where a Relax variable stands at the point of the walk. Every binding site is declared by a
+// pre-pass, so "not bound yet" and "never bound" can be told apart.
+enum class VarState : uint8_t { Later, InScope, OutOfScope };
+
+struct VarInfo {
+  Span bound_at;
+  VarState state = VarState::Later;
+  int function_depth = 0;  // nesting depth of the function whose scope binds it
+};
+
+// A function under inspection, for the recursion criteria (WF-7, WF-8) and messages.
+struct Frame {
+  const ir::Function* function;
+  const ir::Var* self;  // the variable a local function is bound to; null for the global
+  std::string name;
+  bool calls_self = false;
+};
+
+// WF-20: what is wrong with a dtype written in an annotation, if anything. The spec lists
+// int/uint of 1-64 bits and float16/32/64; bfloat16 and the fp8/fp6/fp4 formats, which TVM
+// supports and real programs use, are accepted too.
+std::optional<std::string> dtype_problem(ir::DataType d) {
+  if (d.is_void()) return std::nullopt;
+  if (d.lanes != 1) return "vector dtypes (lanes other than 1) are not allowed";
+  switch (d.code) {
+    case ir::DataType::Code::Int:
+    case ir::DataType::Code::UInt:
+      if (d.bits == 1 || d.bits == 8 || d.bits == 16 || d.bits == 32 || d.bits == 64)
+        return std::nullopt;
+      return "integers have 1, 8, 16, 32 or 64 bits";
+    case ir::DataType::Code::Float:
+      if (d.bits == 16 || d.bits == 32 || d.bits == 64) return std::nullopt;
+      return "floats have 16, 32 or 64 bits";
+    case ir::DataType::Code::Handle:
+      return "'handle' is not a Relax dtype (leave the dtype out when it is unknown)";
+    default: return std::nullopt;
+  }
+}
+
+bool is_scalar_number(ir::DataType d) {
+  return d.lanes == 1 && d.code != ir::DataType::Code::Handle;
+}
+
+std::string quoted(const std::string& name) { return "'" + name + "'"; }
+
+class FunctionChecker {
+ public:
+  FunctionChecker(const ir::IRModule& module, const ir::GlobalDef& global, DiagnosticSink& diags)
+      : module_(module), global_(global), diags_(diags), calls_(module) {}
+
+  void run(const ir::Function* f) {
+    declare_function(f);
+    function(f, nullptr, global_.gvar->name);
+  }
+
+ private:
+  // ------------------------------------------------------------------ reporting
+  void report(DiagId id, Span at, std::vector<std::string> args) {
+    diags_.report(make_diagnostic(id, at, std::move(args)));
+  }
+  void report_var(DiagId id, Span at, std::vector<std::string> args, const ir::Var* v) {
+    Diagnostic d = make_diagnostic(id, at, std::move(args));
+    auto it = vars_.find(v);
+    if (it != vars_.end()) d.note(it->second.bound_at, quoted(v->name) + " is bound here");
+    diags_.report(std::move(d));
+  }
+
+  static Span span_of(const ir::Var* v, Span fallback) {
+    return v->span.empty() ? fallback : v->span;
+  }
+
+  // ------------------------------------------------------------------ pre-pass (WF-2)
+  void declare(const ir::Var* v, Span at) {
+    auto [it, fresh] = vars_.try_emplace(v, VarInfo{at});
+    if (fresh) return;
+    Diagnostic d = make_diagnostic(DiagId::RX2012, at, {v->name});
+    d.note(it->second.bound_at, quoted(v->name) + " is first bound here");
+    diags_.report(std::move(d));
+  }
+  void declare_function(const ir::Function* f) {
+    for (const ir::Var* p : f->params) declare(p, span_of(p, f->span));
+    declare_seq(f->body);
+  }
+  void declare_seq(const ir::SeqExpr* s) {
+    for (const ir::BindingBlock* block : s->blocks)
+      for (const ir::Binding* b : block->bindings) {
+        declare_expr(b->value);
+        if (b->var) declare(b->var, span_of(b->var, b->span));
+      }
+    declare_expr(s->body);
+  }
+  void declare_expr(const ir::Expr* e) {
+    switch (e->kind) {
+      case ir::ExprKind::Function: return declare_function(ir::cast<ir::Function>(e));
+      case ir::ExprKind::SeqExpr: return declare_seq(ir::cast<ir::SeqExpr>(e));
+      case ir::ExprKind::If: {
+        auto* i = ir::cast<ir::If>(e);
+        declare_expr(i->cond);
+        declare_seq(i->true_branch);
+        declare_seq(i->false_branch);
+        return;
+      }
+      case ir::ExprKind::Call: {
+        auto* c = ir::cast<ir::Call>(e);
+        declare_expr(c->op);
+        for (const ir::Expr* a : c->args) declare_expr(a);
+        return;
+      }
+      case ir::ExprKind::Tuple:
+        for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) declare_expr(f);
+        return;
+      case ir::ExprKind::TupleGetItem: return declare_expr(ir::cast<ir::TupleGetItem>(e)->tuple);
+      default: return;
+    }
+  }
+
+  // ------------------------------------------------------------------ scopes
+  void bind(const ir::Var* v) {
+    VarInfo& info = vars_[v];
+    info.state = VarState::InScope;
+    info.function_depth = depth_;
+    scope_.push_back(v);
+  }
+  void bind_sym(const ir::PrimVar* v) {
+    if (sym_in_scope_.insert(v).second) sym_scope_.push_back(v);
+  }
+  void pop_scope(size_t mark, size_t sym_mark) {
+    for (size_t i = mark; i < scope_.size(); ++i) vars_[scope_[i]].state = VarState::OutOfScope;
+    scope_.resize(mark);
+    for (size_t i = sym_mark; i < sym_scope_.size(); ++i) sym_in_scope_.erase(sym_scope_[i]);
+    sym_scope_.resize(sym_mark);
+  }
+  // DataflowVars leave scope with their block (WF-1); ordinary Vars stay for the SeqExpr.
+  void end_dataflow_block(size_t mark) {
+    for (size_t i = mark; i < scope_.size(); ++i)
+      if (scope_[i]->is_dataflow()) vars_[scope_[i]].state = VarState::OutOfScope;
+  }
+
+  // ------------------------------------------------------------------ functions
+  void function(const ir::Function* f, const ir::Var* self, const std::string& name) {
+    ++depth_;
+    bool saved_dataflow = in_dataflow_;
+    in_dataflow_ = false;
+    frames_.push_back({f, self, name});
+    size_t mark = scope_.size(), sym_mark = sym_scope_.size();
+    for (const ir::Var* p : f->params) {
+      if (p->is_dataflow()) report(DiagId::RX2010, span_of(p, f->span), {p->name});
+      bind(p);
+    }
+    signature(f);
+    force_pure(f, name);
+    seq(f->body);
+    pop_scope(mark, sym_mark);
+    Frame frame = std::move(frames_.back());
+    frames_.pop_back();
+    if (!f->ret_struct_info) require_return_annotation(frame);
+    in_dataflow_ = saved_dataflow;
+    --depth_;
+  }
+
+  // Shape variables of the signature (WF-4, WF-6): binding positions of all parameters bind
+  // first, in any order; the return annotation can only use what the parameters bound.
+  void signature(const ir::Function* f) {
+    std::vector<const ir::PrimVar*> bound;
+    for (const ir::Var* p : f->params)
+      if (p->annotation) binding_positions(p->annotation, bound);
+    for (const ir::PrimVar* v : bound) bind_sym(v);
+    sym_diag_ = DiagId::RX2020;
+    for (const ir::Var* p : f->params)
+      if (p->annotation) struct_info(p->annotation);
+    sym_diag_ = DiagId::RX2019;
+    if (f->ret_struct_info) struct_info(f->ret_struct_info);
+    sym_diag_ = DiagId::RX2018;
+  }
+
+  // WF-21.
+  void force_pure(const ir::Function* f, const std::string& name) {
+    const ir::AttrValue* a = f->attrs.find("relax.force_pure");
+    const bool* on = a ? a->get_if<bool>() : nullptr;
+    if (on && *on && !f->is_pure) report(DiagId::RX2036, a->span, {name});
+  }
+
+  // WF-8: a function that calls itself, directly or through other globals, must say what it
+  // returns.
+  void require_return_annotation(const Frame& frame) {
+    Span at = frame.function->name_span.empty() ? frame.function->span : frame.function->name_span;
+    if (frame.calls_self) {
+      report(DiagId::RX2024, at, {frame.name});
+      return;
+    }
+    if (frame.self) return;
+    for (const std::string& callee : global_callees_) {
+      const ir::GlobalDef* g = find_global(module_, callee);
+      if (!g || !g->function() || !calls_.reaches(callee, frame.name)) continue;
+      report(DiagId::RX2025, at, {frame.name, callee});
+      return;
+    }
+  }
+
+  // ------------------------------------------------------------------ bindings
+  void seq(const ir::SeqExpr* s) {
+    size_t mark = scope_.size(), sym_mark = sym_scope_.size();
+    for (const ir::BindingBlock* block : s->blocks) {
+      size_t block_mark = scope_.size();
+      for (const ir::Binding* b : block->bindings) binding(b, block->is_dataflow);
+      if (block->is_dataflow) end_dataflow_block(block_mark);
+    }
+    bool saved = in_dataflow_;
+    in_dataflow_ = false;
+    expr(s->body, s->span);
+    in_dataflow_ = saved;
+    pop_scope(mark, sym_mark);
+  }
+
+  void binding(const ir::Binding* b, bool dataflow) {
+    bool saved = in_dataflow_;
+    in_dataflow_ = dataflow;
+    const ir::Var* v = b->var;
+    if (v && v->is_dataflow() && !dataflow) report(DiagId::RX2010, span_of(v, b->span), {v->name});
+    auto* fn = ir::dyn_cast<ir::Function>(b->value);
+    if (v && fn && !b->is_match_cast()) {
+      bind(v);  // a local function may call itself
+      function(fn, v, v->name);
+    } else {
+      defining_ = v;
+      expr(b->value, b->span);
+      defining_ = nullptr;
+      if (b->is_match_cast()) match_cast(b->match_cast);
+      if (v) bind(v);
+    }
+    // A match_cast's annotation equals its target (the frontend checks it): checked above.
+    if (v && v->annotation && !b->is_match_cast()) struct_info(v->annotation);
+    in_dataflow_ = saved;
+  }
+
+  void match_cast(const ir::StructInfo* target) {
+    std::vector<const ir::PrimVar*> bound;
+    binding_positions(target, bound);
+    for (const ir::PrimVar* v : bound) bind_sym(v);
+    struct_info(target);
+  }
+
+  // ------------------------------------------------------------------ expressions
+  void expr(const ir::Expr* e, Span at) {
+    switch (e->kind) {
+      case ir::ExprKind::Var:
+      case ir::ExprKind::DataflowVar: return use(ir::cast<ir::Var>(e), at);
+      case ir::ExprKind::GlobalVar: return global_ref(ir::cast<ir::GlobalVar>(e));
+      case ir::ExprKind::Op:  // WF-9: calls handle their callee without coming here
+        return report(DiagId::RX2026, e->span, {ir::cast<ir::Op>(e)->name});
+      case ir::ExprKind::Tuple:
+        for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) expr(f, e->span);
+        return;
+      case ir::ExprKind::TupleGetItem: return expr(ir::cast<ir::TupleGetItem>(e)->tuple, e->span);
+      case ir::ExprKind::SeqExpr: return seq(ir::cast<ir::SeqExpr>(e));
+      case ir::ExprKind::PrimValue: return prim_value(ir::cast<ir::PrimValue>(e));
+      case ir::ExprKind::ShapeExpr:
+        for (const ir::PrimExpr* v : ir::cast<ir::ShapeExpr>(e)->values) prim_uses(v);
+        return;
+      case ir::ExprKind::Function: return function(ir::cast<ir::Function>(e), nullptr, "<lambda>");
+      case ir::ExprKind::If: return if_expr(ir::cast<ir::If>(e));
+      case ir::ExprKind::ExternFunc:
+        if (auto* s = ir::cast<ir::ExternFunc>(e)->struct_info) struct_info(s);
+        return;
+      case ir::ExprKind::Call: return call(ir::cast<ir::Call>(e));
+      default:  // Constant, StringImm, DataTypeImm
+        return;
+    }
+  }
+
+  void use(const ir::Var* v, Span at) {
+    auto it = vars_.find(v);
+    if (it == vars_.end()) {
+      if (reported_.insert(v).second) report(DiagId::RX2013, at, {v->name});
+      return;
+    }
+    const VarInfo& info = it->second;
+    switch (info.state) {
+      case VarState::InScope:
+        // WF-11: closures do not capture DataflowVars.
+        if (v->is_dataflow() && info.function_depth < depth_ && reported_.insert(v).second)
+          report_var(DiagId::RX2028, at, {frames_.back().name, v->name}, v);
+        return;
+      case VarState::Later:
+        if (!reported_.insert(v).second) return;
+        if (v == defining_) return report_var(DiagId::RX2014, at, {v->name}, v);
+        return report_var(DiagId::RX2015, at, {v->name}, v);
+      case VarState::OutOfScope:
+        if (!reported_.insert(v).second) return;
+        return report_var(v->is_dataflow() ? DiagId::RX2011 : DiagId::RX2016, at, {v->name}, v);
+    }
+  }
+
+  void global_ref(const ir::GlobalVar* g) {
+    if (find_global(module_, g->name)) return;
+    if (reported_globals_.insert(g->name).second) report(DiagId::RX2017, g->span, {g->name});
+  }
+
+  void if_expr(const ir::If* i) {
+    if (in_dataflow_) report(DiagId::RX2023, i->span, {});  // WF-7.3
+    expr(i->cond, i->span);
+    bool saved = in_dataflow_;
+    in_dataflow_ = false;
+    seq(i->true_branch);
+    seq(i->false_branch);
+    in_dataflow_ = saved;
+  }
+
+  // WF-18.
+  void prim_value(const ir::PrimValue* p) {
+    if (!is_scalar_number(p->value->dtype))
+      report(DiagId::RX2033, p->span, {p->value->dtype.str()});
+    prim_uses(p->value);
+  }
+
+  void call(const ir::Call* c) {
+    if (auto* g = ir::dyn_cast<ir::GlobalVar>(c->op)) {
+      global_ref(g);
+      global_call(g, c);
+    } else if (auto* v = ir::dyn_cast<ir::Var>(c->op)) {
+      use(v, c->span);
+      local_call(v, c);
+    } else if (!ir::isa<ir::Op>(c->op)) {
+      expr(c->op, c->span);
+    }
+    for (const ir::Expr* a : c->args) expr(a, c->span);
+    for (const ir::StructInfo* s : c->sinfo_args) struct_info(s);
+  }
+
+  // WF-7.1 / 7.2 for calls of globals; also feeds WF-8.
+  void global_call(const ir::GlobalVar* g, const ir::Call* c) {
+    const std::string& current = global_.gvar->name;
+    if (g->name == current) {
+      frames_.front().calls_self = true;
+      if (in_dataflow_) report(DiagId::RX2021, c->span, {g->name});
+      return;
+    }
+    if (std::find(global_callees_.begin(), global_callees_.end(), g->name) == global_callees_.end())
+      global_callees_.push_back(g->name);
+    if (!in_dataflow_) return;
+    const ir::GlobalDef* def = find_global(module_, g->name);
+    if (def && def->function() && calls_.reaches(g->name, current))
+      report(DiagId::RX2022, c->span, {g->name, current});
+  }
+
+  // WF-7.1 / WF-8 for local functions calling themselves through their binding variable.
+  void local_call(const ir::Var* v, const ir::Call* c) {
+    for (Frame& frame : frames_)
+      if (frame.self == v) frame.calls_self = true;
+    if (in_dataflow_ && frames_.back().self == v) report(DiagId::RX2021, c->span, {v->name});
+  }
+
+  // ------------------------------------------------------------------ StructInfo
+  // A dimension or value that is a lone shape variable: where a signature or match_cast binds.
+  static void binding_positions(const ir::StructInfo* s, std::vector<const ir::PrimVar*>& out) {
+    auto lone = [&out](const ir::PrimExpr* e) {
+      if (auto* v = e ? ir::dyn_cast<ir::PrimVar>(e) : nullptr) out.push_back(v);
+    };
+    switch (s->kind) {
+      case ir::SInfoKind::Tensor: {
+        auto* t = ir::cast<ir::TensorSInfo>(s);
+        if (auto* shape = t->shape ? ir::dyn_cast<ir::ShapeExpr>(t->shape) : nullptr)
+          for (const ir::PrimExpr* d : shape->values) lone(d);
+        return;
+      }
+      case ir::SInfoKind::Shape: {
+        auto* sh = ir::cast<ir::ShapeSInfo>(s);
+        if (sh->values)
+          for (const ir::PrimExpr* d : *sh->values) lone(d);
+        return;
+      }
+      case ir::SInfoKind::Prim: return lone(ir::cast<ir::PrimSInfo>(s)->value);
+      case ir::SInfoKind::Tuple:
+        for (const ir::StructInfo* f : ir::cast<ir::TupleSInfo>(s)->fields)
+          binding_positions(f, out);
+        return;
+      default:  // a Callable's parameters bind only inside it (see struct_info)
+        return;
+    }
+  }
+
+  void struct_info(const ir::StructInfo* s) {
+    switch (s->kind) {
+      case ir::SInfoKind::Tensor: return tensor_sinfo(ir::cast<ir::TensorSInfo>(s));
+      case ir::SInfoKind::Shape: {
+        auto* sh = ir::cast<ir::ShapeSInfo>(s);
+        if (!sh->values) return;
+        int n = static_cast<int>(sh->values->size());
+        if (sh->ndim >= 0 && sh->ndim != n)  // WF-15
+          report(DiagId::RX2027, s->span,
+                 {"the shape annotation", std::to_string(sh->ndim), std::to_string(n)});
+        for (const ir::PrimExpr* d : *sh->values) prim_uses(d);
+        return;
+      }
+      case ir::SInfoKind::Prim: return prim_sinfo(ir::cast<ir::PrimSInfo>(s));
+      case ir::SInfoKind::Tuple:
+        for (const ir::StructInfo* f : ir::cast<ir::TupleSInfo>(s)->fields) struct_info(f);
+        return;
+      case ir::SInfoKind::Func: return func_sinfo(ir::cast<ir::FuncSInfo>(s));
+      case ir::SInfoKind::Object: return;
+    }
+  }
+
+  void tensor_sinfo(const ir::TensorSInfo* t) {
+    if (t->shape) {
+      if (auto* v = ir::dyn_cast<ir::Var>(t->shape)) {
+        use(v, t->span);
+      } else if (auto* shape = ir::dyn_cast<ir::ShapeExpr>(t->shape)) {
+        int n = static_cast<int>(shape->values.size());
+        if (t->ndim >= 0 && t->ndim != n)  // WF-10, WF-14
+          report(DiagId::RX2027, t->span,
+                 {"the tensor annotation", std::to_string(t->ndim), std::to_string(n)});
+        for (const ir::PrimExpr* d : shape->values) prim_uses(d);
+      } else {
+        report(DiagId::RX2031, t->shape->span, {describe_expr(t->shape)});  // WF-14
+      }
+    }
+    if (auto problem = dtype_problem(t->dtype))
+      report(DiagId::RX2035, t->span, {t->dtype.str(), *problem});
+    if (t->vdevice && std::find(module_.vdevices.begin(), module_.vdevices.end(), t->vdevice) ==
+                          module_.vdevices.end())  // WF-24
+      report(DiagId::RX2038, t->span,
+             {t->vdevice->target_kind + ":" + std::to_string(t->vdevice->dev_id)});
+  }
+
+  void prim_sinfo(const ir::PrimSInfo* p) {
+    ir::DataType d = p->dtype;
+    bool number = d.code != ir::DataType::Code::Handle;
+    if (!number)  // WF-19
+      report(DiagId::RX2034, p->span, {d.str()});
+    else if (auto problem = dtype_problem(d))  // WF-20
+      report(DiagId::RX2035, p->span, {d.str(), *problem});
+    if (!p->value) return;
+    // WF-22. Literals take the annotation's dtype, so only symbolic values can disagree.
+    bool literal = ir::isa<ir::IntImm>(p->value) || ir::isa<ir::FloatImm>(p->value);
+    if (number && !literal && p->value->dtype != d)
+      report(DiagId::RX2037, p->span, {d.str(), p->value->dtype.str()});
+    prim_uses(p->value);
+  }
+
+  // A Callable annotation is its own little signature: its parameters bind shape variables for
+  // its return (WF-17 on the side).
+  void func_sinfo(const ir::FuncSInfo* f) {
+    if (f->params && !f->derive_func.empty()) report(DiagId::RX2032, f->span, {});
+    size_t sym_mark = sym_scope_.size();
+    if (f->params) {
+      std::vector<const ir::PrimVar*> bound;
+      for (const ir::StructInfo* p : *f->params) binding_positions(p, bound);
+      for (const ir::PrimVar* v : bound) bind_sym(v);
+      for (const ir::StructInfo* p : *f->params) struct_info(p);
+    }
+    if (f->ret) struct_info(f->ret);
+    for (size_t i = sym_mark; i < sym_scope_.size(); ++i) sym_in_scope_.erase(sym_scope_[i]);
+    sym_scope_.resize(sym_mark);
+  }
+
+  // ------------------------------------------------------------------ shape variables
+  void prim_uses(const ir::PrimExpr* e) {
+    if (!e) return;
+    if (auto* v = ir::dyn_cast<ir::PrimVar>(e)) {
+      if (!sym_in_scope_.count(v) && !let_bound_.count(v)) report_sym(v, e->span);
+      return;
+    }
+    if (auto* b = ir::dyn_cast<ir::PrimBinary>(e)) {
+      prim_uses(b->a);
+      prim_uses(b->b);
+      return;
+    }
+    switch (e->kind) {
+      case ir::PrimKind::Not: return prim_uses(ir::cast<ir::PrimNot>(e)->a);
+      case ir::PrimKind::Select: {
+        auto* s = ir::cast<ir::PrimSelect>(e);
+        prim_uses(s->condition);
+        prim_uses(s->true_value);
+        prim_uses(s->false_value);
+        return;
+      }
+      case ir::PrimKind::Cast: return prim_uses(ir::cast<ir::PrimCast>(e)->value);
+      case ir::PrimKind::Call:
+        for (const ir::PrimExpr* a : ir::cast<ir::PrimCall>(e)->args) prim_uses(a);
+        return;
+      case ir::PrimKind::BufferLoad:
+        for (const ir::PrimExpr* i : ir::cast<ir::BufferLoad>(e)->indices) prim_uses(i);
+        return;
+      case ir::PrimKind::Let: {
+        auto* l = ir::cast<ir::PrimLet>(e);
+        prim_uses(l->value);
+        bool fresh = let_bound_.insert(l->var).second;
+        prim_uses(l->body);
+        if (fresh) let_bound_.erase(l->var);
+        return;
+      }
+      default: return;
+    }
+  }
+
+  void report_sym(const ir::PrimVar* v, Span at) {
+    if (!sym_reported_.insert(v).second) return;
+    const std::string& fn = frames_.empty() ? global_.gvar->name : frames_.back().name;
+    if (sym_diag_ == DiagId::RX2019) return report(sym_diag_, at, {fn, v->name});
+    if (sym_diag_ == DiagId::RX2020) return report(sym_diag_, at, {v->name, fn});
+    report(DiagId::RX2018, at, {v->name});
+  }
+
+  const ir::IRModule& module_;
+  const ir::GlobalDef& global_;
+  DiagnosticSink& diags_;
+  CallGraph calls_;
+
+  std::unordered_map<const ir::Var*, VarInfo> vars_;
+  std::vector<const ir::Var*> scope_;
+  std::unordered_set<const ir::Var*> reported_;
+  std::unordered_set<std::string> reported_globals_;
+  const ir::Var* defining_ = nullptr;  // the variable whose (non-function) value is visited
+
+  std::unordered_set<const ir::PrimVar*> sym_in_scope_;
+  std::vector<const ir::PrimVar*> sym_scope_;
+  std::unordered_set<const ir::PrimVar*> let_bound_;
+  std::unordered_set<const ir::PrimVar*> sym_reported_;
+  DiagId sym_diag_ = DiagId::RX2018;  // what an unbound shape variable means where we are
+
+  std::vector<Frame> frames_;
+  std::vector<std::string> global_callees_;
+  int depth_ = 0;
+  bool in_dataflow_ = false;
+};
+
+}  // namespace
+
+void check_function(const ir::IRModule& module, const ir::GlobalDef& global, const ir::Function* f,
+                    DiagnosticSink& diags) {
+  FunctionChecker(module, global, diags).run(f);
+}
+
+}  // namespace raxc::analysis::wf

@@ -1,0 +1,485 @@
+#include "frontend/document.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "frontend/frontend.h"
+#include "frontend/lower/cst.h"
+#include "frontend/lower/lower.h"
+#include "frontend/syntax.h"
+
+namespace raxc::frontend {
+namespace {
+
+// IR offsets are 32-bit; when the ranges handed out to re-lowered definitions come near the
+// top, the next update lowers everything again from text offsets.
+constexpr uint32_t kIrOffsetLimit = 0xC0000000u;
+
+TSPoint point_at(std::string_view text, uint32_t offset) {
+  TSPoint p{0, 0};
+  uint32_t line_start = 0;
+  const char* data = text.data();
+  for (const char* at = data;
+       (at = static_cast<const char*>(std::memchr(at, '\n', offset - uint32_t(at - data)))); ++at) {
+    ++p.row;
+    line_start = uint32_t(at - data) + 1;
+  }
+  p.column = offset - line_start;
+  return p;
+}
+
+TSPoint advance_point(TSPoint start, std::string_view inserted) {
+  for (char c : inserted) {
+    if (c == '\n') {
+      ++start.row;
+      start.column = 0;
+    } else {
+      ++start.column;
+    }
+  }
+  return start;
+}
+
+// name -> "kind/flags" from ModuleOutline::declarations_key.
+std::map<std::string, std::string> parse_declarations(const std::string& key) {
+  std::map<std::string, std::string> out;
+  size_t at = 0;
+  while (at < key.size()) {
+    size_t nl = key.find('\n', at);
+    if (nl == std::string::npos) nl = key.size();
+    std::string_view line(key.data() + at, nl - at);
+    size_t colon = line.rfind(':');
+    if (colon != std::string_view::npos)
+      out[std::string(line.substr(0, colon))] = std::string(line.substr(colon + 1));
+    at = nl + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> changed_names(const std::map<std::string, std::string>& before,
+                                       const std::map<std::string, std::string>& after) {
+  std::vector<std::string> changed;
+  for (const auto& [name, facts] : after) {
+    auto it = before.find(name);
+    if (it == before.end() || it->second != facts) changed.push_back(name);
+  }
+  for (const auto& [name, facts] : before)
+    if (!after.count(name)) changed.push_back(name);
+  return changed;
+}
+
+}  // namespace
+
+struct Document::Impl {
+  std::string text;
+  TreePtr tree;
+  SyntaxCheck syntax;
+  std::vector<Diagnostic> syntax_diagnostics;
+  std::vector<Diagnostic> header_diagnostics;
+  std::vector<printer::Comment> comments;
+  std::shared_ptr<ir::IRModule> header;  // module-level IR, no globals
+  std::string header_key;
+  std::map<std::string, std::string> declarations;
+  std::string declarations_key;
+  std::vector<std::shared_ptr<Definition>> definitions;
+  ir::IRModule module;
+  uint32_t next_ir_offset = 0;
+  uint64_t next_id = 1;
+  LoweringStats stats;
+  bool moved_or_relowered = false;
+  // Syntax checking is a pass over the whole text. When the last full check found nothing and
+  // an edit only changed definitions (the text between them is the same), only the changed
+  // definitions are checked, each on its own; anything found sends us back to the full check.
+  bool syntax_clean = false;
+  std::string gaps;  // the text outside definitions, as of the last update
+  bool comments_stale = false;
+  size_t full_syntax_checks = 0;
+
+  void edit(const TextEdit& e) {
+    uint32_t size = uint32_t(text.size());
+    uint32_t begin = std::min(e.begin, size);
+    uint32_t end = std::clamp(e.end, begin, size);
+    TSInputEdit input{};
+    input.start_byte = begin;
+    input.old_end_byte = end;
+    input.new_end_byte = begin + uint32_t(e.text.size());
+    input.start_point = point_at(text, begin);
+    input.old_end_point =
+        advance_point(input.start_point, std::string_view(text).substr(begin, end - begin));
+    input.new_end_point = advance_point(input.start_point, e.text);
+    text.replace(begin, end - begin, e.text);
+    if (tree) ts_tree_edit(tree.get(), &input);
+  }
+
+  void update() {
+    tree = parse_tree(text, tree.get());
+    cst::Cst cst(text);
+    TSNode root = ts_tree_root_node(tree.get());
+    stats = {};
+    run_with_large_stack([&] {
+      DiagnosticSink header_sink;
+      lower::ModuleOutline outline = lower::lower_outline(cst, root, header_sink);
+      std::string new_gaps = gaps_of(outline, cst);
+      std::vector<std::shared_ptr<Definition>> reused = match_definitions(outline, cst);
+      bool quick = syntax_clean && !ts_node_has_error(root) && new_gaps == gaps &&
+                   changed_definitions_are_clean(outline, cst, reused);
+      gaps = std::move(new_gaps);
+      stats.full_syntax_check = !quick;
+      if (quick) {
+        syntax = {};
+        syntax_diagnostics.clear();
+        comments_stale = true;
+      } else {
+        full_syntax_check(cst, root);
+      }
+      if (!syntax.lowerable) {
+        definitions.clear();
+        header.reset();
+        header_key.clear();
+        header_diagnostics.clear();
+        module = ir::IRModule();
+        stats.full = true;
+        return;
+      }
+      header_diagnostics = header_sink.take();
+      lower(cst, outline, std::move(reused));
+    });
+  }
+
+  void full_syntax_check(const cst::Cst& cst, TSNode root) {
+    DiagnosticSink sink;
+    comments.clear();
+    syntax = check_syntax(cst, root, sink, comments);
+    syntax_diagnostics = sink.take();
+    syntax_clean = syntax_diagnostics.empty() && syntax.lowerable;
+    comments_stale = false;
+    ++full_syntax_checks;
+  }
+
+  void refresh_comments() {
+    if (!comments_stale || !tree) return;
+    cst::Cst cst(text);
+    DiagnosticSink ignored;
+    comments.clear();
+    check_syntax(cst, ts_tree_root_node(tree.get()), ignored, comments);
+    comments_stale = false;
+  }
+
+  static std::string gaps_of(const lower::ModuleOutline& outline, const cst::Cst& cst) {
+    std::string out;
+    std::string_view source = cst.source();
+    uint32_t at = 0;
+    for (TSNode def : outline.definitions) {
+      uint32_t begin = ts_node_start_byte(def);
+      if (begin >= at) out.append(source.substr(at, begin - at));
+      out += '\x01';
+      at = std::max(at, ts_node_end_byte(def));
+    }
+    if (at < source.size()) out.append(source.substr(at));
+    return out;
+  }
+
+  // For each definition of `outline`, the old Definition with the same text (null: none). The
+  // same position in the list is tried first (the common case: an edit inside one definition).
+  std::vector<std::shared_ptr<Definition>> match_definitions(const lower::ModuleOutline& outline,
+                                                             const cst::Cst& cst) {
+    std::vector<std::shared_ptr<Definition>> out(outline.definitions.size());
+    std::vector<bool> taken(definitions.size(), false);
+    std::unordered_map<std::string_view, std::vector<size_t>> by_text;
+    bool indexed = false;
+    for (size_t k = 0; k < outline.definitions.size(); ++k) {
+      std::string_view node_text = cst.text(outline.definitions[k]);
+      if (k < definitions.size() && !taken[k] && definitions[k]->text == node_text) {
+        out[k] = definitions[k];
+        taken[k] = true;
+        continue;
+      }
+      if (!indexed) {
+        for (size_t i = 0; i < definitions.size(); ++i) by_text[definitions[i]->text].push_back(i);
+        indexed = true;
+      }
+      auto it = by_text.find(node_text);
+      if (it == by_text.end()) continue;
+      for (size_t i : it->second)
+        if (!taken[i]) {
+          out[k] = definitions[i];
+          taken[i] = true;
+          break;
+        }
+    }
+    return out;
+  }
+
+  // Syntax-checks, each on its own, the definitions whose text is new.
+  bool changed_definitions_are_clean(const lower::ModuleOutline& outline, const cst::Cst& cst,
+                                     const std::vector<std::shared_ptr<Definition>>& reused) {
+    for (size_t k = 0; k < outline.definitions.size(); ++k) {
+      TSNode node = outline.definitions[k];
+      std::string_view def_text = cst.text(node);
+      if (reused[k]) continue;
+      uint32_t begin = ts_node_start_byte(node);
+      size_t line_start = text.rfind('\n', begin == 0 ? 0 : begin - 1);
+      line_start = begin == 0 || line_start == std::string::npos ? 0 : line_start + 1;
+      if (!definition_is_clean(def_text, begin - uint32_t(line_start))) return false;
+    }
+    return true;
+  }
+
+  static bool definition_is_clean(std::string_view def_text, uint32_t column) {
+    std::string alone = column ? "class _:\n" + std::string(column, ' ') : std::string();
+    alone += def_text;
+    alone += '\n';
+    TreePtr alone_tree = parse_tree(alone);
+    TSNode root = ts_tree_root_node(alone_tree.get());
+    if (ts_node_has_error(root)) return false;
+    cst::Cst cst(alone);
+    DiagnosticSink sink;
+    std::vector<printer::Comment> ignored;
+    SyntaxCheck check = check_syntax(cst, root, sink, ignored);
+    return check.lowerable && sink.diagnostics().empty();
+  }
+
+  void lower(const cst::Cst& cst, lower::ModuleOutline& outline,
+             std::vector<std::shared_ptr<Definition>> reused) {
+    bool full = !header || outline.header_key != header_key ||
+                next_ir_offset > kIrOffsetLimit - uint32_t(text.size());
+    std::vector<std::string> changed;
+    if (full || outline.declarations_key != declarations_key) {
+      auto new_declarations = parse_declarations(outline.declarations_key);
+      if (!full) changed = changed_names(declarations, new_declarations);
+      declarations = std::move(new_declarations);
+      declarations_key = outline.declarations_key;
+    }
+    if (full) {
+      header = std::shared_ptr<ir::IRModule>(std::move(outline.module));
+      header_key = outline.header_key;
+      next_ir_offset = uint32_t(text.size()) + 1;
+      moved_or_relowered = false;
+    }
+    stats.full = full;
+
+    // A reused definition must not mention a global whose declaration changed: its lowering
+    // asked about it.
+    auto reusable = [&](const std::shared_ptr<Definition>& old) {
+      if (full || !old) return false;
+      for (const std::string& name : changed)
+        if (old->text.find(name) != std::string::npos) return false;
+      return true;
+    };
+    definitions.clear();
+    for (size_t k = 0; k < outline.definitions.size(); ++k) {
+      TSNode node = outline.definitions[k];
+      std::string_view node_text = cst.text(node);
+      uint32_t begin = ts_node_start_byte(node);
+      std::shared_ptr<Definition> found = reusable(reused[k]) ? std::move(reused[k]) : nullptr;
+      if (found) {
+        if (found->begin != begin) moved_or_relowered = true;
+        found->begin = begin;
+        ++stats.reused;
+        definitions.push_back(std::move(found));
+        continue;
+      }
+      definitions.push_back(lower_definition(outline, node, node_text, begin, full));
+      ++stats.lowered;
+    }
+    assemble();
+  }
+
+  std::shared_ptr<Definition> lower_definition(const lower::ModuleOutline& outline, TSNode node,
+                                               std::string_view node_text, uint32_t begin,
+                                               bool full) {
+    auto def = std::make_shared<Definition>();
+    def->id = next_id++;
+    def->text = std::string(node_text);
+    def->begin = begin;
+    def->ir_begin = full ? begin : next_ir_offset;
+    if (!full) {
+      next_ir_offset += uint32_t(node_text.size()) + 1;
+      moved_or_relowered = true;
+    }
+    cst::Cst biased(text, def->ir_begin - begin);
+    DiagnosticSink sink;
+    def->global = lower::lower_definition(biased, outline, *header, node, sink);
+    def->diagnostics = sink.take();
+    if (def->global) def->name = def->global->gvar->name;
+    return def;
+  }
+
+  void assemble() {
+    module = ir::IRModule();
+    module.top_level = header->top_level;
+    module.name = header->name;
+    module.check_well_formed = header->check_well_formed;
+    module.s_tir = header->s_tir;
+    module.attrs = header->attrs;
+    module.global_infos = header->global_infos;
+    module.vdevices = header->vdevices;
+    module.has_metadata_def = header->has_metadata_def;
+    module.arena = header->arena;
+    for (const auto& def : definitions)
+      if (def->global) module.globals.push_back(*def->global);
+  }
+
+  // Definitions sorted by IR offset, for to_text(). Few enough for a linear scan in order of
+  // the text; re-lowered ones are the rare case.
+  const Definition* owner_of_ir(uint32_t offset) const {
+    for (const auto& def : definitions) {
+      Span s = def->ir_span();
+      if (s.begin <= offset && offset <= s.end) return def.get();
+    }
+    return nullptr;
+  }
+
+  Span to_text(Span s) const {
+    uint32_t size = uint32_t(text.size());
+    if (const Definition* def = owner_of_ir(s.begin)) {
+      uint32_t length = s.end >= s.begin ? s.end - s.begin : 0;
+      uint32_t begin = s.begin - def->ir_begin + def->begin;
+      return {begin, std::min(begin + length, def->begin + uint32_t(def->text.size()))};
+    }
+    return {std::min(s.begin, size), std::min(std::max(s.end, s.begin), size)};
+  }
+
+  Diagnostic to_text(Diagnostic d) const {
+    d.span = to_text(d.span);
+    for (RelatedInfo& r : d.related) r.span = to_text(r.span);
+    return d;
+  }
+
+  Token token_of(TSNode node, const cst::Cst& cst) const {
+    Token t;
+    t.span = cst.span(node);
+    t.text = std::string(cst.text(node));
+    if (cst.is(node, cst::Kind::string_content)) {
+      t.kind = Token::Kind::String;
+      return t;
+    }
+    TSNode parent = ts_node_parent(node);
+    if (cst.is(parent, cst::Kind::attribute) &&
+        ts_node_eq(cst.field(parent, cst::Field::attribute), node)) {
+      t.kind = Token::Kind::Attribute;
+      TSNode object = cst.field(parent, cst::Field::object);
+      if (cst.is(object, cst::Kind::identifier)) t.object = std::string(cst.text(object));
+    }
+    return t;
+  }
+
+  static bool is_name(const cst::Cst& cst, TSNode node) {
+    return cst.is(node, cst::Kind::identifier) || cst.is(node, cst::Kind::string_content);
+  }
+};
+
+Document::Document(std::string text) : impl_(std::make_unique<Impl>()) {
+  impl_->text = std::move(text);
+  impl_->update();
+}
+
+Document::~Document() = default;
+
+const std::string& Document::text() const { return impl_->text; }
+
+void Document::apply(std::span<const TextEdit> edits) {
+  for (const TextEdit& e : edits) impl_->edit(e);
+  impl_->update();
+}
+
+void Document::replace(std::string text) {
+  TextEdit all{0, uint32_t(impl_->text.size()), std::move(text)};
+  apply(std::span<const TextEdit>(&all, 1));
+}
+
+const ir::IRModule& Document::module() const { return impl_->module; }
+const std::vector<std::shared_ptr<Definition>>& Document::definitions() const {
+  return impl_->definitions;
+}
+const LoweringStats& Document::stats() const { return impl_->stats; }
+const std::vector<printer::Comment>& Document::comments() const {
+  impl_->refresh_comments();
+  return impl_->comments;
+}
+
+std::vector<Diagnostic> Document::diagnostics() const {
+  std::vector<Diagnostic> out = impl_->syntax_diagnostics;
+  auto add_lowering = [&](const Diagnostic& d) {
+    Diagnostic t = impl_->to_text(d);
+    if (!impl_->syntax.is_quarantined(t.span.begin)) out.push_back(std::move(t));
+  };
+  // Module-level diagnostics come from this update's outline: text offsets already.
+  for (const Diagnostic& d : impl_->header_diagnostics)
+    if (!impl_->syntax.is_quarantined(d.span.begin)) out.push_back(d);
+  for (const auto& def : impl_->definitions)
+    for (const Diagnostic& d : def->diagnostics) add_lowering(d);
+  return out;
+}
+
+bool Document::overlaps_syntax_error(Span range) const {
+  for (Span q : impl_->syntax.quarantined)
+    if (q.begin < range.end && range.begin < q.end) return true;
+  for (const Diagnostic& d : impl_->syntax_diagnostics)
+    if (d.severity == Severity::Error && range.begin <= d.span.begin && d.span.begin < range.end)
+      return true;
+  return false;
+}
+
+Span Document::to_text(Span ir_span) const { return impl_->to_text(ir_span); }
+Diagnostic Document::to_text(Diagnostic d) const { return impl_->to_text(std::move(d)); }
+
+const Definition* Document::definition_at(uint32_t offset) const {
+  for (const auto& def : impl_->definitions) {
+    Span s = def->text_span();
+    if (s.begin <= offset && offset <= s.end) return def.get();
+  }
+  return nullptr;
+}
+
+const Definition* Document::definition_of_ir(Span ir_span) const {
+  return impl_->owner_of_ir(ir_span.begin);
+}
+
+std::optional<uint32_t> Document::to_ir(uint32_t text_offset) const {
+  const Definition* def = definition_at(text_offset);
+  if (!def) return std::nullopt;
+  return text_offset - def->begin + def->ir_begin;
+}
+
+std::optional<Token> Document::token_at(uint32_t offset) const {
+  if (!impl_->tree) return std::nullopt;
+  cst::Cst cst(impl_->text);
+  TSNode root = ts_tree_root_node(impl_->tree.get());
+  for (uint32_t at : {offset, offset > 0 ? offset - 1 : offset}) {
+    TSNode node = ts_node_descendant_for_byte_range(root, at, at);
+    if (!ts_node_is_null(node) && Impl::is_name(cst, node)) {
+      Span s = cst.span(node);
+      if (s.begin <= offset && offset <= s.end) return impl_->token_of(node, cst);
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<Token> Document::tokens_in(Span range) const {
+  std::vector<Token> out;
+  if (!impl_->tree) return out;
+  cst::Cst cst(impl_->text);
+  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(impl_->tree.get()));
+  for (;;) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    Span s = cst.span(node);
+    bool overlaps = s.begin < range.end && range.begin < s.end;
+    if (overlaps && Impl::is_name(cst, node) && range.begin <= s.begin && s.end <= range.end)
+      out.push_back(impl_->token_of(node, cst));
+    if (overlaps && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor)))
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
+bool Document::offsets_are_text_offsets() const { return !impl_->moved_or_relowered; }
+
+}  // namespace raxc::frontend

@@ -1,0 +1,87 @@
+#!/bin/sh
+# `raxc check` options: --werror, -W switches by code (RX1099 for a bad one), exit 1 iff errors,
+# --show-struct-info.
+#   check_cli_test.sh RAXC
+set -u
+raxc=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+expect_status() {
+  want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want; stderr: $(head -3 "$tmp/err")"
+}
+expect_in() { grep -qF -- "$2" "$1" || fail "expected '$2' in $(basename "$1"): $(head -3 "$1")"; }
+expect_not_in() { ! grep -qF -- "$2" "$1" || fail "did not expect '$2' in $(basename "$1")"; }
+
+# A warning only: RX4006 (a callee without return annotation is seen as R.Object).
+cat >"$tmp/warn.rx" <<'RX'
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def f(x: R.Tensor((2,), dtype="float32")):
+        return x
+
+    @R.function
+    def g(x: R.Tensor((2,), dtype="float32")) -> R.Object:
+        cls = Module
+        y = cls.f(x)
+        return y
+RX
+# An error: RX3000 (a tensor annotated R.Shape).
+cat >"$tmp/error.rx" <<'RX'
+# from tvm.script import relax as R
+
+@R.function
+def main(x: R.Tensor((2,), dtype="float32")):
+    z: R.Shape = x
+    return z
+RX
+
+expect_status 0 "$raxc" check "$tmp/warn.rx"
+expect_in "$tmp/err" "warning:"
+expect_in "$tmp/err" "[RX4006]"
+expect_status 1 "$raxc" check --werror "$tmp/warn.rx"
+expect_in "$tmp/err" "error:"
+expect_status 1 "$raxc" check -Werror "$tmp/warn.rx"
+expect_status 1 "$raxc" check -Werror=RX4006 "$tmp/warn.rx"
+expect_in "$tmp/err" "error:"
+expect_status 0 "$raxc" check -Wno-RX4006 "$tmp/warn.rx"
+expect_not_in "$tmp/err" "RX4006"
+expect_status 0 "$raxc" check --werror -Wno-RX4006 "$tmp/warn.rx"
+expect_status 0 "$raxc" check -Werror=RX4006 -Wno-error=RX4006 "$tmp/warn.rx"
+expect_status 1 "$raxc" check "$tmp/error.rx"
+expect_in "$tmp/err" "[RX3000]"
+expect_status 1 "$raxc" check "$tmp/warn.rx" "$tmp/error.rx"
+# Bad switches are usage errors.
+expect_status 2 "$raxc" check -Wno-RX9999 "$tmp/warn.rx"
+expect_in "$tmp/err" "[RX1099]"
+expect_status 2 "$raxc" check -Wbogus "$tmp/warn.rx"
+expect_in "$tmp/err" "[RX1099]"
+expect_status 2 "$raxc" check -Wno-RX3000 "$tmp/error.rx"
+expect_in "$tmp/err" "cannot be disabled"
+# JSON carries the codes.
+expect_status 1 "$raxc" check --diagnostics-format=json "$tmp/error.rx"
+expect_in "$tmp/out" '"code": "RX3000"'
+# --show-struct-info annotates unannotated bindings with the inferred StructInfo.
+expect_status 1 "$raxc" check --show-struct-info "$tmp/error.rx"
+expect_in "$tmp/out" 'z: R.Shape'
+cat >"$tmp/infer.rx" <<'RX'
+# from tvm.script import relax as R
+
+@R.function
+def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+    y = x
+    return y
+RX
+expect_status 0 "$raxc" check --show-struct-info "$tmp/infer.rx"
+expect_in "$tmp/out" 'y: R.Tensor((2, 3), dtype="float32") = x'
+
+[ "$failures" -eq 0 ] && echo "check_cli: all passed" || echo "check_cli: $failures failure(s)"
+[ "$failures" -eq 0 ]
