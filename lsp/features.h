@@ -1,0 +1,67 @@
+// LSP results computed from one Snapshot (through its analysis::Engine). Pure functions of
+// (snapshot, request params): they run on whichever thread answers the request, lock the
+// snapshot's query mutex, and never touch server state. Malformed params throw RequestError
+// (-32602).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "lsp/position.h"
+#include "lsp/snapshot.h"
+
+namespace raxc::lsp {
+
+struct FeatureOptions {
+  PositionEncoding encoding = PositionEncoding::Utf16;
+  // codeDescription.href for a code; "{code}" is replaced by e.g. "RX1001". Empty: no href.
+  std::string diagnostic_url = "";
+  bool related_information = true;  // the client supports relatedInformation
+};
+
+// The "diagnostics" array of publishDiagnostics: severity, code, codeDescription, source
+// "raxc", relatedInformation (in the same document), tag Unnecessary (1) for "unused" ones.
+nlohmann::json diagnostics_json(const Snapshot& snapshot, const FeatureOptions& options);
+
+// Hierarchical DocumentSymbol[]: the module, its functions, their dataflow blocks.
+nlohmann::json document_symbols(const Snapshot& snapshot, const FeatureOptions& options);
+
+// Markdown: the kind and name, the inferred StructInfo (and the annotation when it differs) in
+// a python code fence; an operator call's signature and doc; a global's signature; a shape
+// variable's binding site. null when there is nothing under the cursor.
+nlohmann::json hover(const Snapshot& snapshot, const nlohmann::json& params,
+                     const FeatureOptions& options);
+nlohmann::json definition(const Snapshot& snapshot, const nlohmann::json& params,
+                          const FeatureOptions& options);
+nlohmann::json references(const Snapshot& snapshot, const nlohmann::json& params,
+                          const FeatureOptions& options);
+nlohmann::json document_highlight(const Snapshot& snapshot, const nlohmann::json& params,
+                                  const FeatureOptions& options);
+
+// FoldingRange[] for functions and dataflow blocks that span several lines.
+nlohmann::json folding_ranges(const Snapshot& snapshot, const nlohmann::json& params,
+                              const FeatureOptions& options);
+// TextEdit[] turning the text into `raxc fmt`'s output (comments kept): one edit for the whole
+// document, [] when it is already formatted; null (nothing to do) when it has syntax errors.
+nlohmann::json formatting(const Snapshot& snapshot, const nlohmann::json& params,
+                          const FeatureOptions& options);
+
+// prepareRename: {range, placeholder} of the renamable symbol under the cursor (locals,
+// parameters, shape variables, globals), null elsewhere (operators, keywords, blank space).
+nlohmann::json prepare_rename(const Snapshot& snapshot, const nlohmann::json& params,
+                              const FeatureOptions& options);
+// rename: a WorkspaceEdit replacing every occurrence; RequestFailed for an invalid new name.
+nlohmann::json rename(const Snapshot& snapshot, const nlohmann::json& params,
+                      const FeatureOptions& options);
+
+// InlayHint[]: `: R.Tensor(...)` after every binding without an annotation, in params.range;
+// labels longer than 40 characters are cut with "…" and the full StructInfo is the tooltip.
+nlohmann::json inlay_hints(const Snapshot& snapshot, const nlohmann::json& params,
+                           const FeatureOptions& options);
+
+// CompletionItem[] for the text before the cursor on its line (`line_prefix`, taken from the
+// current text, not the snapshot, so typing never waits for an analysis): after `R.` / `T.` /
+// `I.` the registry's operators (with snippets and docs) and StructInfo constructors; after
+// `cls.` / `Module.` the module's functions (from the snapshot, if any); inside a string a dtype.
+nlohmann::json completion(const Snapshot* snapshot, const std::string& line_prefix);
+
+}  // namespace raxc::lsp

@@ -1,0 +1,114 @@
+#include "lsp/position.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace raxc::lsp {
+
+const char* encoding_name(PositionEncoding encoding) {
+  return encoding == PositionEncoding::Utf8 ? "utf-8" : "utf-16";
+}
+
+uint32_t offset_at(const SourceFile& file, Position position, PositionEncoding encoding) {
+  if (encoding == PositionEncoding::Utf16)
+    return file.offset_from_utf16(position.line, position.character);
+  if (position.line >= file.line_count()) return file.size();
+  const uint32_t begin = file.line_begin(position.line + 1);
+  const uint32_t end = file.line_end(position.line + 1);
+  uint32_t target = uint32_t(std::min<uint64_t>(uint64_t(begin) + position.character, end));
+  // A byte inside a multi-byte character means that character's start.
+  uint32_t pos = begin;
+  while (pos < target) {
+    uint32_t next = pos + utf8_step(file.text(), pos).bytes;
+    if (next > target) break;
+    pos = next;
+  }
+  return pos;
+}
+
+Position position_at(const SourceFile& file, uint32_t offset, PositionEncoding encoding) {
+  offset = std::min(offset, file.size());
+  LineCol where = file.location(offset);
+  Position position;
+  position.line = where.line - 1;
+  if (encoding == PositionEncoding::Utf16) {
+    position.character = file.utf16_column(offset);
+  } else {
+    uint32_t begin = file.line_begin(where.line);
+    position.character = offset > begin ? offset - begin : 0;
+  }
+  return position;
+}
+
+namespace {
+
+std::optional<uint32_t> parse_uint(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end()) return std::nullopt;
+  if (it->is_number_unsigned()) {
+    return uint32_t(std::min<uint64_t>(it->get<uint64_t>(), std::numeric_limits<uint32_t>::max()));
+  }
+  if (it->is_number_integer()) {
+    int64_t v = it->get<int64_t>();
+    if (v < 0) return std::nullopt;
+    return uint32_t(std::min<int64_t>(v, std::numeric_limits<uint32_t>::max()));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Position> parse_position(const nlohmann::json& value) {
+  if (!value.is_object()) return std::nullopt;
+  auto line = parse_uint(value, "line");
+  auto character = parse_uint(value, "character");
+  if (!line || !character) return std::nullopt;
+  return Position{*line, *character};
+}
+
+nlohmann::json to_json(Position position) {
+  return {{"line", position.line}, {"character", position.character}};
+}
+
+nlohmann::json range_json(const SourceFile& file, Span span, PositionEncoding encoding) {
+  return {{"start", to_json(position_at(file, span.begin, encoding))},
+          {"end", to_json(position_at(file, std::max(span.begin, span.end), encoding))}};
+}
+
+std::optional<Span> parse_range(const SourceFile& file, const nlohmann::json& value,
+                                PositionEncoding encoding) {
+  if (!value.is_object() || !value.contains("start") || !value.contains("end")) return std::nullopt;
+  auto start = parse_position(value["start"]);
+  auto end = parse_position(value["end"]);
+  if (!start || !end) return std::nullopt;
+  uint32_t a = offset_at(file, *start, encoding), b = offset_at(file, *end, encoding);
+  if (b < a) std::swap(a, b);
+  return Span{a, b};
+}
+
+bool apply_change(std::string& text, const nlohmann::json& change, PositionEncoding encoding,
+                  std::string& error) {
+  if (!change.is_object() || !change.contains("text") || !change["text"].is_string()) {
+    error = "a content change needs a string \"text\"";
+    return false;
+  }
+  const std::string& replacement = change["text"].get_ref<const std::string&>();
+  auto range = change.find("range");
+  if (range == change.end() || range->is_null()) {
+    text = replacement;
+    return true;
+  }
+  // The line map is rebuilt per change: changes in one notification apply in sequence, each
+  // to the result of the previous one.
+  SourceFile file("", text);
+  auto span = parse_range(file, *range, encoding);
+  if (!span) {
+    error = "a content change has a malformed \"range\"";
+    return false;
+  }
+  text.replace(span->begin, span->end - span->begin, replacement);
+  return true;
+}
+
+}  // namespace raxc::lsp

@@ -1,0 +1,574 @@
+#include "lsp/server.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "lsp/semantic_tokens.h"
+
+#ifndef RAXC_LSP_VERSION
+#define RAXC_LSP_VERSION "0.1.0"
+#endif
+#ifndef RAXC_SOURCE_DIR
+#define RAXC_SOURCE_DIR "."
+#endif
+
+namespace raxc::lsp {
+namespace {
+
+const std::string& text_document_uri(const json& params) {
+  if (!params.is_object() || !params.contains("textDocument") ||
+      !params["textDocument"].is_object() || !params["textDocument"].contains("uri") ||
+      !params["textDocument"]["uri"].is_string())
+    throw RequestError{error_code::kInvalidParams, "missing textDocument.uri"};
+  return params["textDocument"]["uri"].get_ref<const std::string&>();
+}
+
+size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages_total = 0, pages_resident = 0;
+  if (!(statm >> pages_total >> pages_resident)) return 0;
+  return pages_resident * size_t(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+std::string default_diagnostic_url() {
+  return std::string("file://") + RAXC_SOURCE_DIR + "/frontend/diagnostics.def#{code}";
+}
+
+Server::Server(MessageWriter& out, ServerOptions options)
+    : out_(out), options_(std::move(options)) {
+  features_.diagnostic_url = options_.diagnostic_url;
+  // Answered from the newest snapshot, even one older than the text (never queued behind an
+  // analysis); or needing the snapshot of the current text.
+  auto add = [this](const char* method,
+                    json (*fn)(const Snapshot&, const json&, const FeatureOptions&),
+                    bool needs_fresh) {
+    document_requests_[method] = {
+        [this, fn](const Snapshot& s, const json& params) { return fn(s, params, features_); },
+        needs_fresh};
+  };
+  add("textDocument/hover", hover, false);
+  add(
+      "textDocument/documentSymbol",
+      [](const Snapshot& s, const json&, const FeatureOptions& o) {
+        return document_symbols(s, o);
+      },
+      false);
+  add("textDocument/definition", definition, true);
+  add("textDocument/references", references, true);
+  add("textDocument/documentHighlight", document_highlight, true);
+  add("textDocument/foldingRange", folding_ranges, false);
+  add("textDocument/formatting", formatting, true);
+  add("textDocument/prepareRename", prepare_rename, true);
+  add("textDocument/rename", rename, true);
+  add("textDocument/inlayHint", inlay_hints, false);
+  add(
+      "textDocument/semanticTokens/full",
+      [](const Snapshot& s, const json& p, const FeatureOptions& o) {
+        return semantic_tokens(s, p, o, false);
+      },
+      false);
+  add(
+      "textDocument/semanticTokens/range",
+      [](const Snapshot& s, const json& p, const FeatureOptions& o) {
+        return semantic_tokens(s, p, o, true);
+      },
+      false);
+}
+
+Server::~Server() { stop_worker(); }
+
+// ---------------------------------------------------------------------------- output
+
+void Server::send(const json& message) { out_.write(serialize(message)); }
+
+void Server::log(LogLevel level, const std::string& message) {
+  if (int(level) > int(options_.log_level)) return;
+  send(make_notification("window/logMessage", {{"type", int(level)}, {"message", message}}));
+}
+
+void Server::trace_incoming(const Incoming& in) {
+  if (trace_ == "off" || in.method == "$/setTrace") return;
+  json params = {{"message", "received '" + in.method + "'"}};
+  if (trace_ == "verbose" && !in.params.is_null()) params["verbose"] = serialize(in.params);
+  send(make_notification("$/logTrace", std::move(params)));
+}
+
+// ---------------------------------------------------------------------------- input
+
+int Server::run(MessageReader& in) {
+  while (state_ != State::Exited) {
+    ReadResult message = in.read();
+    if (message.kind == ReadResult::Kind::End) {
+      if (!message.error.empty()) log(LogLevel::Error, message.error);
+      break;
+    }
+    if (message.kind == ReadResult::Kind::Error) {
+      log(LogLevel::Error, "bad message: " + message.error);
+      continue;
+    }
+    if (!message.error.empty()) log(LogLevel::Warning, message.error);
+    handle_body(message.body, &in);
+  }
+  stop_worker();
+  // The client may not clear what we published (a crash of the client side, a restart).
+  std::lock_guard lock(mutex_);
+  for (auto& [uri, document] : documents_) {
+    if (document.published_nonempty)
+      send(make_notification("textDocument/publishDiagnostics",
+                             {{"uri", uri}, {"diagnostics", json::array()}}));
+  }
+  return exit_status();
+}
+
+void Server::handle_body(std::string_view body, MessageReader* in) {
+  json message = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (message.is_discarded()) {
+    size_t at = find_embedded_header(body);
+    if (in && at != std::string_view::npos) {
+      in->push_front(body.substr(at));  // a wrong Content-Length swallowed the next message
+      log(LogLevel::Error,
+          "a message body was cut short by the next message's header "
+          "(wrong Content-Length); skipped it");
+    }
+    send(make_error(nullptr, error_code::kParseError, "the message body is not valid JSON"));
+    return;
+  }
+  handle(message);
+}
+
+void Server::handle(const json& message) {
+  Incoming in = classify(message);
+  switch (in.kind) {
+    case Incoming::Kind::Invalid:
+      send(make_error(in.id, error_code::kInvalidRequest, in.error));
+      return;
+    case Incoming::Kind::Response: return;  // the server sends no requests that need an answer
+    case Incoming::Kind::Request:
+      trace_incoming(in);
+      try {
+        handle_request(in);
+      } catch (const RequestError& e) {
+        send(make_error(in.id, e.code, e.message));
+      } catch (const json::exception& e) {
+        send(make_error(in.id, error_code::kInvalidParams, e.what()));
+      } catch (const std::exception& e) {
+        send(make_error(in.id, error_code::kInternalError, e.what()));
+      }
+      return;
+    case Incoming::Kind::Notification:
+      trace_incoming(in);
+      try {
+        handle_notification(in);
+      } catch (const std::exception& e) {
+        log(LogLevel::Error, "'" + in.method + "' failed: " + e.what());
+      } catch (const RequestError& e) {
+        log(LogLevel::Error, "'" + in.method + "': " + e.message);
+      }
+      return;
+  }
+}
+
+void Server::handle_request(const Incoming& in) {
+  if (state_ == State::Uninitialized && in.method != "initialize")
+    throw RequestError{error_code::kServerNotInitialized, "the server is not initialized"};
+  if (state_ == State::ShutDown)
+    throw RequestError{error_code::kInvalidRequest, "the server is shutting down"};
+  if (in.method == "initialize") {
+    if (state_ != State::Uninitialized)
+      throw RequestError{error_code::kInvalidRequest, "the server is already initialized"};
+    json result = initialize(in.params);
+    state_ = State::Running;
+    send(make_response(in.id, std::move(result)));
+    return;
+  }
+  if (in.method == "shutdown") {
+    state_ = State::ShutDown;
+    shutdown_requested_ = true;
+    stop_worker();
+    send(make_response(in.id, nullptr));
+    return;
+  }
+  if (in.method == "textDocument/completion") {
+    send(make_response(in.id, complete(in.params)));
+    return;
+  }
+  if (in.method == "workspace/symbol") {
+    send(make_response(in.id, workspace_symbols(in.params)));
+    return;
+  }
+  if (in.method == "raxc/memoryUsage") {
+    send(make_response(in.id, memory_usage()));
+    return;
+  }
+  auto request = document_requests_.find(in.method);
+  if (request == document_requests_.end())
+    throw RequestError{error_code::kMethodNotFound, "unknown method '" + in.method + "'"};
+  handle_document_request(in, request->second);
+}
+
+void Server::handle_notification(const Incoming& in) {
+  if (in.method == "exit") {
+    state_ = State::Exited;
+    return;
+  }
+  if (state_ == State::Uninitialized || state_ == State::ShutDown) return;  // dropped
+  const json& p = in.params;
+  if (in.method == "initialized") return;
+  if (in.method == "textDocument/didOpen") return did_open(p);
+  if (in.method == "textDocument/didChange") return did_change(p);
+  if (in.method == "textDocument/didClose") return did_close(p);
+  if (in.method == "textDocument/didSave") return;
+  if (in.method == "$/setTrace") {
+    if (p.is_object() && p.contains("value") && p["value"].is_string()) {
+      std::string value = p["value"];
+      if (value == "off" || value == "messages" || value == "verbose") trace_ = value;
+    }
+    return;
+  }
+  if (in.method == "$/cancelRequest") {
+    if (!p.is_object() || !p.contains("id")) return;
+    std::lock_guard lock(mutex_);
+    auto it = std::find_if(deferred_.begin(), deferred_.end(),
+                           [&](const Deferred& d) { return d.id == p["id"]; });
+    if (it != deferred_.end()) {
+      send(make_error(it->id, error_code::kRequestCancelled, "the request was cancelled"));
+      deferred_.erase(it);
+    }
+    return;
+  }
+  // Other notifications ($/... and unknown ones) are ignored, as the protocol asks.
+}
+
+// ---------------------------------------------------------------------------- lifecycle
+
+json Server::initialize(const json& params) {
+  features_.encoding = PositionEncoding::Utf16;
+  if (params.is_object()) {
+    const json caps = params.value("capabilities", json::object());
+    const json general = caps.is_object() ? caps.value("general", json::object()) : json();
+    if (general.is_object() && general.contains("positionEncodings") &&
+        general["positionEncodings"].is_array()) {
+      for (const json& e : general["positionEncodings"])
+        if (e == "utf-8") features_.encoding = PositionEncoding::Utf8;
+    }
+    const json text = caps.is_object() ? caps.value("textDocument", json::object()) : json();
+    if (text.is_object() && text.contains("publishDiagnostics") &&
+        text["publishDiagnostics"].is_object()) {
+      features_.related_information =
+          text["publishDiagnostics"].value("relatedInformation", true) == true;
+    }
+    if (params.contains("trace") && params["trace"].is_string()) {
+      std::string value = params["trace"];
+      if (value == "messages" || value == "verbose") trace_ = value;
+    }
+  }
+  start_worker();
+  json capabilities = {
+      {"positionEncoding", encoding_name(features_.encoding)},
+      {"textDocumentSync",
+       {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+      {"hoverProvider", true},
+      {"definitionProvider", true},
+      {"referencesProvider", true},
+      {"documentHighlightProvider", true},
+      {"documentSymbolProvider", true},
+      {"foldingRangeProvider", true},
+      {"workspaceSymbolProvider", true},
+      {"completionProvider", {{"triggerCharacters", {".", "\""}}}},
+      {"renameProvider", {{"prepareProvider", true}}},
+      {"inlayHintProvider", true},
+      {"renameProvider", {{"prepareProvider", true}}},
+      {"inlayHintProvider", true},
+      {"semanticTokensProvider",
+       {{"legend", semantic_tokens_legend()}, {"full", true}, {"range", true}}},
+      {"documentFormattingProvider", true},
+      {"experimental", {{"memoryUsageProvider", true}}},
+  };
+  return {{"capabilities", std::move(capabilities)},
+          {"serverInfo", {{"name", "raxc"}, {"version", RAXC_LSP_VERSION}}}};
+}
+
+// Completion reads the current text (what the user just typed), not the snapshot: it must
+// never wait for the debounce or an analysis.
+json Server::complete(const json& params) {
+  const std::string& uri = text_document_uri(params);
+  auto position = params.contains("position") ? parse_position(params["position"]) : std::nullopt;
+  if (!position) throw RequestError{error_code::kInvalidParams, "missing or invalid position"};
+  std::string line_prefix;
+  std::shared_ptr<const Snapshot> snapshot;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = documents_.find(uri);
+    if (it == documents_.end())
+      throw RequestError{error_code::kInvalidParams, "the document is not open: " + uri};
+    SourceFile file(uri, it->second.text);
+    uint32_t end = offset_at(file, *position, features_.encoding);
+    uint32_t begin = file.line_begin(file.location(end).line);
+    line_prefix = file.text().substr(begin, end - begin);
+    snapshot = it->second.snapshot;
+  }
+  return completion(snapshot.get(), line_prefix);
+}
+
+// SymbolInformation[] for the functions of every open document whose name contains the query
+// (case-insensitive), from each document's newest snapshot.
+json Server::workspace_symbols(const json& params) {
+  std::string query = params.is_object() ? params.value("query", std::string()) : std::string();
+  auto lower = [](std::string s) {
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  query = lower(query);
+  std::vector<std::shared_ptr<const Snapshot>> snapshots;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [uri, document] : documents_)
+      if (document.snapshot) snapshots.push_back(document.snapshot);
+  }
+  json out = json::array();
+  for (const auto& snapshot : snapshots) {
+    for (const json& module : document_symbols(*snapshot, features_)) {
+      const json& functions = module["kind"] == 2 ? module["children"] : json::array({module});
+      for (const json& f : functions) {
+        if (lower(f["name"].get<std::string>()).find(query) == std::string::npos) continue;
+        out.push_back({{"name", f["name"]},
+                       {"kind", f["kind"]},
+                       {"containerName", module["name"]},
+                       {"location", {{"uri", snapshot->uri}, {"range", f["selectionRange"]}}}});
+      }
+    }
+  }
+  return out;
+}
+
+json Server::memory_usage() {
+  std::lock_guard lock(mutex_);
+  json documents = json::array();
+  size_t text_bytes = 0, snapshot_bytes = 0;
+  for (auto& [uri, document] : documents_) {
+    size_t snapshot = document.snapshot ? document.snapshot->memory_bytes() : 0;
+    text_bytes += document.text.capacity();
+    snapshot_bytes += snapshot;
+    documents.push_back(
+        {{"uri", uri}, {"textBytes", document.text.capacity()}, {"snapshotBytes", snapshot}});
+  }
+  return {{"residentBytes", resident_bytes()},
+          {"engines", analyzer_.engine_count()},
+          {"textBytes", text_bytes},
+          {"snapshotBytes", snapshot_bytes},
+          {"documents", std::move(documents)}};
+}
+
+// ---------------------------------------------------------------------------- documents
+
+void Server::did_open(const json& params) {
+  const json& item = params.at("textDocument");
+  // Everything is read before the table changes: a malformed didOpen changes nothing.
+  std::string uri = item.at("uri").get<std::string>();
+  std::string text = item.at("text").get<std::string>();
+  auto version_field = item.find("version");
+  int64_t version = version_field != item.end() && version_field->is_number_integer()
+                        ? version_field->get<int64_t>()
+                        : 0;
+  std::lock_guard lock(mutex_);
+  Document& document = documents_[uri];
+  document.text = std::move(text);
+  document.version = version;
+  document.generation = next_generation_++;
+  document.changed = Clock::now() - options_.debounce;  // analyse a new document at once
+  document.dirty = true;
+  fail_deferred_locked(uri, true, error_code::kContentModified, "the document was reopened");
+  wake_.notify_all();
+}
+
+void Server::did_change(const json& params) {
+  std::string uri = text_document_uri(params);
+  const json& changes = params.at("contentChanges");
+  std::lock_guard lock(mutex_);
+  auto it = documents_.find(uri);
+  if (it == documents_.end()) {
+    log(LogLevel::Warning, "didChange for a document that is not open: " + uri);
+    return;
+  }
+  Document& document = it->second;
+  const json& item = params["textDocument"];
+  auto version_field = item.find("version");
+  int64_t version = version_field != item.end() && version_field->is_number_integer()
+                        ? version_field->get<int64_t>()
+                        : document.version + 1;
+  std::string text = document.text, error;
+  for (const json& change : changes) {
+    if (!apply_change(text, change, features_.encoding, error)) {
+      log(LogLevel::Error, "ignored a malformed didChange for " + uri + ": " + error);
+      return;
+    }
+  }
+  document.text = std::move(text);
+  if (version <= document.version)
+    log(LogLevel::Warning, "didChange did not increase the version of " + uri);
+  document.version = version;
+  document.generation = next_generation_++;
+  document.changed = Clock::now();
+  document.dirty = true;
+  fail_deferred_locked(uri, true, error_code::kContentModified, "the document changed");
+  wake_.notify_all();
+}
+
+void Server::did_close(const json& params) {
+  std::string uri = text_document_uri(params);
+  std::lock_guard lock(mutex_);
+  if (documents_.erase(uri) == 0) return;
+  analyzer_.forget(uri);
+  fail_deferred_locked(uri, false, error_code::kContentModified, "the document was closed");
+  send(make_notification("textDocument/publishDiagnostics",
+                         {{"uri", uri}, {"diagnostics", json::array()}}));
+}
+
+void Server::fail_deferred_locked(const std::string& uri, bool only_fresh, int code,
+                                  const std::string& message) {
+  auto keep = std::stable_partition(deferred_.begin(), deferred_.end(), [&](const Deferred& d) {
+    return d.uri != uri || (only_fresh && !d.needs_fresh);
+  });
+  for (auto it = keep; it != deferred_.end(); ++it) send(make_error(it->id, code, message));
+  deferred_.erase(keep, deferred_.end());
+}
+
+void Server::publish_locked(const std::string& uri, Document& document, const Snapshot& snapshot) {
+  json diagnostics = diagnostics_json(snapshot, features_);
+  document.published_nonempty = !diagnostics.empty();
+  send(make_notification(
+      "textDocument/publishDiagnostics",
+      {{"uri", uri}, {"version", snapshot.version}, {"diagnostics", diagnostics}}));
+}
+
+// ---------------------------------------------------------------------------- requests
+
+void Server::handle_document_request(const Incoming& in, const DocumentRequest& request) {
+  const std::string& uri = text_document_uri(in.params);
+  std::shared_ptr<const Snapshot> snapshot;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = documents_.find(uri);
+    if (it == documents_.end())
+      throw RequestError{error_code::kInvalidParams, "the document is not open: " + uri};
+    snapshot = it->second.snapshot;
+    bool usable =
+        snapshot && (!request.needs_fresh || snapshot->generation == it->second.generation);
+    if (!usable) {
+      deferred_.push_back({in.id, in.method, in.params, uri, request.needs_fresh});
+      return;
+    }
+  }
+  answer(in.id, in.method, in.params, *snapshot);
+}
+
+void Server::answer(const json& id, const std::string& method, const json& params,
+                    const Snapshot& snapshot) {
+  try {
+    send(make_response(id, document_requests_.at(method).handler(snapshot, params)));
+  } catch (const RequestError& e) {
+    send(make_error(id, e.code, e.message));
+  } catch (const json::exception& e) {
+    send(make_error(id, error_code::kInvalidParams, e.what()));
+  } catch (const std::exception& e) {
+    send(make_error(id, error_code::kInternalError, e.what()));
+  }
+}
+
+// ---------------------------------------------------------------------------- analysis thread
+
+void Server::start_worker() {
+  std::lock_guard lock(mutex_);
+  if (worker_running_) return;
+  stop_ = false;
+  // The analysis recurses over nested input like the frontend: give it the CLI's big stack.
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, size_t(512) << 20);
+  auto trampoline = [](void* self) -> void* {
+    static_cast<Server*>(self)->worker_loop();
+    return nullptr;
+  };
+  worker_running_ = pthread_create(&worker_, &attributes, trampoline, this) == 0;
+  pthread_attr_destroy(&attributes);
+}
+
+void Server::stop_worker() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!worker_running_) return;
+    stop_ = true;
+    worker_running_ = false;
+  }
+  wake_.notify_all();
+  pthread_join(worker_, nullptr);
+}
+
+void Server::worker_loop() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    // The dirty document whose debounce expired first, or the time to wait for one.
+    const auto now = Clock::now();
+    std::map<std::string, Document>::iterator due = documents_.end();
+    auto next = Clock::time_point::max();
+    for (auto it = documents_.begin(); it != documents_.end(); ++it) {
+      if (!it->second.dirty) continue;
+      auto ready = it->second.changed + options_.debounce;
+      if (ready <= now &&
+          (due == documents_.end() || ready < due->second.changed + options_.debounce))
+        due = it;
+      else if (ready > now)
+        next = std::min(next, ready);
+    }
+    if (due == documents_.end()) {
+      if (next == Clock::time_point::max())
+        wake_.wait(lock);
+      else
+        wake_.wait_until(lock, next);
+      continue;
+    }
+    std::string uri = due->first, text = due->second.text;
+    int64_t version = due->second.version;
+    uint64_t generation = due->second.generation;
+    due->second.dirty = false;
+
+    lock.unlock();
+    std::string failure;
+    auto snapshot = analyzer_.analyze(uri, version, generation, std::move(text), &failure);
+    if (!failure.empty()) log(LogLevel::Error, "analysis of " + uri + " failed: " + failure);
+    lock.lock();
+
+    auto it = documents_.find(uri);
+    if (it == documents_.end() || it->second.generation != generation) continue;  // superseded
+    it->second.snapshot = snapshot;
+    publish_locked(uri, it->second, *snapshot);
+    std::vector<Deferred> ready;
+    auto keep = std::stable_partition(deferred_.begin(), deferred_.end(),
+                                      [&](const Deferred& d) { return d.uri != uri; });
+    std::move(keep, deferred_.end(), std::back_inserter(ready));
+    deferred_.erase(keep, deferred_.end());
+    lock.unlock();
+    for (const Deferred& d : ready) answer(d.id, d.method, d.params, *snapshot);
+    lock.lock();
+  }
+}
+
+// ---------------------------------------------------------------------------- stdio
+
+int run_stdio(const ServerOptions& options) {
+  signal(SIGPIPE, SIG_IGN);  // a vanished client is an output error, not a signal
+  FdSource source(STDIN_FILENO);
+  MessageReader reader(source);
+  MessageWriter writer(fd_sink(STDOUT_FILENO));
+  Server server(writer, options);
+  return server.run(reader);
+}
+
+}  // namespace raxc::lsp

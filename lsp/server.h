@@ -1,0 +1,142 @@
+// The `raxc lsp` server: lifecycle, document sync and request dispatch over one stdio stream.
+//
+// Threads (the whole concurrency design):
+//   * the reader thread (the caller of run()) reads and parses every message, handles the
+//     lifecycle and document sync, and answers requests at once from the newest Snapshot of
+//     their document. It never runs an analysis, so hover, symbols and the like are never
+//     queued behind one;
+//   * the analysis thread waits until a document has been quiet for `debounce` after its last
+//     edit, copies its text, analyses it without holding any lock, and then, under the lock,
+//     installs the new Snapshot and publishes its diagnostics only if the document still has
+//     the generation that was analysed (a newer edit or a close discards the result: nothing
+//     is ever published for a superseded version).
+// One mutex protects the document table and the deferred requests; the MessageWriter has its
+// own. Requests that need the current text (definition, references, ...) wait when the newest
+// Snapshot is older than the text; an edit arriving meanwhile answers them ContentModified.
+// Requests with no Snapshot at all yet (just opened) wait for the first one.
+#pragma once
+#include <pthread.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "lsp/features.h"
+#include "lsp/jsonrpc.h"
+#include "lsp/snapshot.h"
+#include "lsp/transport.h"
+
+namespace raxc::lsp {
+
+// window/logMessage types; messages above the chosen level are not sent.
+enum class LogLevel { Error = 1, Warning = 2, Info = 3, Debug = 4 };
+
+// The registry the diagnostic codes link to (the source tree's frontend/diagnostics.def).
+std::string default_diagnostic_url();
+
+struct ServerOptions {
+  std::chrono::milliseconds debounce{150};
+  LogLevel log_level = LogLevel::Info;
+  // codeDescription.href template, "{code}" replaced by the diagnostic's code.
+  std::string diagnostic_url = default_diagnostic_url();
+};
+
+class Server {
+ public:
+  Server(MessageWriter& out, ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Reads and handles messages until `exit` or the end of the input. Returns the process exit
+  // status: 0 after shutdown + exit, 1 otherwise.
+  int run(MessageReader& in);
+
+  // One framed body (exposed for tests). `in`, if given, gets back the tail of a body that was
+  // cut short by a wrong Content-Length so the following message survives.
+  void handle_body(std::string_view body, MessageReader* in);
+  bool exited() const { return state_ == State::Exited; }
+  int exit_status() const { return shutdown_requested_ ? 0 : 1; }
+
+ private:
+  enum class State { Uninitialized, Running, ShutDown, Exited };
+  using Clock = std::chrono::steady_clock;
+  using Handler = std::function<json(const Snapshot&, const json& params)>;
+
+  struct Document {
+    int64_t version = 0;
+    uint64_t generation = 0;
+    std::string text;
+    Clock::time_point changed;
+    bool dirty = false;  // text newer than the last analysis started
+    bool published_nonempty = false;
+    std::shared_ptr<const Snapshot> snapshot;
+  };
+  struct DocumentRequest {
+    Handler handler;
+    bool needs_fresh = false;  // must be answered from the current text's Snapshot
+  };
+  struct Deferred {
+    json id;
+    std::string method;
+    json params;
+    std::string uri;
+    bool needs_fresh;
+  };
+
+  void handle(const json& message);
+  void handle_request(const Incoming& in);
+  void handle_notification(const Incoming& in);
+  json initialize(const json& params);
+  json memory_usage();
+  json complete(const json& params);
+  json workspace_symbols(const json& params);
+  void handle_document_request(const Incoming& in, const DocumentRequest& request);
+  void answer(const json& id, const std::string& method, const json& params,
+              const Snapshot& snapshot);
+
+  void did_open(const json& params);
+  void did_change(const json& params);
+  void did_close(const json& params);
+  // Requires mutex_. Answers the deferred requests of `uri` with `code`.
+  void fail_deferred_locked(const std::string& uri, bool only_fresh, int code,
+                            const std::string& message);
+  void publish_locked(const std::string& uri, Document& document, const Snapshot& snapshot);
+
+  void start_worker();
+  void stop_worker();
+  void worker_loop();
+
+  void send(const json& message);
+  void log(LogLevel level, const std::string& message);
+  void trace_incoming(const Incoming& in);
+
+  MessageWriter& out_;
+  ServerOptions options_;
+  FeatureOptions features_;
+  Analyzer analyzer_;
+  std::map<std::string, DocumentRequest> document_requests_;
+  State state_ = State::Uninitialized;
+  bool shutdown_requested_ = false;
+  std::string trace_ = "off";
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::map<std::string, Document> documents_;
+  std::vector<Deferred> deferred_;
+  uint64_t next_generation_ = 1;
+  bool stop_ = false;
+  bool worker_running_ = false;
+  pthread_t worker_{};
+};
+
+// `raxc lsp`: serves stdin/stdout until exit; returns the exit status.
+int run_stdio(const ServerOptions& options);
+
+}  // namespace raxc::lsp

@@ -1,0 +1,790 @@
+#!/usr/bin/env python3
+"""Session tests for `raxc lsp`: each test spawns the real server, plays a scripted session over
+stdio (raw bytes where framing is under test) and checks the replies and notifications.
+
+    test/lsp/run_sessions.py --raxc build/raxc [-k substring] [-v]
+
+Exit status 0 when every session passes. Stdlib only (the node protocol tests live in
+editors/vscode)."""
+import argparse
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+RAXC = None
+TIMEOUT = 20.0
+
+VALID = """# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            y = x
+            R.output(y)
+        return y
+"""
+
+BROKEN = VALID.replace("y = x", "y = x +")
+
+# Globals, a shape variable, an operator call and a possibly-compatible call (RX4001 with the
+# parameter as related information). Line numbers are 0-based, as in LSP.
+NAV = """# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def helper(a: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        return a
+
+    @R.function
+    def main(x: R.Tensor(("n", 3), dtype="float32")) -> R.Tensor(("n", 3), dtype="float32"):
+        n = T.int64()
+        cls = Module
+        with R.dataflow():
+            y = R.add(x, x)
+            R.output(y)
+        z = cls.helper(x)
+        return y
+"""
+
+
+def pos(text, line, needle, nth=0):
+    """The LSP position (UTF-16) of the nth occurrence of `needle` on 0-based `line`."""
+    line_text = text.splitlines()[line]
+    at = -1
+    for _ in range(nth + 1):
+        at = line_text.index(needle, at + 1)
+    return {"line": line, "character": len(line_text[:at].encode("utf-16-le")) // 2}
+
+
+def frame(payload):
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class Session:
+    """A client over one `raxc lsp` process."""
+
+    def __init__(self, *args):
+        # stderr goes to a file (a pipe nobody reads could fill up and block the server); it is
+        # checked for sanitizer reports after the session.
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([RAXC, "lsp", *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.stderr)
+        self.inbox = queue.Queue()
+        self.seen = []  # every message received, in order
+        self.next_id = 1
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        out = self.proc.stdout
+        while True:
+            headers = {}
+            while True:
+                line = out.readline()
+                if not line:
+                    self.inbox.put(None)
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                name, _, value = line.decode().partition(":")
+                headers[name.strip().lower()] = value.strip()
+            body = out.read(int(headers["content-length"]))
+            self.inbox.put(json.loads(body))
+
+    def write(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, message):
+        message.setdefault("jsonrpc", "2.0")
+        self.write(frame(message))
+
+    def notify(self, method, params=None):
+        self.send({"method": method, "params": params if params is not None else {}})
+
+    def request_async(self, method, params=None):
+        rid = self.next_id
+        self.next_id += 1
+        self.send({"id": rid, "method": method, "params": params if params is not None else {}})
+        return rid
+
+    def next_message(self, timeout=TIMEOUT):
+        try:
+            message = self.inbox.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("no message from the server within %.1fs" % timeout)
+        if message is None:
+            raise AssertionError("the server closed its output")
+        self.seen.append(message)
+        return message
+
+    def wait(self, predicate, timeout=TIMEOUT, what="a message"):
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("timed out waiting for " + what)
+            message = self.next_message(left)
+            if predicate(message):
+                return message
+
+    def response(self, rid, timeout=TIMEOUT):
+        return self.wait(lambda m: m.get("id") == rid and "method" not in m, timeout,
+                         "the response to %r" % rid)
+
+    def request(self, method, params=None):
+        return self.response(self.request_async(method, params))
+
+    def result(self, method, params=None):
+        reply = self.request(method, params)
+        assert "result" in reply, "expected a result for %s, got %r" % (method, reply)
+        return reply["result"]
+
+    def diagnostics(self, uri, version=None, timeout=TIMEOUT):
+        def match(m):
+            return (m.get("method") == "textDocument/publishDiagnostics"
+                    and m["params"]["uri"] == uri
+                    and (version is None or m["params"].get("version") == version))
+        return self.wait(match, timeout, "diagnostics for %s v%s" % (uri, version))["params"]
+
+    def initialize(self, capabilities=None):
+        result = self.result("initialize", {"processId": None, "rootUri": None,
+                                            "capabilities": capabilities or {}})
+        self.notify("initialized")
+        return result
+
+    def open(self, uri, text, version=1):
+        self.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "relax", "version": version, "text": text}})
+
+    def change(self, uri, version, changes):
+        self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                               "contentChanges": changes})
+
+    def finish(self, shutdown=True, timeout=TIMEOUT):
+        """Ends the session; returns the exit status."""
+        if shutdown:
+            assert self.request("shutdown")["result"] is None
+        self.notify("exit")
+        return self.wait_exit(timeout)
+
+    def wait_exit(self, timeout=TIMEOUT):
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError("the server did not exit")
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            stream.close()
+        self.stderr.seek(0)
+        text = self.stderr.read().decode(errors="replace")
+        self.stderr.close()
+        return text
+
+
+def change_range(l0, c0, l1, c1, text):
+    return {"range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}},
+            "text": text}
+
+
+def error_code(reply):
+    assert "error" in reply, "expected an error, got %r" % (reply,)
+    return reply["error"]["code"]
+
+
+# ------------------------------------------------------------------------------------ tests
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def server_args(*args):
+    """Runs the test's server with these arguments instead of the fast default debounce."""
+    def wrap(fn):
+        fn.server_args = list(args)
+        return fn
+    return wrap
+
+
+@test
+def lifecycle_exit_status(s):
+    result = s.initialize()
+    caps = result["capabilities"]
+    assert result["serverInfo"]["name"] == "raxc"
+    assert caps["positionEncoding"] == "utf-16"
+    assert caps["textDocumentSync"]["change"] == 2
+    assert s.finish() == 0
+
+
+@test
+def exit_without_shutdown_is_status_1(s):
+    s.initialize()
+    assert s.finish(shutdown=False) == 1
+
+
+@test
+def end_of_input_without_exit_is_status_1(s):
+    s.initialize()
+    s.proc.stdin.close()
+    assert s.wait_exit() == 1
+
+
+@test
+def utf8_only_when_offered(s):
+    caps = s.initialize({"general": {"positionEncodings": ["utf-8", "utf-16"]}})["capabilities"]
+    assert caps["positionEncoding"] == "utf-8"
+    assert s.finish() == 0
+
+
+@test
+def requests_before_initialize_and_after_shutdown(s):
+    assert error_code(s.request("textDocument/hover", {})) == -32002
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": "file:///a.rx", "text": "x"}})
+    s.initialize()
+    assert error_code(s.request("initialize", {})) == -32600  # only once
+    assert s.result("shutdown") is None
+    assert error_code(s.request("textDocument/documentSymbol",
+                                {"textDocument": {"uri": "file:///a.rx"}})) == -32600
+    s.notify("exit")
+    assert s.wait_exit() == 0
+    # The didOpen before initialize was dropped: nothing was published for it.
+    assert not [m for m in s.seen if m.get("method") == "textDocument/publishDiagnostics"]
+
+
+@test
+def unknown_methods_and_invalid_messages(s):
+    s.initialize()
+    assert error_code(s.request("textDocument/unknownThing", {})) == -32601
+    s.notify("$/unknownNotification", {})  # ignored
+    s.send({"jsonrpc": "2.0", "id": 50, "method": 7})
+    assert error_code(s.response(50)) == -32600
+    s.write(frame({"id": 51, "method": "shutdown"}))  # no "jsonrpc"
+    assert error_code(s.response(51)) == -32600
+    s.write(frame(b"[1, 2]"))
+    reply = s.wait(lambda m: "error" in m and m.get("id") is None)
+    assert error_code(reply) == -32600
+    assert error_code(s.request("textDocument/documentSymbol", {"textDocument": 3})) == -32602
+    assert error_code(s.request("textDocument/documentSymbol",
+                                {"textDocument": {"uri": "file:///not-open.rx"}})) == -32602
+    assert s.finish() == 0
+
+
+@test
+def malformed_framing_and_json_never_stop_the_server(s):
+    s.initialize()
+    s.write(frame(b"{not json"))
+    assert error_code(s.wait(lambda m: "error" in m)) == -32700
+    s.write(frame(b"\xff\xfe\x00binary\x80"))
+    assert error_code(s.wait(lambda m: "error" in m)) == -32700
+    s.write(b"X-Nothing: 1\r\n\r\n")  # a header without Content-Length
+    s.write(b"Content-Length: abc\r\n\r\n")
+    # A Content-Length that is too short, then one that is too long.
+    body = json.dumps({"jsonrpc": "2.0", "id": 60, "method": "raxc/memoryUsage"}).encode()
+    s.write(b"Content-Length: %d\r\n\r\n" % (len(body) - 5) + body)
+    s.write(frame({"jsonrpc": "2.0", "id": 61, "method": "raxc/memoryUsage"}))
+    assert "result" in s.response(61)
+    s.write(b"Content-Length: %d\r\n\r\n" % (len(body) + 30) + body)
+    s.write(frame({"jsonrpc": "2.0", "id": 62, "method": "raxc/memoryUsage"}))
+    s.write(frame({"jsonrpc": "2.0", "id": 63, "method": "raxc/memoryUsage"}))
+    assert "result" in s.response(63)
+    logs = [m for m in s.seen if m.get("method") == "window/logMessage"]
+    assert logs, "bad input is logged"
+    assert s.finish() == 0
+
+
+@test
+def malformed_notifications_are_logged_not_fatal(s):
+    s.initialize()
+    uri = "file:///t/m.rx"
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri}})  # no text
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": 5, "text": "x"}})
+    s.notify("textDocument/didChange", {"textDocument": {"uri": "file:///t/unknown.rx"},
+                                        "contentChanges": [{"text": "x"}]})
+    s.open(uri, VALID)
+    assert s.diagnostics(uri, 1)["diagnostics"] == []
+    s.change(uri, 2, [{"range": "bad", "text": "x"}])
+    s.change(uri, 2, "not a list")
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": None},
+                                        "contentChanges": [{"text": BROKEN}]})
+    s.notify("textDocument/didClose", {"textDocument": {}})
+    # The server is alive, and the last well-formed change (the BROKEN text) was applied.
+    errors = s.diagnostics(uri)["diagnostics"]
+    assert errors and errors[0]["code"].startswith("RX1"), errors
+    logs = [m for m in s.seen if m.get("method") == "window/logMessage"]
+    assert len(logs) >= 3, logs
+    assert s.finish() == 0
+
+
+@test
+def diagnostics_lifecycle(s):
+    s.initialize()
+    uri = "file:///t/broken.rx"
+    s.open(uri, BROKEN, version=1)
+    params = s.diagnostics(uri, 1)
+    assert params["diagnostics"], "a syntax error is reported"
+    d = params["diagnostics"][0]
+    assert d["code"].startswith("RX1") and d["source"] == "raxc" and d["severity"] == 1
+    assert d["codeDescription"]["href"].endswith("#" + d["code"])
+    assert d["range"]["start"]["line"] == 7
+    # Fix it with an incremental edit: remove " +" at the end of line 7.
+    line = BROKEN.splitlines()[7]
+    s.change(uri, 2, [change_range(7, len(line) - 2, 7, len(line), "")])
+    assert s.diagnostics(uri, 2)["diagnostics"] == []
+    s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    closed = s.diagnostics(uri)
+    assert closed["diagnostics"] == [] and "version" not in closed
+    assert s.finish() == 0
+
+
+@test
+def superseded_versions_are_never_published(s):
+    s.initialize()
+    uri = "file:///t/fast.rx"
+    s.open(uri, VALID, version=1)
+    assert s.diagnostics(uri, 1)["diagnostics"] == []
+    # Ten quick edits (well inside the debounce) toggling an error; only v11 may be published.
+    for version in range(2, 12):
+        text = BROKEN if version % 2 == 0 else VALID
+        s.change(uri, version, [{"text": text}])
+    final = s.diagnostics(uri, 11)
+    assert final["diagnostics"] == []  # v11 is VALID
+    time.sleep(0.5)
+    s.request("raxc/memoryUsage")  # flush everything sent so far
+    versions = [m["params"].get("version") for m in s.seen
+                if m.get("method") == "textDocument/publishDiagnostics"]
+    assert versions == [1, 11], versions
+    assert s.finish() == 0
+
+
+def utf16_len(text):
+    return len(text.encode("utf-16-le")) // 2
+
+
+def syntax_errors(diagnostics):
+    return [d for d in diagnostics if d["code"].startswith("RX1")]
+
+
+@test
+def non_ascii_incremental_edits_stay_in_sync(s):
+    s.initialize()
+    uri = "file:///t/unicode.rx"
+    text = "# é𝔘 comment\n" + VALID  # é is 1 UTF-16 unit, 𝔘 is 2
+    s.open(uri, text, version=1)
+    assert s.diagnostics(uri, 1)["diagnostics"] == []
+    # A new line 9 with non-ASCII text before a syntax error.
+    prefix = '            z = R.call_pure_packed("é𝔘", x) '
+    s.change(uri, 2, [change_range(9, 0, 9, 0, prefix + "+\n")])
+    d = syntax_errors(s.diagnostics(uri, 2)["diagnostics"])
+    assert d and d[0]["range"]["start"] == {"line": 9, "character": utf16_len(prefix)}, d
+    # Delete the '+' by its UTF-16 position: the syntax error must go away.
+    col = utf16_len(prefix)
+    s.change(uri, 3, [change_range(9, col, 9, col + 1, "")])
+    assert syntax_errors(s.diagnostics(uri, 3)["diagnostics"]) == []
+    # Remove the line again, and insert in the middle of the surrogate pair on line 0 (snaps to
+    # the start of 𝔘, inside the comment): the document is back to a valid one.
+    s.change(uri, 4, [change_range(9, 0, 10, 0, ""), change_range(0, 4, 0, 4, "é")])
+    assert s.diagnostics(uri, 4)["diagnostics"] == []
+    # Positions past the end of lines and of the file are clamped, not fatal.
+    s.change(uri, 5, [change_range(500, 9, 900, 0, "\n"), change_range(3, 400, 3, 999, "")])
+    assert s.diagnostics(uri, 5)["diagnostics"] == []
+    assert s.finish() == 0
+
+
+@test
+def utf8_positions_when_negotiated(s):
+    s.initialize({"general": {"positionEncodings": ["utf-8"]}})
+    uri = "file:///t/utf8.rx"
+    text = "# é𝔘\n" + BROKEN
+    s.open(uri, text)
+    d = s.diagnostics(uri, 1)["diagnostics"][0]
+    line = text.splitlines()[8]
+    assert d["range"]["start"]["line"] == 8
+    assert d["range"]["start"]["character"] == len(line.encode()) - 1, d
+    assert s.finish() == 0
+
+
+@test
+def document_symbols(s):
+    s.initialize()
+    uri = "file:///t/symbols.rx"
+    s.open(uri, VALID)
+    symbols = s.result("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert [x["name"] for x in symbols] == ["Module"]
+    functions = symbols[0]["children"]
+    assert [f["name"] for f in functions] == ["main"]
+    assert functions[0]["selectionRange"]["start"] == {"line": 5, "character": 8}
+    blocks = functions[0]["children"]
+    # One dataflow block (Namespace) inside main, lines 6-8 (the `with` line or its first binding
+    # starts it).
+    assert [b["kind"] for b in blocks] == [3], blocks
+    assert 6 <= blocks[0]["range"]["start"]["line"] <= blocks[0]["range"]["end"]["line"] <= 8
+    assert s.finish() == 0
+
+
+@test
+def workspace_symbols_over_open_files(s):
+    uri, _ = nav_session(s)
+    s.open("file:///t/other.rx", VALID)
+    s.diagnostics("file:///t/other.rx", 1)
+    found = s.result("workspace/symbol", {"query": "MAI"})
+    assert sorted(f["location"]["uri"] for f in found) == ["file:///t/nav.rx", "file:///t/other.rx"]
+    found = s.result("workspace/symbol", {"query": "help"})
+    assert [f["name"] for f in found] == ["helper"]
+    assert found[0]["location"]["range"]["start"] == pos(NAV, 5, "helper")
+    assert s.finish() == 0
+
+
+@test
+def memory_usage_and_trace(s):
+    s.initialize()
+    s.notify("$/setTrace", {"value": "verbose"})
+    s.open("file:///t/m.rx", VALID)
+    usage = s.result("raxc/memoryUsage")
+    assert usage["residentBytes"] > 0
+    assert usage["documents"][0]["uri"] == "file:///t/m.rx"
+    assert any(m.get("method") == "$/logTrace" for m in s.seen)
+    assert s.finish() == 0
+
+
+@test
+def huge_document(s):
+    s.initialize()
+    uri = "file:///t/huge.rx"
+    body = "".join("            y%d = x\n" % i for i in range(20000))
+    text = VALID.replace("            y = x\n", body + "            y = x\n")
+    s.open(uri, text)
+    assert s.diagnostics(uri, 1, timeout=60)["diagnostics"] == []
+    symbols = s.result("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert symbols[0]["children"][0]["name"] == "main"
+    assert s.finish() == 0
+
+
+def nav_session(s, uri="file:///t/nav.rx", capabilities=None):
+    s.initialize(capabilities)
+    s.open(uri, NAV)
+    return uri, s.diagnostics(uri, 1)["diagnostics"]
+
+
+def at(uri, position, **extra):
+    return dict({"textDocument": {"uri": uri}, "position": position}, **extra)
+
+
+@test
+def related_information_for_possibly_compatible_calls(s):
+    uri, diagnostics = nav_session(s)
+    rx4001 = [d for d in diagnostics if d["code"] == "RX4001"]
+    assert rx4001 and rx4001[0]["severity"] == 2, diagnostics
+    related = rx4001[0]["relatedInformation"]
+    assert related[0]["location"]["uri"] == uri
+    assert related[0]["location"]["range"]["start"] == pos(NAV, 5, "a:")
+    assert s.finish() == 0
+
+
+@test
+def related_information_inlined_without_client_support(s):
+    uri, diagnostics = nav_session(s, capabilities={
+        "textDocument": {"publishDiagnostics": {"relatedInformation": False}}})
+    rx4001 = [d for d in diagnostics if d["code"] == "RX4001"][0]
+    assert "relatedInformation" not in rx4001 and "6:16: parameter 'a'" in rx4001["message"]
+    assert s.finish() == 0
+
+
+@test
+def hover_shows_struct_info(s):
+    uri, _ = nav_session(s)
+    h = s.result("textDocument/hover", at(uri, pos(NAV, 13, "x")))  # a use of parameter x
+    text = h["contents"]["value"]
+    assert h["contents"]["kind"] == "markdown"
+    assert "parameter `x`" in text and "```python\nx: R.Tensor((n, 3)" in text, text
+    assert h["range"]["start"] == pos(NAV, 13, "x")
+    h = s.result("textDocument/hover", at(uri, pos(NAV, 15, "helper")))
+    assert "function `helper`" in h["contents"]["value"], h
+    h = s.result("textDocument/hover", at(uri, pos(NAV, 13, "add")))
+    assert "R.add" in h["contents"]["value"], h
+    # Nothing under the cursor (a blank line), and a position far past the end: null.
+    assert s.result("textDocument/hover", at(uri, {"line": 7, "character": 0})) is None
+    assert s.result("textDocument/hover", at(uri, {"line": 4000, "character": 99})) is None
+    assert error_code(s.request("textDocument/hover", at(uri, {"line": -1, "character": 0}))) \
+        == -32602
+    assert s.finish() == 0
+
+
+@test
+def definition_references_highlight(s):
+    uri, _ = nav_session(s)
+    # `y` in `return y` -> its binding in the dataflow block.
+    d = s.result("textDocument/definition", at(uri, pos(NAV, 16, "y")))
+    assert d == [{"uri": uri, "range": {"start": pos(NAV, 13, "y"),
+                                         "end": {"line": 13, "character": pos(NAV, 13, "y")["character"] + 1}}}], d
+    # cls.helper -> the def name.
+    d = s.result("textDocument/definition", at(uri, pos(NAV, 15, "helper")))
+    assert d[0]["range"]["start"] == pos(NAV, 5, "helper"), d
+    refs = s.result("textDocument/references",
+                    at(uri, pos(NAV, 9, "x"), context={"includeDeclaration": True}))
+    starts = sorted((r["range"]["start"]["line"], r["range"]["start"]["character"]) for r in refs)
+    expected = [(9, pos(NAV, 9, "x")["character"]), (13, pos(NAV, 13, "x", 0)["character"]),
+                (13, pos(NAV, 13, "x", 1)["character"]), (15, pos(NAV, 15, "x")["character"])]
+    assert starts == expected, starts
+    refs = s.result("textDocument/references",
+                    at(uri, pos(NAV, 9, "x"), context={"includeDeclaration": False}))
+    assert len(refs) == 3
+    hl = s.result("textDocument/documentHighlight", at(uri, pos(NAV, 14, "y")))
+    kinds = sorted((h["range"]["start"]["line"], h["kind"]) for h in hl)
+    assert kinds == [(13, 3), (14, 2), (16, 2)], kinds
+    assert s.result("textDocument/definition", at(uri, {"line": 7, "character": 0})) is None
+    assert s.finish() == 0
+
+
+@test
+@server_args("--debounce-ms", "1500")
+def stale_requests_content_modified_and_cancel(s):
+    uri, _ = nav_session(s)  # a new document is analysed at once, without the debounce
+    # Edit (v2): the next analysis waits for the debounce, so the snapshot is now stale.
+    s.change(uri, 2, [change_range(16, 0, 16, 0, "        # edit\n")])
+    started = time.monotonic()
+    # Hover is answered at once from the v1 snapshot, not queued behind the analysis.
+    h = s.result("textDocument/hover", at(uri, pos(NAV, 13, "x")))
+    assert "parameter `x`" in h["contents"]["value"]
+    assert time.monotonic() - started < 1.0
+    # Definition needs the current text: it waits; a new edit makes it ContentModified.
+    rid = s.request_async("textDocument/definition", at(uri, pos(NAV, 16, "y")))
+    s.change(uri, 3, [change_range(16, 0, 17, 0, "")])
+    assert error_code(s.response(rid)) == -32801
+    # A waiting request can be cancelled.
+    rid = s.request_async("textDocument/references", at(uri, pos(NAV, 9, "x")))
+    s.notify("$/cancelRequest", {"id": rid})
+    assert error_code(s.response(rid)) == -32800
+    # One that is left waiting is answered once v3 has been analysed, after its diagnostics.
+    rid = s.request_async("textDocument/definition", at(uri, pos(NAV, 16, "y")))
+    reply = s.response(rid)
+    assert reply["result"][0]["range"]["start"] == pos(NAV, 13, "y"), reply
+    published = [m["params"]["version"] for m in s.seen
+                 if m.get("method") == "textDocument/publishDiagnostics"]
+    assert published == [1, 3], published  # v2 was superseded before its analysis
+    assert s.finish() == 0
+
+
+@test
+def formatting_and_folding(s):
+    s.initialize()
+    uri = "file:///t/fmt.rx"
+    messy = VALID.replace("            y = x", "            # keep me\n            y   =   x")
+    s.open(uri, messy)
+    s.diagnostics(uri, 1)
+    edits = s.result("textDocument/formatting",
+                     {"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}})
+    assert len(edits) == 1 and edits[0]["range"]["start"] == {"line": 0, "character": 0}
+    formatted = edits[0]["newText"]
+    assert "# keep me" in formatted, formatted  # comments are kept
+    with tempfile.NamedTemporaryFile("w", suffix=".rx", delete=False) as f:
+        f.write(messy)
+    try:
+        cli = subprocess.run([RAXC, "fmt", f.name], capture_output=True, text=True).stdout
+    finally:
+        os.unlink(f.name)
+    assert formatted == cli, "formatting is `raxc fmt`"
+    s.change(uri, 2, [{"text": formatted}])
+    s.diagnostics(uri, 2)
+    assert s.result("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {}}) == []
+    s.change(uri, 3, [{"text": BROKEN}])
+    assert s.result("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {}}) is None
+    nav = "file:///t/nav.rx"
+    s.open(nav, NAV)
+    s.diagnostics(nav, 1)
+    folds = s.result("textDocument/foldingRange", {"textDocument": {"uri": nav}})
+    spans = [(f["startLine"], f["endLine"]) for f in folds]
+    assert (4, 6) in spans and (8, 16) in spans, spans
+    assert s.finish() == 0
+
+
+def decode_tokens(data, legend, text):
+    """[(line, character, token text, type, [modifiers])] from relative LSP token data."""
+    assert len(data) % 5 == 0
+    out, line, char, lines = [], 0, 0, text.splitlines()
+    for i in range(0, len(data), 5):
+        dl, dc, length, kind, mods = data[i:i + 5]
+        line, char = (line + dl, dc) if dl else (line, char + dc)
+        names = [m for bit, m in enumerate(legend["tokenModifiers"]) if mods & (1 << bit)]
+        out.append((line, char, lines[line][char:char + length], legend["tokenTypes"][kind], names))
+    return out
+
+
+@test
+def semantic_tokens(s):
+    caps = s.initialize()["capabilities"]
+    legend = caps["semanticTokensProvider"]["legend"]
+    uri = "file:///t/nav.rx"
+    s.open(uri, NAV)
+    s.diagnostics(uri, 1)
+    data = s.result("textDocument/semanticTokens/full", {"textDocument": {"uri": uri}})["data"]
+    tokens = decode_tokens(data, legend, NAV)
+    got = {(t[0], t[2]): (t[3], t[4]) for t in tokens}
+    assert got[(2, "I")] == ("namespace", ["defaultLibrary"]), got
+    assert got[(4, "function")][0] == "decorator"
+    assert got[(5, "helper")] == ("function", ["declaration"])
+    assert got[(5, "a")] == ("parameter", ["declaration"])
+    assert got[(5, "Tensor")] == ("type", ["defaultLibrary"])
+    assert got[(5, "float32")][0] == "enumMember"
+    assert got[(9, "n")][0] == "typeParameter"
+    assert got[(13, "add")] == ("function", ["defaultLibrary"])
+    assert got[(13, "x")] == ("parameter", [])
+    assert got[(15, "helper")] == ("function", [])
+    assert got[(16, "y")] == ("variable", [])
+    # Sorted, one line each, never overlapping.
+    positions = [(t[0], t[1], t[1] + len(t[2])) for t in tokens]
+    assert positions == sorted(positions)
+    for a, b in zip(positions, positions[1:]):
+        assert a[0] < b[0] or a[2] <= b[1], (a, b)
+    ranged = s.result("textDocument/semanticTokens/range", {
+        "textDocument": {"uri": uri},
+        "range": {"start": {"line": 13, "character": 0}, "end": {"line": 14, "character": 0}}})
+    lines = {t[0] for t in decode_tokens(ranged["data"], legend, NAV)}
+    assert lines == {13}, lines
+    assert s.finish() == 0
+
+
+def apply_edits(text, edits):
+    """Applies LSP TextEdits (UTF-16 positions, non-overlapping) to text."""
+    lines = text.split("\n")
+
+    def offset(p):
+        before = "\n".join(lines[:p["line"]]) + ("\n" if p["line"] else "")
+        line = lines[p["line"]].encode("utf-16-le")[:2 * p["character"]].decode("utf-16-le")
+        return len(before) + len(line)
+    for e in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        a, b = offset(e["range"]["start"]), offset(e["range"]["end"])
+        text = text[:a] + e["newText"] + text[b:]
+    return text
+
+
+@test
+def rename_locals_globals_and_shape_vars(s):
+    uri, _ = nav_session(s)
+    p = s.result("textDocument/prepareRename", at(uri, pos(NAV, 13, "x", 1)))
+    assert p["placeholder"] == "x" and p["range"]["start"] == pos(NAV, 13, "x", 1), p
+    assert s.result("textDocument/prepareRename", at(uri, pos(NAV, 13, "add"))) is None
+    assert s.result("textDocument/prepareRename", at(uri, {"line": 7, "character": 0})) is None
+    edit = s.result("textDocument/rename", at(uri, pos(NAV, 13, "x"), newName="inp"))
+    renamed = apply_edits(NAV, edit["changes"][uri])
+    assert "def main(inp: R.Tensor" in renamed and "R.add(inp, inp)" in renamed
+    assert "cls.helper(inp)" in renamed and " x" not in renamed.split("def main")[1], renamed
+    edit = s.result("textDocument/rename", at(uri, pos(NAV, 15, "helper"), newName="helper2"))
+    renamed = apply_edits(NAV, edit["changes"][uri])
+    assert "def helper2(" in renamed and "cls.helper2(x)" in renamed, renamed
+    assert error_code(s.request("textDocument/rename",
+                                at(uri, pos(NAV, 13, "x"), newName="not valid"))) == -32803
+    assert error_code(s.request("textDocument/rename",
+                                at(uri, pos(NAV, 13, "x"), newName="return"))) == -32803
+    # Renaming gives a valid document: apply it and expect no new errors.
+    edit = s.result("textDocument/rename", at(uri, pos(NAV, 13, "y"), newName="out"))
+    renamed = apply_edits(NAV, edit["changes"][uri])
+    s.change(uri, 2, [{"text": renamed}])
+    assert not [d for d in s.diagnostics(uri, 2)["diagnostics"] if d["severity"] == 1]
+    assert "R.output(out)" in renamed and "return out" in renamed, renamed
+    assert s.finish() == 0
+
+
+@test
+def inlay_hints_after_unannotated_bindings(s):
+    uri, _ = nav_session(s)
+    hints = s.result("textDocument/inlayHint", {
+        "textDocument": {"uri": uri},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 17, "character": 0}}})
+    by_line = {h["position"]["line"]: h for h in hints}
+    y, z = by_line[13], by_line[15]
+    assert y["position"] == {"line": 13, "character": pos(NAV, 13, "y")["character"] + 1}
+    assert y["label"].startswith(": R."), y
+    assert z["label"] == ': R.Tensor((2, 3), dtype="float32")', z
+    assert 9 not in by_line  # parameters are annotated
+    long_doc = NAV.replace("def helper(a: R.Tensor((2, 3), dtype=\"float32\"))",
+                           "def helper(a: R.Tensor((2, 3), dtype=\"float32\"), "
+                           "b: R.Tensor((2, 3, 4, 5, 6, 7, 8), dtype=\"float32\"))")
+    long_doc = long_doc.replace("        return a\n", "        c = b\n        return a\n")
+    s.change(uri, 2, [{"text": long_doc}])
+    s.diagnostics(uri, 2)
+    hints = s.result("textDocument/inlayHint", {
+        "textDocument": {"uri": uri},
+        "range": {"start": {"line": 6, "character": 0}, "end": {"line": 7, "character": 0}}})
+    assert len(hints) == 1 and hints[0]["label"].endswith("…"), hints
+    assert hints[0]["tooltip"] == 'R.Tensor((2, 3, 4, 5, 6, 7, 8), dtype="float32")', hints
+    assert s.finish() == 0
+
+
+@test
+@server_args("--debounce-ms", "5000")
+def completion_uses_the_current_text(s):
+    uri, _ = nav_session(s)
+    # Type "R." on a new line: the analysis is 5 s away, completion must not wait for it.
+    s.change(uri, 2, [change_range(16, 0, 16, 0, "        q = R.\n")])
+    started = time.monotonic()
+    items = s.result("textDocument/completion", at(uri, {"line": 16, "character": 14}))
+    assert time.monotonic() - started < 2.0
+    labels = {i["label"]: i for i in items}
+    assert "add" in labels and "Tensor" in labels and "nn" in labels, sorted(labels)[:20]
+    assert labels["add"]["insertTextFormat"] == 2 and labels["add"]["insertText"].startswith("add(")
+    s.change(uri, 3, [change_range(16, 14, 16, 14, "add(x, cls.he")])
+    items = s.result("textDocument/completion", at(uri, {"line": 16, "character": 27}))
+    assert sorted(i["label"] for i in items) == ["helper", "main"], items
+    s.change(uri, 4, [change_range(16, 0, 17, 0, '        q = R.astype(x, "fl\n')])
+    items = s.result("textDocument/completion", at(uri, {"line": 16, "character": 30}))
+    assert "float32" in {i["label"] for i in items}
+    assert s.finish() == 0
+
+
+# ------------------------------------------------------------------------------------ main
+
+def main():
+    global RAXC
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--raxc", required=True)
+    parser.add_argument("-k", default="", help="run the tests whose name contains this")
+    parser.add_argument("-v", action="store_true", help="print every message of failed tests")
+    args = parser.parse_args()
+    RAXC = os.path.abspath(args.raxc)
+    failed = 0
+    selected = [t for t in TESTS if args.k in t.__name__]
+    for fn in selected:
+        started = time.monotonic()
+        s = Session(*getattr(fn, "server_args", ["--debounce-ms", "40"]))
+        problem = None
+        try:
+            fn(s)
+        except Exception:
+            problem = traceback.format_exc()
+            if args.v:
+                problem += "".join("    %s\n" % json.dumps(m)[:300] for m in s.seen)
+        finally:
+            stderr = s.close()
+        for marker in ("Sanitizer", "runtime error:"):
+            if marker in stderr and not problem:
+                problem = "the server's stderr has a %s report:\n%s" % (marker, stderr[:20000])
+        if problem:
+            failed += 1
+            print("FAIL %s\n%s" % (fn.__name__, problem))
+        else:
+            print("PASS %-50s %.2fs" % (fn.__name__, time.monotonic() - started))
+    print("%d/%d sessions passed" % (len(selected) - failed, len(selected)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

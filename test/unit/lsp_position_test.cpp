@@ -1,0 +1,94 @@
+// LSP positions <-> byte offsets in UTF-16 and UTF-8, clamping, and incremental edits.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "lsp/position.h"
+
+using namespace raxc;
+using namespace raxc::lsp;
+using nlohmann::json;
+
+namespace {
+
+// "é" is 2 bytes / 1 UTF-16 unit; "𝔘" (U+1D518) is 4 bytes / 2 UTF-16 units.
+const std::string kText = "x = \"é𝔘\"  # c\r\ny\n";
+
+json change(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1, const std::string& text) {
+  return {
+      {"range",
+       {{"start", {{"line", l0}, {"character", c0}}}, {"end", {{"line", l1}, {"character", c1}}}}},
+      {"text", text}};
+}
+
+}  // namespace
+
+TEST_CASE("positions: UTF-16 columns count surrogate pairs as two", "[lsp]") {
+  SourceFile file("t", kText);
+  const uint32_t after_e = 7, after_u = 11;  // byte offsets after é and after 𝔘
+  CHECK(offset_at(file, {0, 6}, PositionEncoding::Utf16) == after_e);
+  CHECK(offset_at(file, {0, 8}, PositionEncoding::Utf16) == after_u);
+  CHECK(position_at(file, after_u, PositionEncoding::Utf16) == Position{0, 8});
+  // The middle of a surrogate pair means the start of the character.
+  CHECK(offset_at(file, {0, 7}, PositionEncoding::Utf16) == after_e);
+}
+
+TEST_CASE("positions: UTF-8 columns are bytes; a byte inside a character snaps back", "[lsp]") {
+  SourceFile file("t", kText);
+  CHECK(offset_at(file, {0, 7}, PositionEncoding::Utf8) == 7);
+  CHECK(offset_at(file, {0, 6}, PositionEncoding::Utf8) == 5);  // inside é
+  CHECK(offset_at(file, {0, 9}, PositionEncoding::Utf8) == 7);  // inside 𝔘
+  CHECK(position_at(file, 11, PositionEncoding::Utf8) == Position{0, 11});
+}
+
+TEST_CASE("positions: past the end of a line or the file is clamped", "[lsp]") {
+  SourceFile file("t", kText);
+  for (auto encoding : {PositionEncoding::Utf16, PositionEncoding::Utf8}) {
+    CHECK(offset_at(file, {0, 1000}, encoding) == file.line_end(1));  // before "\r\n"
+    CHECK(offset_at(file, {1, 1000}, encoding) == file.line_end(2));
+    CHECK(offset_at(file, {99, 0}, encoding) == file.size());
+    CHECK(offset_at(file, {0xFFFFFFFFu, 0xFFFFFFFFu}, encoding) == file.size());
+    CHECK(position_at(file, 100000, encoding) == Position{2, 0});
+  }
+}
+
+TEST_CASE("positions: JSON parsing rejects what is not a position", "[lsp]") {
+  CHECK(parse_position(json{{"line", 1}, {"character", 2}}) == Position{1, 2});
+  CHECK(!parse_position(json{{"line", -1}, {"character", 2}}));
+  CHECK(!parse_position(json{{"line", "1"}, {"character", 2}}));
+  CHECK(!parse_position(json{{"line", 1}}));
+  CHECK(!parse_position(json::array()));
+  CHECK(parse_position(json{{"line", 1ull << 40}, {"character", 0}})->line == 0xFFFFFFFFu);
+}
+
+TEST_CASE("edits: incremental changes with non-ASCII text, in sequence", "[lsp]") {
+  std::string text = kText, error;
+  // Replace 𝔘 (UTF-16 characters 6..8 on line 0) by "ab".
+  REQUIRE(apply_change(text, change(0, 6, 0, 8, "ab"), PositionEncoding::Utf16, error));
+  CHECK(text == "x = \"éab\"  # c\r\ny\n");
+  // Insert at the end of the file, then on a line past the end (clamped to the end).
+  REQUIRE(apply_change(text, change(2, 0, 2, 0, "z\n"), PositionEncoding::Utf16, error));
+  REQUIRE(apply_change(text, change(40, 3, 41, 0, "!"), PositionEncoding::Utf16, error));
+  CHECK(text == "x = \"éab\"  # c\r\ny\nz\n!");
+  // A reversed range is swapped; a full replacement has no range.
+  REQUIRE(apply_change(text, change(1, 1, 1, 0, "Y"), PositionEncoding::Utf16, error));
+  CHECK(text == "x = \"éab\"  # c\r\nY\nz\n!");
+  REQUIRE(apply_change(text, json{{"text", "new"}}, PositionEncoding::Utf16, error));
+  CHECK(text == "new");
+}
+
+TEST_CASE("edits: UTF-8 positions", "[lsp]") {
+  std::string text = "é=1\n", error;
+  REQUIRE(apply_change(text, change(0, 2, 0, 3, ":"), PositionEncoding::Utf8, error));
+  CHECK(text == "é:1\n");
+}
+
+TEST_CASE("edits: malformed changes leave the text alone", "[lsp]") {
+  std::string text = "abc", error;
+  CHECK(!apply_change(text, json{{"range", 3}, {"text", "x"}}, PositionEncoding::Utf16, error));
+  CHECK(!apply_change(text, json{{"text", 3}}, PositionEncoding::Utf16, error));
+  CHECK(!apply_change(text, json::array(), PositionEncoding::Utf16, error));
+  json no_end = change(0, 0, 0, 1, "x");
+  no_end["range"].erase("end");
+  CHECK(!apply_change(text, no_end, PositionEncoding::Utf16, error));
+  CHECK(text == "abc");
+}
