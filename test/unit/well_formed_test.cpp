@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/normalize/normal_form.h"
 #include "analysis/normalize/normalize.h"
 #include "frontend/frontend.h"
 
@@ -570,4 +571,45 @@ TEST_CASE("call_tir arguments that normalize() cannot spell out", "[well_formed]
   const ir::Function* n = analysis::normalize(f, scratch);
   CHECK(n == f);
   CHECK(b.check(n) == Codes{"RX2003"});
+}
+
+TEST_CASE("normal-form criteria a producer other than the parser could violate",
+          "[well_formed][normal_form]") {
+  Builder b;
+  const ir::Var* x = b.var("x");
+  const ir::Var* y = b.var("y");
+  const ir::Var* z = b.var("z");
+  auto codes = [](const ir::Function* f) {
+    DiagnosticSink sink;
+    analysis::check_normal_form(f, sink);
+    std::vector<std::string> out;
+    for (const Diagnostic& d : sink.diagnostics()) out.push_back(code(d.id));
+    return out;
+  };
+  using Codes = std::vector<std::string>;
+  SECTION("near miss: one block of flat bindings") {
+    auto* f = b.function({x}, b.seq({b.block({b.bind(y, b.add(x, x)), b.bind(z, y)})}, z));
+    CHECK(codes(f).empty());
+    CHECK(analysis::is_normal_form(f));
+  }
+  SECTION("RX2001: a SeqExpr bound to a variable") {
+    auto* inner = b.seq({b.block({b.bind(z, b.add(x, x))})}, z);
+    auto* f = b.function({x}, b.seq({b.block({b.bind(y, inner)})}, y));
+    CHECK(codes(f) == Codes{"RX2001"});
+    CHECK_FALSE(analysis::is_normal_form(f));
+  }
+  SECTION("RX2002: an empty block, and two consecutive ordinary blocks") {
+    auto* empty = b.function({x}, b.seq({b.block({})}, x));
+    CHECK(codes(empty) == Codes{"RX2002"});
+    auto* split =
+        b.function({x}, b.seq({b.block({b.bind(y, b.add(x, x))}), b.block({b.bind(z, y)})}, z));
+    CHECK(codes(split) == Codes{"RX2002"});
+  }
+  SECTION("near miss: a dataflow block followed by an ordinary block") {
+    const ir::Var* d = b.var("d", true);
+    auto* f = b.function(
+        {x},
+        b.seq({b.block({b.bind(d, b.add(x, x)), b.bind(y, d)}, true), b.block({b.bind(z, y)})}, z));
+    CHECK(codes(f).empty());
+  }
 }
