@@ -106,8 +106,13 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
       has_shape = true;
     } else if (cst().is(u, Kind::identifier) && lookup(cst().text(u)) &&
                lookup(cst().text(u))->kind == Name::Kind::Var) {
-      shape = lookup(cst().text(u))->var;  // a Relax variable of shape kind
+      const ir::Var* var = lookup(cst().text(u))->var;  // a Relax variable of shape kind
+      shape = var;
       has_shape = true;
+      // Its annotation's ndim is the tensor's: R.Tensor(s) with s: R.Shape(ndim=2) is 2-d.
+      if (const auto* s_info =
+              var->annotation ? ir::dyn_cast<ir::ShapeSInfo>(var->annotation) : nullptr)
+        ndim = s_info->ndim;
     } else {
       error(DiagId::RX1203, span(s), {text(s)});
       return nullptr;
