@@ -6,10 +6,12 @@ namespace raxc::analysis::wf {
 namespace {
 
 // One cached index per thread: checks of one module ask about the same module many times, and
-// building the index per function would make a module check quadratic.
+// building the index per function would make a module check quadratic. The index may outlive
+// its module (a new one can even reuse the address), so it owns its keys and every hit is
+// verified against the module asked about.
 struct GlobalIndex {
   const ir::IRModule* module = nullptr;
-  std::unordered_map<std::string_view, size_t> by_name;
+  std::unordered_map<std::string, size_t> by_name;
 
   void rebuild(const ir::IRModule& m) {
     module = &m;
@@ -19,7 +21,7 @@ struct GlobalIndex {
 };
 
 const ir::GlobalDef* lookup(GlobalIndex& index, const ir::IRModule& module, std::string_view name) {
-  auto it = index.by_name.find(name);
+  auto it = index.by_name.find(std::string(name));
   if (it == index.by_name.end()) return nullptr;
   size_t i = it->second;
   if (i < module.globals.size() && module.globals[i].gvar->name == name) return &module.globals[i];
