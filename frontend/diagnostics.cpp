@@ -153,7 +153,8 @@ std::string format_message(std::string_view tmpl, const std::vector<std::string>
 
 Diagnostic make_diagnostic(DiagId id, Span span, std::vector<std::string> args) {
   const DiagInfo& entry = info(id);
-  return Diagnostic{id, entry.severity, span, format_message(entry.message, args), {}};
+  std::string message = format_message(entry.message, args);
+  return Diagnostic{id, entry.severity, span, std::move(message), {}, std::move(args)};
 }
 
 // ---------------------------------------------------------------------------- sink

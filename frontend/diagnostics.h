@@ -54,6 +54,9 @@ struct Diagnostic {
   Span span;
   std::string message;
   std::vector<RelatedInfo> related;
+  // The template's arguments ({0}, {1}, ...): the facts behind the message, for tools (the
+  // language server's code actions) that must not parse the text.
+  std::vector<std::string> args;
 
   // Appends related information (rendered as a "note:"), e.g. "previous definition is here".
   Diagnostic& note(Span at, std::string text) {

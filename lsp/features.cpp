@@ -111,37 +111,40 @@ std::string fence(const std::string& code) { return "```python\n" + code + "\n``
 
 }  // namespace
 
+json diagnostic_json(const SourceFile& file, const Diagnostic& d, const FeatureOptions& options) {
+  json item = {{"range", range_json(file, d.span, options.encoding)},
+               {"severity", lsp_severity(d.severity)},
+               {"code", code(d.id)},
+               {"source", "raxc"},
+               {"message", d.message}};
+  if (!options.diagnostic_url.empty())
+    item["codeDescription"] = {{"href", url_for(options.diagnostic_url, code(d.id))}};
+  if (says_unused(d)) item["tags"] = json::array({1});  // DiagnosticTag.Unnecessary
+  if (d.related.empty()) return item;
+  if (options.related_information) {
+    json related = json::array();
+    for (const RelatedInfo& r : d.related)
+      related.push_back(
+          {{"location",
+            {{"uri", file.path()}, {"range", range_json(file, r.span, options.encoding)}}},
+           {"message", r.message}});
+    item["relatedInformation"] = std::move(related);
+  } else {
+    // Without client support the notes still reach the user, inside the message.
+    std::string& message = item["message"].get_ref<std::string&>();
+    for (const RelatedInfo& r : d.related) {
+      LineCol at = file.location(r.span.begin);
+      message +=
+          "\n" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " + r.message;
+    }
+  }
+  return item;
+}
+
 json diagnostics_json(const Snapshot& snapshot, const FeatureOptions& options) {
   json out = json::array();
-  const SourceFile& file = *snapshot.file;
-  for (const Diagnostic& d : snapshot.diagnostics) {
-    json item = {{"range", range_json(file, d.span, options.encoding)},
-                 {"severity", lsp_severity(d.severity)},
-                 {"code", code(d.id)},
-                 {"source", "raxc"},
-                 {"message", d.message}};
-    if (!options.diagnostic_url.empty())
-      item["codeDescription"] = {{"href", url_for(options.diagnostic_url, code(d.id))}};
-    if (says_unused(d)) item["tags"] = json::array({1});  // DiagnosticTag.Unnecessary
-    if (!d.related.empty()) {
-      if (options.related_information) {
-        json related = json::array();
-        for (const RelatedInfo& r : d.related)
-          related.push_back(
-              {{"location", location(snapshot, r.span, options)}, {"message", r.message}});
-        item["relatedInformation"] = std::move(related);
-      } else {
-        // Without client support the notes still reach the user, inside the message.
-        std::string& message = item["message"].get_ref<std::string&>();
-        for (const RelatedInfo& r : d.related) {
-          LineCol at = file.location(r.span.begin);
-          message +=
-              "\n" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " + r.message;
-        }
-      }
-    }
-    out.push_back(std::move(item));
-  }
+  for (const Diagnostic& d : snapshot.diagnostics)
+    out.push_back(diagnostic_json(*snapshot.file, d, options));
   return out;
 }
 

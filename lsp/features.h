@@ -21,6 +21,16 @@ struct FeatureOptions {
 // The "diagnostics" array of publishDiagnostics: severity, code, codeDescription, source
 // "raxc", relatedInformation (in the same document), tag Unnecessary (1) for "unused" ones.
 nlohmann::json diagnostics_json(const Snapshot& snapshot, const FeatureOptions& options);
+// One of them (also the `diagnostics` of a quick fix). Related locations are in `file`, whose
+// path is the document's URI.
+nlohmann::json diagnostic_json(const SourceFile& file, const Diagnostic& d,
+                               const FeatureOptions& options);
+
+// CodeAction[] for params.range (lsp/code_actions.cpp): quick fixes for the diagnostics there
+// (R.match_cast for a possibly-compatible argument or result, a missing R.output entry) and
+// rewrites of the binding at the cursor (annotate with / replace by the inferred StructInfo).
+nlohmann::json code_actions(const Snapshot& snapshot, const nlohmann::json& params,
+                            const FeatureOptions& options);
 
 // Hierarchical DocumentSymbol[]: the module, its functions, their dataflow blocks.
 nlohmann::json document_symbols(const Snapshot& snapshot, const FeatureOptions& options);

@@ -68,6 +68,7 @@ Server::Server(MessageWriter& out, ServerOptions options)
   add("textDocument/prepareRename", prepare_rename, true);
   add("textDocument/rename", rename, true);
   add("textDocument/inlayHint", inlay_hints, false);
+  add("textDocument/codeAction", code_actions, true);
   add(
       "textDocument/semanticTokens/full",
       [](const Snapshot& s, const json& p, const FeatureOptions& o) {
@@ -284,8 +285,7 @@ json Server::initialize(const json& params) {
       {"completionProvider", {{"triggerCharacters", {".", "\""}}}},
       {"renameProvider", {{"prepareProvider", true}}},
       {"inlayHintProvider", true},
-      {"renameProvider", {{"prepareProvider", true}}},
-      {"inlayHintProvider", true},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},
       {"semanticTokensProvider",
        {{"legend", semantic_tokens_legend()}, {"full", true}, {"range", true}}},
       {"documentFormattingProvider", true},

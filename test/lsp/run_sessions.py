@@ -729,6 +729,96 @@ def inlay_hints_after_unannotated_bindings(s):
     assert s.finish() == 0
 
 
+# A possibly-compatible argument whose parameter has free shape variables, a possibly-compatible
+# result, and a dataflow variable used after its block without R.output.
+FIXES = """# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def pad(x: R.Tensor(("n", "m"), dtype="float32")) -> R.Tensor(("n", "m"), dtype="float32"):
+        return x
+
+    @R.function
+    def main(b: R.Tensor(dtype="float32", ndim=2), s: R.Tensor(("p", "q"), dtype="float32")) -> R.Tensor(("p", "q"), dtype="float32"):
+        cls = Module
+        c = cls.pad(b)
+        return c
+
+    @R.function
+    def flow(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        with R.dataflow():
+            y = R.add(x, x)
+            w = R.multiply(y, y)
+            R.output(y)
+        return w
+"""
+
+
+def actions_for(s, uri, diagnostic):
+    return s.result("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": diagnostic["range"],
+        "context": {"diagnostics": [diagnostic]}})
+
+
+def apply_action(s, uri, text, version, action):
+    fixed = apply_edits(text, action["edit"]["changes"][uri])
+    s.change(uri, version, [{"text": fixed}])
+    return fixed, s.diagnostics(uri, version)["diagnostics"]
+
+
+@test
+def code_actions_fix_and_rewrite(s):
+    uri = "file:///t/fixes.rx"
+    s.initialize()
+    s.open(uri, FIXES)
+    diagnostics = s.diagnostics(uri, 1)["diagnostics"]
+    codes = sorted(d["code"] for d in diagnostics)
+    assert codes == ["RX1163", "RX4001", "RX4002"], diagnostics
+    by_code = {d["code"]: d for d in diagnostics}
+    # RX4001: bind a match_cast of the argument, declaring the callee's free shape variables.
+    actions = actions_for(s, uri, by_code["RX4001"])
+    fix = [a for a in actions if a["kind"] == "quickfix"]
+    assert len(fix) == 1 and fix[0]["diagnostics"][0]["code"] == "RX4001", actions
+    text, after = apply_action(s, uri, FIXES, 2, fix[0])
+    assert "        n = T.int64()\n        m = T.int64()\n" in text, text
+    assert 'b_cast = R.match_cast(b, R.Tensor((n, m), dtype="float32"))' in text, text
+    assert "c = cls.pad(b_cast)" in text, text
+    assert sorted(d["code"] for d in after) == ["RX1163", "RX4002"], after
+    # RX4002: match_cast the returned value against the function's own annotation.
+    rx4002 = [d for d in after if d["code"] == "RX4002"][0]
+    fix = [a for a in actions_for(s, uri, rx4002) if a["kind"] == "quickfix"]
+    text, after = apply_action(s, uri, text, 3, fix[0])
+    assert 'c_cast = R.match_cast(c, R.Tensor((p, q), dtype="float32"))' in text, text
+    assert "return c_cast" in text and [d["code"] for d in after] == ["RX1163"], after
+    # RX1163: add the variable to the block's R.output.
+    fix = [a for a in actions_for(s, uri, after[0]) if a["kind"] == "quickfix"]
+    text, after = apply_action(s, uri, text, 4, fix[0])
+    assert "R.output(y, w)" in text and after == [], (text, after)
+    # Rewrites at the cursor: annotate an unannotated binding with its inferred StructInfo.
+    line = text.split("\n").index("            y = R.add(x, x)")
+    cursor = {"start": {"line": line, "character": 12}, "end": {"line": line, "character": 12}}
+    actions = s.result("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": cursor, "context": {"diagnostics": []}})
+    annotate = [a for a in actions if a["title"].startswith("Annotate 'y'")]
+    assert annotate and annotate[0]["kind"] == "refactor.rewrite", actions
+    text, after = apply_action(s, uri, text, 5, annotate[0])
+    assert 'y: R.Tensor((4,), dtype="float32") = R.add(x, x)' in text and after == [], text
+    # ... and replace an annotation that differs from the inferred StructInfo.
+    text = text.replace('y: R.Tensor((4,), dtype="float32")', "y: R.Tensor(ndim=1)")
+    s.change(uri, 6, [{"text": text}])
+    s.diagnostics(uri, 6)
+    actions = s.result("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": cursor, "context": {"diagnostics": []}})
+    replace = [a for a in actions if a["title"].startswith("Replace the annotation of 'y'")]
+    assert replace, actions
+    text, after = apply_action(s, uri, text, 7, replace[0])
+    assert 'y: R.Tensor((4,), dtype="float32") = R.add(x, x)' in text and after == [], text
+    assert s.finish() == 0
+
+
 @test
 @server_args("--debounce-ms", "5000")
 def completion_uses_the_current_text(s):

@@ -14,7 +14,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The renderer tests spell messages out, so that rewording a template never breaks them.
 Diagnostic diag(DiagId id, Span span, std::string message) {
-  return Diagnostic{id, Severity::Error, span, std::move(message), {}};
+  return Diagnostic{id, Severity::Error, span, std::move(message), {}, {}};
 }
 
 }  // namespace
