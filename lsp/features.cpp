@@ -471,3 +471,148 @@ json completion(const Snapshot* snapshot, const std::string& line_prefix) {
 }
 
 }  // namespace raxc::lsp
+
+// ------------------------------------------------------------------------ signature help
+
+namespace raxc::lsp {
+namespace {
+
+// The call the cursor is inside: the callee as written ("R.nn.conv2d", "cls.helper") and the
+// text of its arguments up to the cursor. Scans back over balanced brackets and strings.
+struct OpenCall {
+  std::string callee;
+  std::string arguments;
+};
+
+std::optional<OpenCall> open_call(std::string_view text) {
+  int depth = 0;
+  for (size_t i = text.size(); i-- > 0;) {
+    char c = text[i];
+    if (c == ')' || c == ']' || c == '}') ++depth;
+    if (c == '[' || c == '{') --depth;
+    if (c != '(') continue;
+    if (depth > 0) {
+      --depth;
+      continue;
+    }
+    size_t end = i;
+    size_t begin = end;
+    while (begin > 0 && (text[begin - 1] == '.' || text[begin - 1] == '_' ||
+                         std::isalnum(static_cast<unsigned char>(text[begin - 1]))))
+      --begin;
+    if (begin == end) return std::nullopt;  // a parenthesised expression or a tuple
+    return OpenCall{std::string(text.substr(begin, end - begin)), std::string(text.substr(i + 1))};
+  }
+  return std::nullopt;
+}
+
+std::string_view trim_view(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+const analysis::ops::OpDef* find_op_by_text(std::string_view text) {
+  for (const auto& op : analysis::ops::all_ops())
+    if (op.text == text) return &op;
+  return nullptr;
+}
+
+// Index of the argument being written: top-level commas, or the keyword's position.
+size_t active_argument(const std::string& arguments, const std::vector<std::string>& names) {
+  size_t index = 0, start = 0;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    char c = arguments[i];
+    if (c == '"') in_string = !in_string;
+    if (in_string) continue;
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) ++index, start = i + 1;
+  }
+  std::string current = arguments.substr(start);
+  size_t equals = current.find('=');
+  if (equals != std::string::npos) {
+    std::string keyword(trim_view(std::string_view(current).substr(0, equals)));
+    for (size_t k = 0; k < names.size(); ++k)
+      if (names[k] == keyword) return k;
+  }
+  return index;
+}
+
+json signature_json(const std::string& label, const std::vector<std::string>& parameters,
+                    const std::vector<std::pair<size_t, size_t>>& offsets, const std::string& doc) {
+  json params = json::array();
+  for (size_t i = 0; i < parameters.size(); ++i)
+    params.push_back({{"label", {offsets[i].first, offsets[i].second}}});
+  json signature = {{"label", label}, {"parameters", std::move(params)}};
+  if (!doc.empty()) signature["documentation"] = {{"kind", "markdown"}, {"value", doc}};
+  return signature;
+}
+
+// "R.add(x1, x2)" with the [begin, end) of every parameter in the label.
+json op_signature_help(const analysis::ops::OpDef& op, std::vector<std::string>& names) {
+  std::string label = std::string(op.text) + "(";
+  std::vector<std::pair<size_t, size_t>> offsets;
+  auto add = [&](const analysis::ops::ParamSpec& p, bool attribute) {
+    if (!names.empty()) label += ", ";
+    size_t begin = label.size();
+    label += p.name;
+    if (attribute || p.optional)
+      label += "=" + (p.default_text.empty() ? std::string("None") : std::string(p.default_text));
+    offsets.emplace_back(begin, label.size());
+    names.emplace_back(p.name);
+  };
+  for (const auto& p : op.args) add(p, false);
+  for (const auto& p : op.attrs) add(p, true);
+  label += ")";
+  return signature_json(label, names, offsets, std::string(op.doc));
+}
+
+// "helper(a: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor(...)" for a module function.
+std::optional<json> global_signature_help(const Snapshot& snapshot, const std::string& name,
+                                          std::vector<std::string>& names) {
+  const frontend::Document* document = snapshot.engine->document(snapshot.uri);
+  const ir::GlobalDef* global = document ? document->module().find(name) : nullptr;
+  const ir::Function* f = global ? global->function() : nullptr;
+  if (!f) return std::nullopt;
+  std::string label = name + "(";
+  std::vector<std::pair<size_t, size_t>> offsets;
+  for (const ir::Var* p : f->params) {
+    if (!names.empty()) label += ", ";
+    size_t begin = label.size();
+    label += p->name;
+    if (p->annotation) label += ": " + printer::print_struct_info(p->annotation);
+    offsets.emplace_back(begin, label.size());
+    names.push_back(p->name);
+  }
+  label += ")";
+  if (f->ret_struct_info) label += " -> " + printer::print_struct_info(f->ret_struct_info);
+  return signature_json(label, names, offsets, "");
+}
+
+}  // namespace
+
+json signature_help(const Snapshot* snapshot, const std::string& before_cursor) {
+  std::optional<OpenCall> call = open_call(before_cursor);
+  if (!call) return nullptr;
+  std::vector<std::string> names;
+  json signature;
+  if (const analysis::ops::OpDef* op = find_op_by_text(call->callee)) {
+    signature = op_signature_help(*op, names);
+  } else {
+    size_t dot = call->callee.rfind('.');
+    if (!snapshot || !snapshot->engine || dot == std::string::npos) return nullptr;
+    std::lock_guard lock(snapshot->query_mutex);
+    auto global = global_signature_help(*snapshot, call->callee.substr(dot + 1), names);
+    if (!global) return nullptr;
+    signature = std::move(*global);
+  }
+  size_t active = active_argument(call->arguments, names);
+  return {{"signatures", json::array({std::move(signature)})},
+          {"activeSignature", 0},
+          {"activeParameter", active}};
+}
+
+}  // namespace raxc::lsp

@@ -74,4 +74,10 @@ nlohmann::json inlay_hints(const Snapshot& snapshot, const nlohmann::json& param
 // `cls.` / `Module.` the module's functions (from the snapshot, if any); inside a string a dtype.
 nlohmann::json completion(const Snapshot* snapshot, const std::string& line_prefix);
 
+// SignatureHelp for the call the cursor is in, from the text before the cursor (the current
+// text, like completion): an operator's registry signature and doc, or a module function's
+// parameters (`cls.f(`); the active parameter from the commas or the keyword being written.
+// null outside a known call.
+nlohmann::json signature_help(const Snapshot* snapshot, const std::string& before_cursor);
+
 }  // namespace raxc::lsp

@@ -200,6 +200,10 @@ void Server::handle_request(const Incoming& in) {
     send(make_response(in.id, complete(in.params)));
     return;
   }
+  if (in.method == "textDocument/signatureHelp") {
+    send(make_response(in.id, signature_help_at(in.params)));
+    return;
+  }
   if (in.method == "workspace/symbol") {
     send(make_response(in.id, workspace_symbols(in.params)));
     return;
@@ -285,6 +289,8 @@ json Server::initialize(const json& params) {
       {"completionProvider", {{"triggerCharacters", {".", "\""}}}},
       {"renameProvider", {{"prepareProvider", true}}},
       {"inlayHintProvider", true},
+      {"signatureHelpProvider",
+       {{"triggerCharacters", {"(", ","}}, {"retriggerCharacters", {","}}}},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},
       {"semanticTokensProvider",
        {{"legend", semantic_tokens_legend()}, {"full", true}, {"range", true}}},
@@ -315,6 +321,28 @@ json Server::complete(const json& params) {
     snapshot = it->second.snapshot;
   }
   return completion(snapshot.get(), line_prefix);
+}
+
+// Like completion: the text before the cursor (a bounded window: calls span a few lines).
+json Server::signature_help_at(const json& params) {
+  const std::string& uri = text_document_uri(params);
+  auto position = params.contains("position") ? parse_position(params["position"]) : std::nullopt;
+  if (!position) throw RequestError{error_code::kInvalidParams, "missing or invalid position"};
+  constexpr uint32_t kWindow = 4096;
+  std::string before;
+  std::shared_ptr<const Snapshot> snapshot;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = documents_.find(uri);
+    if (it == documents_.end())
+      throw RequestError{error_code::kInvalidParams, "the document is not open: " + uri};
+    SourceFile file(uri, it->second.text);
+    uint32_t end = offset_at(file, *position, features_.encoding);
+    uint32_t begin = end > kWindow ? end - kWindow : 0;
+    before = file.text().substr(begin, end - begin);
+    snapshot = it->second.snapshot;
+  }
+  return signature_help(snapshot.get(), before);
 }
 
 // SymbolInformation[] for the functions of every open document whose name contains the query

@@ -96,6 +96,7 @@ class Server {
   json initialize(const json& params);
   json memory_usage();
   json complete(const json& params);
+  json signature_help_at(const json& params);
   json workspace_symbols(const json& params);
   void handle_document_request(const Incoming& in, const DocumentRequest& request);
   void answer(const json& id, const std::string& method, const json& params,

@@ -820,6 +820,33 @@ def code_actions_fix_and_rewrite(s):
 
 
 @test
+def signature_help_for_operators_and_module_functions(s):
+    uri, _ = nav_session(s)
+    # Inside R.add(x, x) on line 13, after the comma: the second parameter is active.
+    comma = pos(NAV, 13, ",")
+    help = s.result("textDocument/signatureHelp",
+                    at(uri, {"line": 13, "character": comma["character"] + 1}))
+    signature = help["signatures"][0]
+    assert signature["label"].startswith("R.add("), signature
+    assert help["activeParameter"] == 1, help
+    start, end = signature["parameters"][1]["label"]
+    assert signature["label"][start:end] in ("x2", "rhs", "y", "b"), signature
+    # A module function: its parameters with their StructInfo, and the return annotation.
+    help = s.result("textDocument/signatureHelp", at(uri, pos(NAV, 15, "x")))
+    assert help["signatures"][0]["label"] == (
+        'helper(a: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32")'), help
+    assert help["activeParameter"] == 0
+    # A keyword argument selects its parameter; outside any call there is no help.
+    s.change(uri, 2, [change_range(16, 0, 16, 0, "        q = R.sum(x, keepdims=\n")])
+    help = s.result("textDocument/signatureHelp", at(uri, {"line": 16, "character": 33}))
+    names = [help["signatures"][0]["label"][a:b]
+             for a, b in (p["label"] for p in help["signatures"][0]["parameters"])]
+    assert names[help["activeParameter"]].startswith("keepdims"), (names, help)
+    assert s.result("textDocument/signatureHelp", at(uri, {"line": 12, "character": 4})) is None
+    assert s.finish() == 0
+
+
+@test
 @server_args("--debounce-ms", "5000")
 def completion_uses_the_current_text(s):
     uri, _ = nav_session(s)
