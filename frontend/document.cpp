@@ -350,6 +350,10 @@ struct Document::Impl {
   }
 
   Token token_of(TSNode node, const cst::Cst& cst) const {
+    return token_of(node, ts_node_parent(node), cst);
+  }
+  // ts_node_parent walks down from the root: walkers that know the parent pass it.
+  Token token_of(TSNode node, TSNode parent, const cst::Cst& cst) const {
     Token t;
     t.span = cst.span(node);
     t.text = std::string(cst.text(node));
@@ -357,7 +361,6 @@ struct Document::Impl {
       t.kind = Token::Kind::String;
       return t;
     }
-    TSNode parent = ts_node_parent(node);
     if (cst.is(parent, cst::Kind::attribute) &&
         ts_node_eq(cst.field(parent, cst::Field::attribute), node)) {
       t.kind = Token::Kind::Attribute;
@@ -428,11 +431,19 @@ Span Document::to_text(Span ir_span) const { return impl_->to_text(ir_span); }
 Diagnostic Document::to_text(Diagnostic d) const { return impl_->to_text(std::move(d)); }
 
 const Definition* Document::definition_at(uint32_t offset) const {
-  for (const auto& def : impl_->definitions) {
-    Span s = def->text_span();
-    if (s.begin <= offset && offset <= s.end) return def.get();
+  // Definitions are in source order and do not overlap (at most they touch): binary search for
+  // the last one beginning at or before `offset`; where two touch, the earlier one wins.
+  const auto& defs = impl_->definitions;
+  auto after = std::upper_bound(defs.begin(), defs.end(), offset, [](uint32_t at, const auto& d) {
+    return at < d->text_span().begin;
+  });
+  const Definition* found = nullptr;
+  for (auto it = after; it != defs.begin() && std::distance(it, after) < 2;) {
+    --it;
+    Span s = (*it)->text_span();
+    if (s.begin <= offset && offset <= s.end) found = it->get();
   }
-  return nullptr;
+  return found;
 }
 
 const Definition* Document::definition_of_ir(Span ir_span) const {
@@ -464,16 +475,24 @@ std::vector<Token> Document::tokens_in(Span range) const {
   if (!impl_->tree) return out;
   cst::Cst cst(impl_->text);
   TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(impl_->tree.get()));
+  std::vector<TSNode> ancestors;  // the cursor's path from the root, for token_of's parent
   for (;;) {
     TSNode node = ts_tree_cursor_current_node(&cursor);
     Span s = cst.span(node);
     bool overlaps = s.begin < range.end && range.begin < s.end;
-    if (overlaps && Impl::is_name(cst, node) && range.begin <= s.begin && s.end <= range.end)
-      out.push_back(impl_->token_of(node, cst));
-    if (overlaps && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    if (overlaps && Impl::is_name(cst, node) && range.begin <= s.begin && s.end <= range.end) {
+      TSNode parent = ancestors.empty() ? TSNode{} : ancestors.back();
+      out.push_back(impl_->token_of(node, parent, cst));
+    }
+    if (overlaps && ts_tree_cursor_goto_first_child(&cursor)) {
+      ancestors.push_back(node);
+      continue;
+    }
     bool moved = false;
-    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor)))
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
       if (!ts_tree_cursor_goto_parent(&cursor)) break;
+      ancestors.pop_back();
+    }
     if (!moved) break;
   }
   ts_tree_cursor_delete(&cursor);

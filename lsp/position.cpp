@@ -88,7 +88,7 @@ std::optional<Span> parse_range(const SourceFile& file, const nlohmann::json& va
 }
 
 bool apply_change(std::string& text, const nlohmann::json& change, PositionEncoding encoding,
-                  std::string& error) {
+                  std::string& error, frontend::TextEdit* applied) {
   if (!change.is_object() || !change.contains("text") || !change["text"].is_string()) {
     error = "a content change needs a string \"text\"";
     return false;
@@ -96,6 +96,7 @@ bool apply_change(std::string& text, const nlohmann::json& change, PositionEncod
   const std::string& replacement = change["text"].get_ref<const std::string&>();
   auto range = change.find("range");
   if (range == change.end() || range->is_null()) {
+    if (applied) *applied = {0, uint32_t(text.size()), replacement};
     text = replacement;
     return true;
   }
@@ -107,6 +108,7 @@ bool apply_change(std::string& text, const nlohmann::json& change, PositionEncod
     error = "a content change has a malformed \"range\"";
     return false;
   }
+  if (applied) *applied = {span->begin, span->end, replacement};
   text.replace(span->begin, span->end - span->begin, replacement);
   return true;
 }

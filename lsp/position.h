@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "frontend/document.h"
 #include "frontend/source.h"
 #include "frontend/span.h"
 
@@ -39,7 +40,8 @@ std::optional<Span> parse_range(const SourceFile& file, const nlohmann::json& va
 // Applies one TextDocumentContentChangeEvent to `text`: with "range" it replaces that range
 // (clamped) by "text", without it "text" replaces everything. False (and `error`) when the
 // change is malformed; `text` is then unchanged.
+// `applied`, when given, receives the change as a byte-offset edit of the old text.
 bool apply_change(std::string& text, const nlohmann::json& change, PositionEncoding encoding,
-                  std::string& error);
+                  std::string& error, frontend::TextEdit* applied = nullptr);
 
 }  // namespace raxc::lsp

@@ -1,7 +1,6 @@
 #include "lsp/semantic_tokens.h"
 
 #include <algorithm>
-#include <chrono>
 #include <string_view>
 #include <unordered_set>
 
@@ -102,48 +101,55 @@ std::optional<Classified> classify_resolved(const frontend::Token& token,
   return std::nullopt;
 }
 
-// Engine::symbol_at() rebuilds the enclosing function's name table on every call, so resolving
-// every name of a long function one by one is quadratic. Once this much time is spent in one
-// request the remaining names get only their lexical class (colours degrade, latency does not;
-// the request runs on the reader thread). An Engine with a batched `symbols_in(key, range)` is
-// used instead when it has one.
-constexpr std::chrono::milliseconds kLookupBudget{60};
-
-template <typename EngineT>
-std::vector<Classified> classify_all(const EngineT& engine, const Snapshot& snapshot,
-                                     const frontend::Document& document, Span range) {
+// Every token of `range` with its class: lexical ones first (no name resolution needed), then
+// what the name resolves to (Engine::symbols_in resolves a whole range in one pass).
+std::vector<Classified> classify_all(const analysis::Engine& engine, const Snapshot& snapshot,
+                                     Span range) {
   std::vector<Classified> out;
   const std::string& text = snapshot.file->text();
-  if constexpr (requires { engine.symbols_in(snapshot.uri, range); }) {
-    for (const auto& [token, symbol] : engine.symbols_in(snapshot.uri, range)) {
-      if (token.span.empty()) continue;
-      if (auto c = classify_lexical(text, token)) {
-        out.push_back(*c);
-      } else if (auto r = classify_resolved(token, symbol)) {
-        out.push_back(*r);
-      }
-    }
-  } else {
-    const auto deadline = std::chrono::steady_clock::now() + kLookupBudget;
-    bool in_budget = true;
-    size_t lookups = 0;
-    for (const frontend::Token& token : document.tokens_in(range)) {
-      if (token.span.empty()) continue;
-      if (auto c = classify_lexical(text, token)) {
-        out.push_back(*c);
-        continue;
-      }
-      std::optional<analysis::Symbol> symbol;
-      if (in_budget) {
-        symbol = engine.symbol_at(snapshot.uri, token.span.begin);
-        // Checking the clock every 16 lookups keeps its cost out of the common case.
-        if (++lookups % 16 == 0) in_budget = std::chrono::steady_clock::now() < deadline;
-      }
-      if (auto r = classify_resolved(token, symbol)) out.push_back(*r);
+  for (const auto& [token, symbol] : engine.symbols_in(snapshot.uri, range)) {
+    if (token.span.empty()) continue;
+    if (auto c = classify_lexical(text, token)) {
+      out.push_back(*c);
+    } else if (auto r = classify_resolved(token, symbol)) {
+      out.push_back(*r);
     }
   }
   return out;
 }
+
+// Positions of increasing offsets, each computed from the previous one on the same line:
+// position_at() counts from the line start every time, quadratic on the long signature lines
+// of printed modules.
+class PositionWalker {
+ public:
+  PositionWalker(const SourceFile& file, PositionEncoding encoding)
+      : file_(file), encoding_(encoding) {}
+
+  Position at(uint32_t offset) {
+    uint32_t line = file_.location(offset).line - 1;
+    if (line != line_ || offset < offset_) {
+      line_ = line;
+      offset_ = file_.line_begin(line + 1);
+      character_ = 0;
+    }
+    const std::string& text = file_.text();
+    for (; offset_ < offset; ++offset_) {
+      auto byte = static_cast<unsigned char>(text[offset_]);
+      if (encoding_ == PositionEncoding::Utf8) {
+        ++character_;
+      } else if ((byte & 0xC0) != 0x80) {
+        character_ += byte >= 0xF0 ? 2 : 1;  // a 4-byte sequence is a UTF-16 surrogate pair
+      }
+    }
+    return {line_, character_};
+  }
+
+ private:
+  const SourceFile& file_;
+  PositionEncoding encoding_;
+  uint32_t line_ = UINT32_MAX, offset_ = 0, character_ = 0;
+};
 
 }  // namespace
 
@@ -171,16 +177,17 @@ json semantic_tokens(const Snapshot& snapshot, const json& params, const Feature
     std::lock_guard lock(snapshot.query_mutex);
     const frontend::Document* document = snapshot.engine->document(snapshot.uri);
     if (!document) return {{"data", data}};
-    tokens = classify_all(*snapshot.engine, snapshot, *document, range);
+    tokens = classify_all(*snapshot.engine, snapshot, range);
   }
   std::sort(tokens.begin(), tokens.end(),
             [](const Classified& a, const Classified& b) { return a.span.begin < b.span.begin; });
   Position previous{0, 0};
   uint32_t previous_end = 0;
+  PositionWalker walker(file, options.encoding);
   for (const Classified& t : tokens) {
     if (t.span.begin < previous_end) continue;  // never overlap
-    Position start = position_at(file, t.span.begin, options.encoding);
-    Position end = position_at(file, t.span.end, options.encoding);
+    Position start = walker.at(t.span.begin);
+    Position end = walker.at(t.span.end);
     if (end.line != start.line || end.character <= start.character) continue;  // one line each
     uint32_t delta_line = start.line - previous.line;
     uint32_t delta_char = delta_line == 0 ? start.character - previous.character : start.character;

@@ -410,6 +410,7 @@ void Server::did_open(const json& params) {
   document.text = std::move(text);
   document.version = version;
   document.generation = next_generation_++;
+  document.edits.restart(document.generation);
   document.changed = Clock::now() - options_.debounce;  // analyse a new document at once
   document.dirty = true;
   fail_deferred_locked(uri, true, error_code::kContentModified, "the document was reopened");
@@ -432,8 +433,9 @@ void Server::did_change(const json& params) {
                         ? version_field->get<int64_t>()
                         : document.version + 1;
   std::string text = document.text, error;
-  for (const json& change : changes) {
-    if (!apply_change(text, change, features_.encoding, error)) {
+  std::vector<frontend::TextEdit> applied(changes.size());
+  for (size_t i = 0; i < changes.size(); ++i) {
+    if (!apply_change(text, changes[i], features_.encoding, error, &applied[i])) {
       log(LogLevel::Error, "ignored a malformed didChange for " + uri + ": " + error);
       return;
     }
@@ -443,6 +445,7 @@ void Server::did_change(const json& params) {
     log(LogLevel::Warning, "didChange did not increase the version of " + uri);
   document.version = version;
   document.generation = next_generation_++;
+  document.edits.record(document.generation, std::move(applied));
   document.changed = Clock::now();
   document.dirty = true;
   fail_deferred_locked(uri, true, error_code::kContentModified, "the document changed");
@@ -565,11 +568,12 @@ void Server::worker_loop() {
     std::string uri = due->first, text = due->second.text;
     int64_t version = due->second.version;
     uint64_t generation = due->second.generation;
+    EditLog edits = due->second.edits;
     due->second.dirty = false;
 
     lock.unlock();
     std::string failure;
-    auto snapshot = analyzer_.analyze(uri, version, generation, std::move(text), &failure);
+    auto snapshot = analyzer_.analyze(uri, version, generation, std::move(text), edits, &failure);
     if (!failure.empty()) log(LogLevel::Error, "analysis of " + uri + " failed: " + failure);
     lock.lock();
 
@@ -584,6 +588,8 @@ void Server::worker_loop() {
     deferred_.erase(keep, deferred_.end());
     lock.unlock();
     for (const Deferred& d : ready) answer(d.id, d.method, d.params, *snapshot);
+    if (analyzer_.needs_spare(uri))
+      analyzer_.prepare_spare(uri, generation, snapshot->file->text());
     lock.lock();
   }
 }

@@ -77,6 +77,7 @@ class Server {
     bool dirty = false;  // text newer than the last analysis started
     bool published_nonempty = false;
     std::shared_ptr<const Snapshot> snapshot;
+    EditLog edits;  // the recent edits, so a stale Engine catches up incrementally
   };
   struct DocumentRequest {
     Handler handler;

@@ -28,34 +28,84 @@ size_t Snapshot::memory_bytes() const {
   return bytes;
 }
 
-std::shared_ptr<analysis::Engine> Analyzer::free_engine(const std::string& uri) {
+void EditLog::restart(uint64_t generation) {
+  start_ = generation;
+  entries_.clear();
+}
+
+void EditLog::record(uint64_t generation, std::vector<frontend::TextEdit> edits) {
+  entries_.emplace_back(generation, std::move(edits));
+  while (entries_.size() > kMaxEntries) {
+    start_ = entries_.front().first;
+    entries_.pop_front();
+  }
+}
+
+std::optional<std::vector<frontend::TextEdit>> EditLog::since(uint64_t from) const {
+  if (from < start_) return std::nullopt;
+  std::vector<frontend::TextEdit> out;
+  for (const auto& [generation, edits] : entries_)
+    if (generation > from) out.insert(out.end(), edits.begin(), edits.end());
+  return out;
+}
+
+std::shared_ptr<Analyzer::Pooled> Analyzer::free_engine(const std::string& uri) {
   std::lock_guard lock(mutex_);
   auto& pool = pools_[uri];
-  for (auto& engine : pool)
-    if (engine.use_count() == 1) return engine;  // no Snapshot holds it: safe to update
-  auto engine = std::make_shared<analysis::Engine>();
-  if (pool.size() < kMaxEnginesPerDocument) pool.push_back(engine);
-  return engine;
+  for (auto& pooled : pool)
+    if (pooled->engine.use_count() == 1) return pooled;  // no Snapshot holds it: safe to update
+  auto pooled = std::make_shared<Pooled>();
+  pooled->engine = std::make_shared<analysis::Engine>();
+  if (pool.size() < kMaxEnginesPerDocument) pool.push_back(pooled);
+  return pooled;
 }
+
+namespace {
+
+// Brings the pooled engine to `text`: replaying the logged edits when they reach back to its
+// generation (checked against the text), else one diff edit, else opening it afresh.
+void catch_up(analysis::Engine& engine, uint64_t engine_generation, const std::string& uri,
+              const std::string& text, const EditLog& log) {
+  const std::string* old = engine.text(uri);
+  if (!old) {
+    engine.open(uri, text);
+    return;
+  }
+  if (auto edits = log.since(engine_generation)) {
+    if (edits->empty() && *old == text) return;
+    std::string replayed = *old;
+    bool in_range = true;
+    for (const frontend::TextEdit& e : *edits) {
+      if (e.begin > e.end || e.end > replayed.size()) {
+        in_range = false;
+        break;
+      }
+      replayed.replace(e.begin, e.end - e.begin, e.text);
+    }
+    if (in_range && replayed == text) {
+      engine.update(uri, *edits);
+      return;
+    }
+  }
+  frontend::TextEdit edit = diff_edit(*old, text);
+  if (edit.begin != edit.end || !edit.text.empty()) engine.update(uri, {&edit, 1});
+}
+
+}  // namespace
 
 std::shared_ptr<const Snapshot> Analyzer::analyze(const std::string& uri, int64_t version,
                                                   uint64_t generation, std::string text,
-                                                  std::string* failure) {
+                                                  const EditLog& edits, std::string* failure) {
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->uri = uri;
   snapshot->version = version;
   snapshot->generation = generation;
   try {
-    std::shared_ptr<analysis::Engine> engine = free_engine(uri);
-    const std::string* old = engine->text(uri);
-    if (old) {
-      frontend::TextEdit edit = diff_edit(*old, text);
-      if (edit.begin != edit.end || !edit.text.empty()) engine->update(uri, {&edit, 1});
-    } else {
-      engine->open(uri, text);
-    }
-    snapshot->diagnostics = engine->diagnostics(uri);
-    snapshot->engine = std::move(engine);
+    std::shared_ptr<Pooled> pooled = free_engine(uri);
+    catch_up(*pooled->engine, pooled->generation, uri, text, edits);
+    pooled->generation = generation;
+    snapshot->diagnostics = pooled->engine->diagnostics(uri);
+    snapshot->engine = pooled->engine;
   } catch (const std::exception& e) {
     if (failure) *failure = e.what();
     snapshot->diagnostics.clear();
@@ -67,6 +117,27 @@ std::shared_ptr<const Snapshot> Analyzer::analyze(const std::string& uri, int64_
       snapshot->diagnostics.begin(), snapshot->diagnostics.end(),
       [](const Diagnostic& a, const Diagnostic& b) { return a.span.begin < b.span.begin; });
   return snapshot;
+}
+
+bool Analyzer::needs_spare(const std::string& uri) const {
+  std::lock_guard lock(mutex_);
+  auto it = pools_.find(uri);
+  return it != pools_.end() && it->second.size() == 1;
+}
+
+void Analyzer::prepare_spare(const std::string& uri, uint64_t generation, const std::string& text) {
+  auto pooled = std::make_shared<Pooled>();
+  pooled->engine = std::make_shared<analysis::Engine>();
+  try {
+    pooled->engine->open(uri, text);
+  } catch (const std::exception&) {
+    return;  // the next analysis opens one itself
+  }
+  pooled->generation = generation;
+  std::lock_guard lock(mutex_);
+  auto it = pools_.find(uri);
+  if (it != pools_.end() && it->second.size() < kMaxEnginesPerDocument)
+    it->second.push_back(std::move(pooled));
 }
 
 void Analyzer::forget(const std::string& uri) {

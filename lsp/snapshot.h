@@ -12,10 +12,13 @@
 // by its mutex (the Engine's const queries fill lazy caches).
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/engine.h"
@@ -36,6 +39,23 @@ struct Snapshot {
   size_t memory_bytes() const;  // an estimate of the text and line map, for raxc/memoryUsage
 };
 
+// The last edits of one document, each tagged with the generation it produced. An Engine whose
+// text is generation g replays the edits after g: a few bytes of work, where one diff between
+// two far-apart keystrokes would re-lower every function in between.
+class EditLog {
+ public:
+  void restart(uint64_t generation);  // a new text (didOpen): nothing to replay before it
+  void record(uint64_t generation, std::vector<frontend::TextEdit> edits);
+  // The edits that turn generation `from` into the newest one; nullopt when the log no longer
+  // reaches back that far.
+  std::optional<std::vector<frontend::TextEdit>> since(uint64_t from) const;
+
+ private:
+  static constexpr size_t kMaxEntries = 64;
+  uint64_t start_ = 0;  // the generation before the first entry
+  std::deque<std::pair<uint64_t, std::vector<frontend::TextEdit>>> entries_;
+};
+
 // Owns the Engines; used by the analysis thread (forget() may come from any thread).
 class Analyzer {
  public:
@@ -43,15 +63,25 @@ class Analyzer {
   // snapshot without diagnostics and `failure` set (the server logs it).
   std::shared_ptr<const Snapshot> analyze(const std::string& uri, int64_t version,
                                           uint64_t generation, std::string text,
-                                          std::string* failure);
+                                          const EditLog& edits, std::string* failure);
   void forget(const std::string& uri);  // the document was closed
+  // The first edit after opening would find the only Engine held by the Snapshot and have to
+  // analyse the whole document in a new one; the server prepares that spare Engine while the
+  // document is quiet.
+  bool needs_spare(const std::string& uri) const;
+  void prepare_spare(const std::string& uri, uint64_t generation, const std::string& text);
   size_t engine_count() const;
 
  private:
-  std::shared_ptr<analysis::Engine> free_engine(const std::string& uri);
+  struct Pooled {
+    std::shared_ptr<analysis::Engine> engine;
+    uint64_t generation = 0;  // of the text the engine holds
+  };
+  // Shared so that forget() on another thread never frees one the analysis is using.
+  std::shared_ptr<Pooled> free_engine(const std::string& uri);
 
   mutable std::mutex mutex_;  // protects pools_ only, never held during an analysis
-  std::map<std::string, std::vector<std::shared_ptr<analysis::Engine>>> pools_;
+  std::map<std::string, std::vector<std::shared_ptr<Pooled>>> pools_;
 };
 
 }  // namespace raxc::lsp
