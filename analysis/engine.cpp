@@ -6,6 +6,8 @@
 #include <unordered_set>
 
 #include "analysis/arith/analyzer.h"
+#include "analysis/ir_visitor.h"
+#include "analysis/lint/unused.h"
 #include "analysis/normalize/normalize.h"
 #include "analysis/well_formed/well_formed.h"
 #include "frontend/printer/printer.h"
@@ -17,59 +19,6 @@ using frontend::Definition;
 using frontend::Token;
 
 // ------------------------------------------------------------------------------ IR walking
-
-// Pre-order walk over a function's expressions, bindings and blocks (nested functions too).
-class IrVisitor {
- public:
-  virtual ~IrVisitor() = default;
-  virtual void on_expr(const ir::Expr*) {}
-  virtual void on_binding(const ir::Binding&) {}
-  virtual void on_block(const ir::BindingBlock&) {}
-  virtual void on_function(const ir::Function&) {}
-
-  void visit(const ir::Expr* e) {
-    if (!e) return;
-    on_expr(e);
-    switch (e->kind) {
-      case ir::ExprKind::Tuple:
-        for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) visit(f);
-        break;
-      case ir::ExprKind::SeqExpr: {
-        const auto* seq = ir::cast<ir::SeqExpr>(e);
-        for (const ir::BindingBlock* block : seq->blocks) {
-          on_block(*block);
-          for (const ir::Binding* b : block->bindings) {
-            on_binding(*b);
-            visit(b->value);
-          }
-        }
-        visit(seq->body);
-        break;
-      }
-      case ir::ExprKind::Function: {
-        const auto* f = ir::cast<ir::Function>(e);
-        on_function(*f);
-        visit(f->body);
-        break;
-      }
-      case ir::ExprKind::If: {
-        const auto* i = ir::cast<ir::If>(e);
-        visit(i->cond);
-        visit(i->true_branch);
-        visit(i->false_branch);
-        break;
-      }
-      case ir::ExprKind::Call: {
-        const auto* c = ir::cast<ir::Call>(e);
-        visit(c->op);
-        for (const ir::Expr* a : c->args) visit(a);
-        break;
-      }
-      case ir::ExprKind::TupleGetItem: visit(ir::cast<ir::TupleGetItem>(e)->tuple); break;
-      default: break;
-    }
-  }
-};
 
 void collect_sinfo_vars(const ir::StructInfo* s, std::vector<const ir::PrimVar*>& out) {
   if (!s) return;
@@ -314,6 +263,8 @@ Engine::State::Analysis Engine::State::analyse_function(const Definition& def) {
     check_function_well_formed(module, *def.global, a.normalized, sink);
     arith::Analyzer analyzer(*a.arena);
     a.inference = infer_function(module, a.normalized, globals, analyzer, inference_sink);
+    // On the function as written: normalization's temporaries are not the user's bindings.
+    check_unused_bindings(def.global->function(), inference_sink);
   } catch (const std::exception&) {
     // A bug in a checker must not take the editor down: keep what was reported.
   }

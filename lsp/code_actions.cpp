@@ -128,6 +128,7 @@ class CodeActions {
         case DiagId::RX4001: match_cast_argument(d); break;
         case DiagId::RX4002: match_cast_return(d); break;
         case DiagId::RX1163: add_output(d); break;
+        case DiagId::RX4009: remove_binding(d); break;
         default: break;
       }
     }
@@ -253,6 +254,27 @@ class CodeActions {
     std::string insert = empty ? name : ", " + name;
     add("Add '" + name + "' to R.output(...)", "quickfix",
         json::array({edit({last.end, last.end}, insert)}), &d);
+  }
+
+  // RX4009 args: {name}; the span is the name. Deletes the whole statement, which may continue
+  // over several lines inside brackets.
+  void remove_binding(const Diagnostic& d) {
+    if (d.args.empty()) return;
+    Line line = line_of(file_, d.span.begin);
+    int depth = 0;
+    bool in_string = false;
+    size_t end = d.span.end;
+    for (; end < text_.size(); ++end) {
+      char c = text_[end];
+      if (c == '"') in_string = !in_string;
+      if (in_string) continue;
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if (c == '\n' && depth <= 0) break;
+    }
+    uint32_t stop = uint32_t(std::min(end + 1, text_.size()));
+    add("Remove the unused binding '" + d.args[0] + "'", "quickfix",
+        json::array({edit({line.begin, stop}, "")}), &d);
   }
 
   // Rewrites at the cursor: the binding whose name is there.

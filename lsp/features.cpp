@@ -23,10 +23,8 @@ int lsp_severity(Severity severity) {
   return 1;
 }
 
-bool says_unused(const Diagnostic& d) {
-  return d.message.find("unused") != std::string::npos ||
-         d.message.find("never used") != std::string::npos;
-}
+// Unused bindings are shown greyed out (a hint tagged Unnecessary), not as a warning.
+bool is_unused_binding(const Diagnostic& d) { return d.id == DiagId::RX4009; }
 
 std::string url_for(const std::string& url_template, const char* code) {
   std::string url = url_template;
@@ -113,13 +111,13 @@ std::string fence(const std::string& code) { return "```python\n" + code + "\n``
 
 json diagnostic_json(const SourceFile& file, const Diagnostic& d, const FeatureOptions& options) {
   json item = {{"range", range_json(file, d.span, options.encoding)},
-               {"severity", lsp_severity(d.severity)},
+               {"severity", is_unused_binding(d) ? 4 : lsp_severity(d.severity)},
                {"code", code(d.id)},
                {"source", "raxc"},
                {"message", d.message}};
   if (!options.diagnostic_url.empty())
     item["codeDescription"] = {{"href", url_for(options.diagnostic_url, code(d.id))}};
-  if (says_unused(d)) item["tags"] = json::array({1});  // DiagnosticTag.Unnecessary
+  if (is_unused_binding(d)) item["tags"] = json::array({1});  // DiagnosticTag.Unnecessary
   if (d.related.empty()) return item;
   if (options.related_information) {
     json related = json::array();

@@ -83,5 +83,21 @@ RX
 expect_status 0 "$raxc" check --show-struct-info "$tmp/infer.rx"
 expect_in "$tmp/out" 'y: R.Tensor((2, 3), dtype="float32") = x'
 
+# Unused bindings (RX4009) are reported only with -WRX4009 (editors show them as hints).
+cat >"$tmp/unused.rx" <<'RX'
+# from tvm.script import relax as R
+
+@R.function
+def f(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+    spare = R.add(x, x)
+    used = R.add(x, x)
+    return used
+RX
+expect_status 0 "$raxc" check "$tmp/unused.rx"
+expect_not_in "$tmp/err" 'RX4009'
+expect_status 0 "$raxc" check -WRX4009 "$tmp/unused.rx"
+expect_in "$tmp/err" "'spare' is bound but never used [RX4009]"
+expect_not_in "$tmp/err" "'used' is bound"
+
 [ "$failures" -eq 0 ] && echo "check_cli: all passed" || echo "check_cli: $failures failure(s)"
 [ "$failures" -eq 0 ]

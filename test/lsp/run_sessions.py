@@ -472,7 +472,9 @@ def huge_document(s):
     body = "".join("            y%d = x\n" % i for i in range(20000))
     text = VALID.replace("            y = x\n", body + "            y = x\n")
     s.open(uri, text)
-    assert s.diagnostics(uri, 1, timeout=60)["diagnostics"] == []
+    diagnostics = s.diagnostics(uri, 1, timeout=60)["diagnostics"]
+    # Only the 20000 unused bindings, as hints.
+    assert len(diagnostics) == 20000 and {d["code"] for d in diagnostics} == {"RX4009"}
     symbols = s.result("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
     assert symbols[0]["children"][0]["name"] == "main"
     assert s.finish() == 0
@@ -816,6 +818,37 @@ def code_actions_fix_and_rewrite(s):
     assert replace, actions
     text, after = apply_action(s, uri, text, 7, replace[0])
     assert 'y: R.Tensor((4,), dtype="float32") = R.add(x, x)' in text and after == [], text
+    assert s.finish() == 0
+
+
+UNUSED = """# from tvm.script import relax as R
+
+@R.function(pure=False)
+def f(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+    unused = R.multiply(x,
+                        x)
+    _ignored = R.add(x, x)
+    y = R.add(x, x)
+    R.print(y, format=R.str("{}"))
+    return y
+"""
+
+
+@test
+def unused_bindings_are_greyed_out_and_removable(s):
+    uri = "file:///t/unused.rx"
+    s.initialize()
+    s.open(uri, UNUSED)
+    diagnostics = s.diagnostics(uri, 1)["diagnostics"]
+    assert [d["code"] for d in diagnostics] == ["RX4009"], diagnostics
+    hint = diagnostics[0]
+    assert hint["severity"] == 4 and hint["tags"] == [1], hint
+    assert hint["range"]["start"] == {"line": 4, "character": 4}, hint
+    fix = [a for a in actions_for(s, uri, hint) if a["title"].startswith("Remove")]
+    assert fix, hint
+    text, after = apply_action(s, uri, UNUSED, 2, fix[0])
+    assert "unused" not in text and "    _ignored = R.add(x, x)\n" in text, text
+    assert after == [], after
     assert s.finish() == 0
 
 

@@ -1,0 +1,51 @@
+#include "analysis/lint/unused.h"
+
+#include <unordered_set>
+#include <vector>
+
+#include "analysis/ir_visitor.h"
+#include "analysis/ops/registry.h"
+
+namespace raxc::analysis {
+namespace {
+
+// A value whose only purpose is its result: dropping its binding cannot change behaviour.
+bool has_no_effect(const ir::Expr* value) {
+  const auto* call = ir::dyn_cast<ir::Call>(value);
+  // An `if` may hold impure calls; a local function may be a closure's use.
+  if (!call) return !ir::isa<ir::If>(value) && !ir::isa<ir::Function>(value);
+  const auto* op = ir::dyn_cast<ir::Op>(call->op);
+  if (!op) return false;  // a module function, a closure or a packed function: may be impure
+  const ops::OpDef* def = ops::find_op(op->name);
+  return def && def->purity == ops::Purity::Pure;
+}
+
+class UnusedBindings : public IrVisitor {
+ public:
+  void on_expr(const ir::Expr* e) override {
+    if (const auto* var = ir::dyn_cast<ir::Var>(e)) used_.insert(var);
+  }
+  void on_binding(const ir::Binding& b) override {
+    if (!b.match_cast && !b.var->name.empty() && b.var->name[0] != '_' && has_no_effect(b.value))
+      candidates_.push_back(b.var);
+  }
+  void report(DiagnosticSink& diags) const {
+    for (const ir::Var* var : candidates_)
+      if (!used_.count(var)) diags.report(make_diagnostic(DiagId::RX4009, var->span, {var->name}));
+  }
+
+ private:
+  std::unordered_set<const ir::Var*> used_;
+  std::vector<const ir::Var*> candidates_;
+};
+
+}  // namespace
+
+void check_unused_bindings(const ir::Function* f, DiagnosticSink& diags) {
+  if (!f) return;
+  UnusedBindings lint;
+  lint.visit(f);
+  lint.report(diags);
+}
+
+}  // namespace raxc::analysis
