@@ -207,3 +207,112 @@ test('incremental edits after non-ASCII text stay in sync (UTF-16 positions)', {
   assert.deepEqual(lspDiagnostics(published), expected);
   assert.equal(await s.stop(), 0);
 });
+
+// Applies TextEdits (UTF-16 positions, non-overlapping) to `text`, last first.
+function applyEdits(text, edits) {
+  const lines = text.split('\n');
+  const offset = (p) => lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
+  const sorted = [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start));
+  for (const e of sorted) {
+    text = text.slice(0, offset(e.range.start)) + e.newText + text.slice(offset(e.range.end));
+  }
+  return text;
+}
+
+async function change(conn, uri, version, text) {
+  await conn.sendNotification(rpc.DidChangeTextDocumentNotification.type,
+    { textDocument: { uri, version }, contentChanges: [{ text }] });
+}
+
+test('a possibly-compatible warning carries related information', { skip: SKIP }, async () => {
+  const s = await startServer();
+  const uri = uriOf('diagnostics.rx');
+  await open(s.conn, uri, fixture('diagnostics.rx'));
+  const published = await s.diagnosticsWhere(uri, (p) => p.version === 1, 'diagnostics');
+  const warning = published.diagnostics.find((d) => d.code === 'RX4000');
+  assert.ok(warning, JSON.stringify(published.diagnostics));
+  assert.equal(warning.severity, 2);
+  assert.match(warning.message, /only possibly compatible \(dimension 0: 'n' vs '8'\)/);
+  assert.ok(warning.relatedInformation.length > 0);
+  assert.equal(warning.relatedInformation[0].location.uri, uri);
+  assert.match(warning.codeDescription.href, /RX4000/);
+  assert.equal(await s.stop(), 0);
+});
+
+test('definition, semantic tokens, inlay hints and rename on clean.rx', { skip: SKIP }, async () => {
+  const s = await startServer();
+  const uri = uriOf('clean.rx');
+  const text = fixture('clean.rx');
+  await open(s.conn, uri, text);
+  await s.diagnosticsWhere(uri, (p) => p.version === 1, 'diagnostics');
+  const lines = text.split('\n');
+  const callLine = lines.findIndex((l) => l.includes('cls.helper(y)'));
+  const defLine = lines.findIndex((l) => l.includes('def helper('));
+  // Definition of `helper` in `cls.helper(y)`.
+  const where = await s.conn.sendRequest(rpc.DefinitionRequest.type, {
+    textDocument: { uri }, position: { line: callLine, character: lines[callLine].indexOf('helper') + 1 } });
+  const target = Array.isArray(where) ? where[0] : where;
+  assert.equal(target.range.start.line, defLine);
+  assert.equal(target.range.start.character, lines[defLine].indexOf('helper'));
+  // Semantic tokens: decode and find `R` as a namespace and `a` as a parameter.
+  const legend = s.init.capabilities.semanticTokensProvider.legend;
+  const tokens = await s.conn.sendRequest(rpc.SemanticTokensRequest.type, { textDocument: { uri } });
+  const decoded = [];
+  for (let i = 0, line = 0, ch = 0; i < tokens.data.length; i += 5) {
+    line += tokens.data[i];
+    ch = tokens.data[i] ? tokens.data[i + 1] : ch + tokens.data[i + 1];
+    decoded.push({ text: lines[line].substr(ch, tokens.data[i + 2]), type: legend.tokenTypes[tokens.data[i + 3]] });
+  }
+  assert.ok(decoded.some((t) => t.text === 'R' && t.type === 'namespace'), JSON.stringify(decoded.slice(0, 10)));
+  assert.ok(decoded.some((t) => t.text === 'a' && t.type === 'parameter'));
+  assert.ok(decoded.some((t) => t.text === 'add' && t.type === 'function'));
+  // Inlay hints: the inferred StructInfo after `b`.
+  const hints = await s.conn.sendRequest(rpc.InlayHintRequest.type, {
+    textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: lines.length, character: 0 } } });
+  const bLine = lines.findIndex((l) => l.includes('b = R.add(a, a)'));
+  const hint = hints.find((h) => h.position.line === bLine);
+  assert.equal(hint.label, ': R.Tensor((2, 3), dtype="float32")');
+  // Rename `helper` everywhere; the result is still clean.
+  const edit = await s.conn.sendRequest(rpc.RenameRequest.type, {
+    textDocument: { uri }, position: { line: defLine, character: lines[defLine].indexOf('helper') }, newName: 'helper2' });
+  const renamed = applyEdits(text, edit.changes[uri]);
+  assert.match(renamed, /def helper2\(/);
+  assert.match(renamed, /cls\.helper2\(y\)/);
+  await change(s.conn, uri, 2, renamed);
+  const after = await s.diagnosticsWhere(uri, (p) => p.version === 2, 'diagnostics after rename');
+  assert.deepEqual(lspDiagnostics(after), []);
+  assert.equal(await s.stop(), 0);
+});
+
+test('the R.match_cast quick fix removes a possibly-compatible warning', { skip: SKIP }, async () => {
+  const s = await startServer();
+  const uri = uriOf('cast.rx');
+  const text = [
+    '@I.ir_module',
+    'class Module:',
+    '    @R.function',
+    '    def pad(x: R.Tensor(("n", "m"), dtype="float32")) -> R.Tensor(("n", "m"), dtype="float32"):',
+    '        return x',
+    '',
+    '    @R.function',
+    '    def main(b: R.Tensor(dtype="float32", ndim=2)) -> R.Tensor(dtype="float32", ndim=2):',
+    '        cls = Module',
+    '        c = cls.pad(b)',
+    '        return c',
+    ''].join('\n');
+  await open(s.conn, uri, text);
+  const published = await s.diagnosticsWhere(uri, (p) => p.version === 1, 'diagnostics');
+  assert.deepEqual(lspDiagnostics(published), ['RX4001 2 9:12']);
+  const warning = published.diagnostics[0];
+  const actions = await s.conn.sendRequest(rpc.CodeActionRequest.type, {
+    textDocument: { uri }, range: warning.range, context: { diagnostics: [warning] } });
+  const fix = actions.find((a) => a.kind === 'quickfix');
+  assert.ok(fix, JSON.stringify(actions));
+  const fixed = applyEdits(text, fix.edit.changes[uri]);
+  assert.match(fixed, /b_cast = R\.match_cast\(b, R\.Tensor\(\(n, m\), dtype="float32"\)\)/);
+  await change(s.conn, uri, 2, fixed);
+  const after = await s.diagnosticsWhere(uri, (p) => p.version === 2, 'diagnostics after the fix');
+  assert.deepEqual(lspDiagnostics(after), []);
+  assert.deepEqual(cliDiagnostics(fixed), []);
+  assert.equal(await s.stop(), 0);
+});
