@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "analysis/ops/registry.h"
 #include "frontend/frontend.h"
@@ -398,6 +399,41 @@ json snippet_item(const analysis::ops::OpDef& op, std::string_view name) {
           {"insertText", snippet},      {"insertTextFormat", 2}};  // Snippet
 }
 
+// The parameters and variables of the Relax function at `cursor` (a line of the snapshot's
+// text) bound before that line, with their inferred StructInfo.
+void add_variables_in_scope(const Snapshot& snapshot, Position cursor, json& items) {
+  constexpr int kItemVariable = 6;
+  if (!snapshot.engine) return;
+  const SourceFile& file = *snapshot.file;
+  uint32_t offset = file.line_begin(std::min<uint32_t>(cursor.line + 1, file.line_count()));
+  std::lock_guard lock(snapshot.query_mutex);
+  const analysis::Engine& engine = *snapshot.engine;
+  const frontend::Document* document = engine.document(snapshot.uri);
+  if (!document) return;
+  for (const auto& module : engine.document_symbols(snapshot.uri)) {
+    std::vector<const analysis::DocumentSymbol*> functions;
+    if (module.kind == analysis::DocumentSymbol::Kind::Module) {
+      for (const auto& f : module.children) functions.push_back(&f);
+    } else {
+      functions.push_back(&module);
+    }
+    for (const analysis::DocumentSymbol* f : functions) {
+      if (f->kind != analysis::DocumentSymbol::Kind::Function || !f->range.contains(offset))
+        continue;
+      const analysis::FunctionInference* inference = engine.inference(snapshot.uri, f->name);
+      if (!inference) return;
+      std::map<std::string, std::string> seen;  // name -> StructInfo (sorted, no duplicates)
+      for (const auto& [var, sinfo] : inference->var_sinfo) {
+        if (!var || var->name.empty() || document->to_text(var->span).begin >= offset) continue;
+        seen[var->name] = sinfo ? printer::print_struct_info(sinfo) : "";
+      }
+      for (const auto& [name, sinfo] : seen)
+        items.push_back({{"label", name}, {"kind", kItemVariable}, {"detail", sinfo}});
+      return;
+    }
+  }
+}
+
 bool ends_with_word(std::string_view prefix, std::string_view word) {
   if (prefix.size() < word.size() || prefix.substr(prefix.size() - word.size()) != word)
     return false;
@@ -408,7 +444,7 @@ bool ends_with_word(std::string_view prefix, std::string_view word) {
 
 }  // namespace
 
-json completion(const Snapshot* snapshot, const std::string& line_prefix) {
+json completion(const Snapshot* snapshot, const std::string& line_prefix, Position cursor) {
   json items = json::array();
   std::string_view prefix = line_prefix;
   // Drop the partial word being typed: the client filters by it.
@@ -425,7 +461,10 @@ json completion(const Snapshot* snapshot, const std::string& line_prefix) {
       items.push_back({{"label", dtype}, {"kind", kItemEnumMember}});
     return items;
   }
-  if (before.empty() || before.back() != '.') return items;
+  if (before.empty() || before.back() != '.') {
+    if (snapshot) add_variables_in_scope(*snapshot, cursor, items);
+    return items;
+  }
   before.remove_suffix(1);
   for (std::string_view ns : {"R", "T", "I"}) {
     if (!ends_with_word(before, ns)) continue;

@@ -72,7 +72,9 @@ nlohmann::json inlay_hints(const Snapshot& snapshot, const nlohmann::json& param
 // current text, not the snapshot, so typing never waits for an analysis): after `R.` / `T.` /
 // `I.` the registry's operators (with snippets and docs) and StructInfo constructors; after
 // `cls.` / `Module.` the module's functions (from the snapshot, if any); inside a string a dtype.
-nlohmann::json completion(const Snapshot* snapshot, const std::string& line_prefix);
+// Elsewhere, the variables in scope at `cursor` (from the snapshot).
+nlohmann::json completion(const Snapshot* snapshot, const std::string& line_prefix,
+                          Position cursor);
 
 // SignatureHelp for the call the cursor is in, from the text before the cursor (the current
 // text, like completion): an operator's registry signature and doc, or a module function's

@@ -69,6 +69,14 @@ Server::Server(MessageWriter& out, ServerOptions options)
   add("textDocument/rename", rename, true);
   add("textDocument/inlayHint", inlay_hints, false);
   add("textDocument/codeAction", code_actions, true);
+  // Pull diagnostics: the same list as the last push for that text (advertised only to clients
+  // that declare textDocument.diagnostic).
+  add(
+      "textDocument/diagnostic",
+      [](const Snapshot& s, const json&, const FeatureOptions& o) -> json {
+        return {{"kind", "full"}, {"items", diagnostics_json(s, o)}};
+      },
+      true);
   add(
       "textDocument/semanticTokens/full",
       [](const Snapshot& s, const json& p, const FeatureOptions& o) {
@@ -255,6 +263,7 @@ void Server::handle_notification(const Incoming& in) {
 
 json Server::initialize(const json& params) {
   features_.encoding = PositionEncoding::Utf16;
+  bool pull_diagnostics = false;
   if (params.is_object()) {
     const json caps = params.value("capabilities", json::object());
     const json general = caps.is_object() ? caps.value("general", json::object()) : json();
@@ -269,6 +278,7 @@ json Server::initialize(const json& params) {
       features_.related_information =
           text["publishDiagnostics"].value("relatedInformation", true) == true;
     }
+    pull_diagnostics = text.is_object() && text.contains("diagnostic");
     if (params.contains("trace") && params["trace"].is_string()) {
       std::string value = params["trace"];
       if (value == "messages" || value == "verbose") trace_ = value;
@@ -297,6 +307,9 @@ json Server::initialize(const json& params) {
       {"documentFormattingProvider", true},
       {"experimental", {{"memoryUsageProvider", true}}},
   };
+  if (pull_diagnostics)
+    capabilities["diagnosticProvider"] = {{"interFileDependencies", false},
+                                          {"workspaceDiagnostics", false}};
   return {{"capabilities", std::move(capabilities)},
           {"serverInfo", {{"name", "raxc"}, {"version", RAXC_LSP_VERSION}}}};
 }
@@ -320,7 +333,7 @@ json Server::complete(const json& params) {
     line_prefix = file.text().substr(begin, end - begin);
     snapshot = it->second.snapshot;
   }
-  return completion(snapshot.get(), line_prefix);
+  return completion(snapshot.get(), line_prefix, *position);
 }
 
 // Like completion: the text before the cursor (a bounded window: calls span a few lines).

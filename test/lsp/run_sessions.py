@@ -161,6 +161,7 @@ class Session:
         result = self.result("initialize", {"processId": None, "rootUri": None,
                                             "capabilities": capabilities or {}})
         self.notify("initialized")
+        self.initialized_result = result
         return result
 
     def open(self, uri, text, version=1):
@@ -849,6 +850,34 @@ def unused_bindings_are_greyed_out_and_removable(s):
     text, after = apply_action(s, uri, UNUSED, 2, fix[0])
     assert "unused" not in text and "    _ignored = R.add(x, x)\n" in text, text
     assert after == [], after
+    assert s.finish() == 0
+
+
+@test
+def completion_offers_variables_in_scope(s):
+    uri, _ = nav_session(s)
+    # At the start of line 15 (`z = cls.helper(x)`): x, n's binders and y are in scope, z is not.
+    items = s.result("textDocument/completion", at(uri, {"line": 15, "character": 8}))
+    labels = {i["label"]: i for i in items}
+    assert "x" in labels and "y" in labels, sorted(labels)
+    assert "z" not in labels and "a" not in labels, sorted(labels)
+    assert labels["y"]["kind"] == 6 and labels["y"]["detail"].startswith("R.Tensor("), labels["y"]
+    assert s.finish() == 0
+
+
+@test
+def pull_diagnostics_only_when_declared(s):
+    uri, pushed = nav_session(s, capabilities={"textDocument": {"diagnostic": {}}})
+    assert "diagnosticProvider" in s.initialized_result["capabilities"]
+    report = s.result("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    assert report["kind"] == "full" and report["items"] == pushed, report
+    assert s.finish() == 0
+
+
+@test
+def no_pull_diagnostics_without_the_capability(s):
+    nav_session(s)
+    assert "diagnosticProvider" not in s.initialized_result["capabilities"]
     assert s.finish() == 0
 
 
