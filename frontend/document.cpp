@@ -470,6 +470,22 @@ std::optional<Token> Document::token_at(uint32_t offset) const {
   return std::nullopt;
 }
 
+std::vector<Span> Document::enclosing_spans(uint32_t offset) const {
+  std::vector<Span> out;
+  if (!impl_->tree) return out;
+  cst::Cst cst(impl_->text);
+  TSNode node =
+      ts_node_named_descendant_for_byte_range(ts_tree_root_node(impl_->tree.get()), offset, offset);
+  for (; !ts_node_is_null(node); node = ts_node_parent(node)) {
+    Span s = cst.span(node);
+    // Blocks start at the first statement; widen nothing, only drop repeats and zero widths.
+    if (s.empty() || (!out.empty() && s.begin >= out.back().begin && s.end <= out.back().end))
+      continue;
+    out.push_back(s);
+  }
+  return out;
+}
+
 std::vector<Token> Document::tokens_in(Span range) const {
   std::vector<Token> out;
   if (!impl_->tree) return out;

@@ -120,6 +120,9 @@ class Document {
   std::optional<Token> token_at(uint32_t offset) const;
   // Every name token inside `range` (text offsets), in order.
   std::vector<Token> tokens_in(Span range) const;
+  // The spans of the syntax nodes around `offset`, innermost first, each strictly larger than
+  // the previous one (selection ranges: name, call, binding, block, function, module).
+  std::vector<Span> enclosing_spans(uint32_t offset) const;
 
   // True when the IR offsets equal the text offsets everywhere (nothing was re-lowered since
   // the last full lowering, and nothing moved): printing with comments() is then exact.

@@ -653,3 +653,36 @@ json signature_help(const Snapshot* snapshot, const std::string& before_cursor) 
 }
 
 }  // namespace raxc::lsp
+
+// ------------------------------------------------------------------------ selection ranges
+
+namespace raxc::lsp {
+
+json selection_ranges(const Snapshot& snapshot, const json& params, const FeatureOptions& options) {
+  if (!params.is_object() || !params.contains("positions") || !params["positions"].is_array())
+    throw RequestError{error_code::kInvalidParams, "missing positions"};
+  const SourceFile& file = *snapshot.file;
+  json out = json::array();
+  std::lock_guard lock(snapshot.query_mutex);
+  const frontend::Document* document =
+      snapshot.engine ? snapshot.engine->document(snapshot.uri) : nullptr;
+  for (const json& p : params["positions"]) {
+    auto position = parse_position(p);
+    if (!position) throw RequestError{error_code::kInvalidParams, "invalid position"};
+    uint32_t offset = offset_at(file, *position, options.encoding);
+    std::vector<Span> spans;
+    if (document) spans = document->enclosing_spans(offset);
+    if (spans.empty()) spans.push_back({offset, offset});
+    // Outermost first, each nested as the parent of the next.
+    json range;
+    for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+      json node = {{"range", range_json(file, *it, options.encoding)}};
+      if (!range.is_null()) node["parent"] = std::move(range);
+      range = std::move(node);
+    }
+    out.push_back(std::move(range));
+  }
+  return out;
+}
+
+}  // namespace raxc::lsp

@@ -47,6 +47,11 @@ nlohmann::json references(const Snapshot& snapshot, const nlohmann::json& params
 nlohmann::json document_highlight(const Snapshot& snapshot, const nlohmann::json& params,
                                   const FeatureOptions& options);
 
+// SelectionRange[] for params.positions: name -> expression -> statement -> block -> function
+// -> module, from the syntax tree of the snapshot's text.
+nlohmann::json selection_ranges(const Snapshot& snapshot, const nlohmann::json& params,
+                                const FeatureOptions& options);
+
 // FoldingRange[] for functions and dataflow blocks that span several lines.
 nlohmann::json folding_ranges(const Snapshot& snapshot, const nlohmann::json& params,
                               const FeatureOptions& options);

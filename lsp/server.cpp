@@ -69,6 +69,7 @@ Server::Server(MessageWriter& out, ServerOptions options)
   add("textDocument/rename", rename, true);
   add("textDocument/inlayHint", inlay_hints, false);
   add("textDocument/codeAction", code_actions, true);
+  add("textDocument/selectionRange", selection_ranges, true);
   // Pull diagnostics: the same list as the last push for that text (advertised only to clients
   // that declare textDocument.diagnostic).
   add(
@@ -299,6 +300,7 @@ json Server::initialize(const json& params) {
       {"completionProvider", {{"triggerCharacters", {".", "\""}}}},
       {"renameProvider", {{"prepareProvider", true}}},
       {"inlayHintProvider", true},
+      {"selectionRangeProvider", true},
       {"signatureHelpProvider",
        {{"triggerCharacters", {"(", ","}}, {"retriggerCharacters", {","}}}},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},

@@ -882,6 +882,33 @@ def no_pull_diagnostics_without_the_capability(s):
 
 
 @test
+def selection_ranges_grow_from_the_name_to_the_module(s):
+    uri, _ = nav_session(s)
+    x = pos(NAV, 13, "x", 1)
+    result = s.result("textDocument/selectionRange",
+                      {"textDocument": {"uri": uri}, "positions": [x]})
+    chain, node = [], result[0]
+    while node:
+        chain.append(node["range"])
+        node = node.get("parent")
+    lines = NAV.split("\n")
+
+    def text(r):
+        if r["start"]["line"] == r["end"]["line"]:
+            return lines[r["start"]["line"]][r["start"]["character"]:r["end"]["character"]]
+        return None
+    assert text(chain[0]) == "x", chain[0]
+    assert "R.add(x, x)" in [text(r) for r in chain], [text(r) for r in chain]
+    assert "y = R.add(x, x)" in [text(r) for r in chain], [text(r) for r in chain]
+    key = lambda p: (p["line"], p["character"])
+    for inner, outer in zip(chain, chain[1:]):
+        assert key(outer["start"]) <= key(inner["start"]) and key(inner["end"]) <= key(outer["end"])
+        assert inner != outer
+    assert chain[-1]["start"]["line"] <= 3 and len(chain) >= 6, chain
+    assert s.finish() == 0
+
+
+@test
 def signature_help_for_operators_and_module_functions(s):
     uri, _ = nav_session(s)
     # Inside R.add(x, x) on line 13, after the comma: the second parameter is active.
