@@ -78,12 +78,14 @@ Server::Server(MessageWriter& out, ServerOptions options)
         return {{"kind", "full"}, {"items", diagnostics_json(s, o)}};
       },
       true);
-  add(
-      "textDocument/semanticTokens/full",
-      [](const Snapshot& s, const json& p, const FeatureOptions& o) {
-        return semantic_tokens(s, p, o, false);
+  document_requests_["textDocument/semanticTokens/full"] = {
+      [this](const Snapshot& s, const json& p) { return full_tokens(s, p, nullptr); }, false};
+  document_requests_["textDocument/semanticTokens/full/delta"] = {
+      [this](const Snapshot& s, const json& p) {
+        std::string previous = p.is_object() ? p.value("previousResultId", std::string()) : "";
+        return full_tokens(s, p, &previous);
       },
-      false);
+      false};
   add(
       "textDocument/semanticTokens/range",
       [](const Snapshot& s, const json& p, const FeatureOptions& o) {
@@ -260,6 +262,39 @@ void Server::handle_notification(const Incoming& in) {
   // Other notifications ($/... and unknown ones) are ignored, as the protocol asks.
 }
 
+// Full semantic tokens with a resultId; with `previous_id` (a delta request) the edits from that
+// result when it is the one remembered for the document, else the full result again.
+json Server::full_tokens(const Snapshot& snapshot, const json& params,
+                         const std::string* previous_id) {
+  json full = semantic_tokens(snapshot, params, features_, false);
+  std::vector<uint32_t> data = full["data"].get<std::vector<uint32_t>>();
+  std::lock_guard lock(tokens_mutex_);
+  TokensResult& last = last_tokens_[snapshot.uri];
+  std::string id = std::to_string(++tokens_counter_);
+  json out;
+  if (previous_id && !last.id.empty() && *previous_id == last.id) {
+    // One edit: the common prefix and suffix of the two integer arrays are kept.
+    size_t prefix = 0, limit = std::min(last.data.size(), data.size());
+    while (prefix < limit && last.data[prefix] == data[prefix]) ++prefix;
+    size_t suffix = 0;
+    while (suffix < limit - prefix &&
+           last.data[last.data.size() - 1 - suffix] == data[data.size() - 1 - suffix])
+      ++suffix;
+    json edits = json::array();
+    if (prefix + suffix != last.data.size() || prefix + suffix != data.size()) {
+      std::vector<uint32_t> inserted(data.begin() + long(prefix), data.end() - long(suffix));
+      edits.push_back({{"start", prefix},
+                       {"deleteCount", last.data.size() - prefix - suffix},
+                       {"data", std::move(inserted)}});
+    }
+    out = {{"resultId", id}, {"edits", std::move(edits)}};
+  } else {
+    out = {{"resultId", id}, {"data", std::move(full["data"])}};
+  }
+  last = {id, std::move(data)};
+  return out;
+}
+
 // ---------------------------------------------------------------------------- lifecycle
 
 json Server::initialize(const json& params) {
@@ -305,7 +340,7 @@ json Server::initialize(const json& params) {
        {{"triggerCharacters", {"(", ","}}, {"retriggerCharacters", {","}}}},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},
       {"semanticTokensProvider",
-       {{"legend", semantic_tokens_legend()}, {"full", true}, {"range", true}}},
+       {{"legend", semantic_tokens_legend()}, {"full", {{"delta", true}}}, {"range", true}}},
       {"documentFormattingProvider", true},
       {"experimental", {{"memoryUsageProvider", true}}},
   };
@@ -472,6 +507,10 @@ void Server::did_close(const json& params) {
   std::lock_guard lock(mutex_);
   if (documents_.erase(uri) == 0) return;
   analyzer_.forget(uri);
+  {
+    std::lock_guard tokens_lock(tokens_mutex_);
+    last_tokens_.erase(uri);
+  }
   fail_deferred_locked(uri, false, error_code::kContentModified, "the document was closed");
   send(make_notification("textDocument/publishDiagnostics",
                          {{"uri", uri}, {"diagnostics", json::array()}}));

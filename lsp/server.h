@@ -98,6 +98,7 @@ class Server {
   json memory_usage();
   json complete(const json& params);
   json signature_help_at(const json& params);
+  json full_tokens(const Snapshot& snapshot, const json& params, const std::string* previous_id);
   json workspace_symbols(const json& params);
   void handle_document_request(const Incoming& in, const DocumentRequest& request);
   void answer(const json& id, const std::string& method, const json& params,
@@ -127,6 +128,15 @@ class Server {
   State state_ = State::Uninitialized;
   bool shutdown_requested_ = false;
   std::string trace_ = "off";
+
+  // The last semantic tokens sent per document, for delta requests.
+  struct TokensResult {
+    std::string id;
+    std::vector<uint32_t> data;
+  };
+  std::mutex tokens_mutex_;
+  std::map<std::string, TokensResult> last_tokens_;
+  uint64_t tokens_counter_ = 0;
 
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -909,6 +909,32 @@ def selection_ranges_grow_from_the_name_to_the_module(s):
 
 
 @test
+def semantic_tokens_delta(s):
+    uri, _ = nav_session(s)
+    assert s.initialized_result["capabilities"]["semanticTokensProvider"]["full"] == {"delta": True}
+    first = s.result("textDocument/semanticTokens/full", {"textDocument": {"uri": uri}})
+    assert first["resultId"] and first["data"]
+    # `y` -> `yy` on line 13 and its uses: the tokens after it shift.
+    text = NAV.replace("y = R.add", "yy = R.add").replace("R.output(y)", "R.output(yy)")
+    text = text.replace("return y", "return yy")
+    s.change(uri, 2, [{"text": text}])
+    s.diagnostics(uri, 2)
+    delta = s.result("textDocument/semanticTokens/full/delta",
+                     {"textDocument": {"uri": uri}, "previousResultId": first["resultId"]})
+    assert "edits" in delta and delta["resultId"] != first["resultId"], delta
+    data = list(first["data"])
+    for e in sorted(delta["edits"], key=lambda e: e["start"], reverse=True):
+        data[e["start"]:e["start"] + e["deleteCount"]] = e.get("data", [])
+    full = s.result("textDocument/semanticTokens/full", {"textDocument": {"uri": uri}})
+    assert data == full["data"]
+    # An unknown previous result gets the full tokens.
+    again = s.result("textDocument/semanticTokens/full/delta",
+                     {"textDocument": {"uri": uri}, "previousResultId": "stale"})
+    assert again["data"] == full["data"]
+    assert s.finish() == 0
+
+
+@test
 def signature_help_for_operators_and_module_functions(s):
     uri, _ = nav_session(s)
     # Inside R.add(x, x) on line 13, after the comma: the second parameter is active.
