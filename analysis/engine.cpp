@@ -535,23 +535,22 @@ std::optional<Symbol> Engine::symbol_at(const std::string& key, uint32_t offset)
   return resolve_token(*st, *token, st->doc->definition_at(token->span.begin), locals);
 }
 
-std::vector<std::pair<Token, std::optional<Symbol>>> Engine::symbols_in(const std::string& key,
-                                                                        Span range) const {
-  std::vector<std::pair<Token, std::optional<Symbol>>> out;
+void Engine::for_each_symbol(
+    const std::string& key, Span range,
+    const std::function<void(const Token&, const std::optional<Symbol>&)>& visit) const {
   State* st = find(key);
-  if (!st) return out;
+  if (!st) return;
   // One local-name table per definition, reused for all of its tokens.
   std::unique_ptr<LocalNames> locals;
   const Definition* locals_for = nullptr;
-  for (const Token& token : st->doc->tokens_in(range)) {
+  st->doc->for_each_token(range, [&](const Token& token) {
     const Definition* def = st->doc->definition_at(token.span.begin);
     if (def != locals_for) {
       locals.reset();
       locals_for = def;
     }
-    out.emplace_back(token, resolve_token(*st, token, def, locals));
-  }
-  return out;
+    visit(token, resolve_token(*st, token, def, locals));
+  });
 }
 
 std::vector<Span> Engine::references(const std::string& key, uint32_t offset,

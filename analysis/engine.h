@@ -26,6 +26,7 @@
 // Engine objects are independent.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -126,10 +127,11 @@ class Engine {
   // The symbol whose name is at `offset` (Relax vars, params, shape variables, globals via
   // `cls.f`, PrimFuncs referenced by call_tir).
   std::optional<Symbol> symbol_at(const std::string& key, uint32_t offset) const;
-  // Every name token in `range` with the symbol it resolves to (semantic highlighting): one
-  // pass, each function's name table built once.
-  std::vector<std::pair<frontend::Token, std::optional<Symbol>>> symbols_in(const std::string& key,
-                                                                            Span range) const;
+  // Every name token in `range` with the symbol it resolves to (semantic highlighting), in
+  // order: one pass, each function's name table built once, nothing materialised.
+  void for_each_symbol(
+      const std::string& key, Span range,
+      const std::function<void(const frontend::Token&, const std::optional<Symbol>&)>& visit) const;
   // Every occurrence of that symbol's name (the definition first when asked for).
   std::vector<Span> references(const std::string& key, uint32_t offset,
                                bool include_definition = true) const;

@@ -488,7 +488,12 @@ std::vector<Span> Document::enclosing_spans(uint32_t offset) const {
 
 std::vector<Token> Document::tokens_in(Span range) const {
   std::vector<Token> out;
-  if (!impl_->tree) return out;
+  for_each_token(range, [&](const Token& token) { out.push_back(token); });
+  return out;
+}
+
+void Document::for_each_token(Span range, const std::function<void(const Token&)>& visit) const {
+  if (!impl_->tree) return;
   cst::Cst cst(impl_->text);
   TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(impl_->tree.get()));
   std::vector<TSNode> ancestors;  // the cursor's path from the root, for token_of's parent
@@ -498,7 +503,7 @@ std::vector<Token> Document::tokens_in(Span range) const {
     bool overlaps = s.begin < range.end && range.begin < s.end;
     if (overlaps && Impl::is_name(cst, node) && range.begin <= s.begin && s.end <= range.end) {
       TSNode parent = ancestors.empty() ? TSNode{} : ancestors.back();
-      out.push_back(impl_->token_of(node, parent, cst));
+      visit(impl_->token_of(node, parent, cst));
     }
     if (overlaps && ts_tree_cursor_goto_first_child(&cursor)) {
       ancestors.push_back(node);
@@ -512,7 +517,6 @@ std::vector<Token> Document::tokens_in(Span range) const {
     if (!moved) break;
   }
   ts_tree_cursor_delete(&cursor);
-  return out;
 }
 
 bool Document::offsets_are_text_offsets() const { return !impl_->moved_or_relowered; }

@@ -120,6 +120,8 @@ class Document {
   std::optional<Token> token_at(uint32_t offset) const;
   // Every name token inside `range` (text offsets), in order.
   std::vector<Token> tokens_in(Span range) const;
+  // The same, one at a time (no list of a whole document's tokens is built).
+  void for_each_token(Span range, const std::function<void(const Token&)>& visit) const;
   // The spans of the syntax nodes around `offset`, innermost first, each strictly larger than
   // the previous one (selection ranges: name, call, binding, block, function, module).
   std::vector<Span> enclosing_spans(uint32_t offset) const;

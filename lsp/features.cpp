@@ -369,7 +369,7 @@ json inlay_hints(const Snapshot& snapshot, const json& params, const FeatureOpti
                  {"paddingLeft", false}};
     if (text.size() > kMaxLabel) {
       hint["label"] = ": " + text.substr(0, kMaxLabel) + "…";
-      hint["tooltip"] = text;
+      hint["data"] = {{"structInfo", text}};  // the tooltip, sent on inlayHint/resolve
     } else {
       hint["label"] = ": " + text;
     }

@@ -102,19 +102,21 @@ std::optional<Classified> classify_resolved(const frontend::Token& token,
 }
 
 // Every token of `range` with its class: lexical ones first (no name resolution needed), then
-// what the name resolves to (Engine::symbols_in resolves a whole range in one pass).
+// what the name resolves to (Engine::for_each_symbol resolves a whole range in one pass).
 std::vector<Classified> classify_all(const analysis::Engine& engine, const Snapshot& snapshot,
                                      Span range) {
   std::vector<Classified> out;
   const std::string& text = snapshot.file->text();
-  for (const auto& [token, symbol] : engine.symbols_in(snapshot.uri, range)) {
-    if (token.span.empty()) continue;
-    if (auto c = classify_lexical(text, token)) {
-      out.push_back(*c);
-    } else if (auto r = classify_resolved(token, symbol)) {
-      out.push_back(*r);
-    }
-  }
+  engine.for_each_symbol(
+      snapshot.uri, range,
+      [&](const frontend::Token& token, const std::optional<analysis::Symbol>& symbol) {
+        if (token.span.empty()) return;
+        if (auto c = classify_lexical(text, token)) {
+          out.push_back(*c);
+        } else if (auto r = classify_resolved(token, symbol)) {
+          out.push_back(*r);
+        }
+      });
   return out;
 }
 

@@ -211,6 +211,15 @@ void Server::handle_request(const Incoming& in) {
     send(make_response(in.id, complete(in.params)));
     return;
   }
+  if (in.method == "inlayHint/resolve") {
+    // A cut label gets its full StructInfo as the tooltip.
+    json hint = in.params;
+    if (hint.is_object() && hint.contains("data") && hint["data"].is_object() &&
+        hint["data"].contains("structInfo"))
+      hint["tooltip"] = hint["data"]["structInfo"];
+    send(make_response(in.id, std::move(hint)));
+    return;
+  }
   if (in.method == "textDocument/signatureHelp") {
     send(make_response(in.id, signature_help_at(in.params)));
     return;
@@ -334,7 +343,7 @@ json Server::initialize(const json& params) {
       {"workspaceSymbolProvider", true},
       {"completionProvider", {{"triggerCharacters", {".", "\""}}}},
       {"renameProvider", {{"prepareProvider", true}}},
-      {"inlayHintProvider", true},
+      {"inlayHintProvider", {{"resolveProvider", true}}},
       {"selectionRangeProvider", true},
       {"signatureHelpProvider",
        {{"triggerCharacters", {"(", ","}}, {"retriggerCharacters", {","}}}},
@@ -344,6 +353,9 @@ json Server::initialize(const json& params) {
       {"documentFormattingProvider", true},
       {"experimental", {{"memoryUsageProvider", true}}},
   };
+  // A client that pulls is not also pushed to: VS Code's client keeps pushed and pulled
+  // diagnostics in two collections and would show every diagnostic twice.
+  push_diagnostics_ = !pull_diagnostics;
   if (pull_diagnostics)
     capabilities["diagnosticProvider"] = {{"interFileDependencies", false},
                                           {"workspaceDiagnostics", false}};
@@ -512,8 +524,9 @@ void Server::did_close(const json& params) {
     last_tokens_.erase(uri);
   }
   fail_deferred_locked(uri, false, error_code::kContentModified, "the document was closed");
-  send(make_notification("textDocument/publishDiagnostics",
-                         {{"uri", uri}, {"diagnostics", json::array()}}));
+  if (push_diagnostics_)
+    send(make_notification("textDocument/publishDiagnostics",
+                           {{"uri", uri}, {"diagnostics", json::array()}}));
 }
 
 void Server::fail_deferred_locked(const std::string& uri, bool only_fresh, int code,
@@ -526,6 +539,7 @@ void Server::fail_deferred_locked(const std::string& uri, bool only_fresh, int c
 }
 
 void Server::publish_locked(const std::string& uri, Document& document, const Snapshot& snapshot) {
+  if (!push_diagnostics_) return;
   json diagnostics = diagnostics_json(snapshot, features_);
   document.published_nonempty = !diagnostics.empty();
   send(make_notification(

@@ -110,6 +110,7 @@ class Server {
   // Requires mutex_. Answers the deferred requests of `uri` with `code`.
   void fail_deferred_locked(const std::string& uri, bool only_fresh, int code,
                             const std::string& message);
+  // Requires mutex_. Pushes the snapshot's diagnostics, unless the client pulls them.
   void publish_locked(const std::string& uri, Document& document, const Snapshot& snapshot);
 
   void start_worker();
@@ -128,6 +129,7 @@ class Server {
   State state_ = State::Uninitialized;
   bool shutdown_requested_ = false;
   std::string trace_ = "off";
+  bool push_diagnostics_ = true;  // false when the client declared pull diagnostics
 
   // The last semantic tokens sent per document, for delta requests.
   struct TokensResult {

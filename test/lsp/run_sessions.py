@@ -728,7 +728,10 @@ def inlay_hints_after_unannotated_bindings(s):
         "textDocument": {"uri": uri},
         "range": {"start": {"line": 6, "character": 0}, "end": {"line": 7, "character": 0}}})
     assert len(hints) == 1 and hints[0]["label"].endswith("…"), hints
-    assert hints[0]["tooltip"] == 'R.Tensor((2, 3, 4, 5, 6, 7, 8), dtype="float32")', hints
+    assert "tooltip" not in hints[0], hints
+    resolved = s.result("inlayHint/resolve", hints[0])
+    assert resolved["tooltip"] == 'R.Tensor((2, 3, 4, 5, 6, 7, 8), dtype="float32")', resolved
+    assert resolved["label"] == hints[0]["label"]
     assert s.finish() == 0
 
 
@@ -867,11 +870,21 @@ def completion_offers_variables_in_scope(s):
 
 @test
 def pull_diagnostics_only_when_declared(s):
-    uri, pushed = nav_session(s, capabilities={"textDocument": {"diagnostic": {}}})
+    # What a push client is sent for the same text...
+    push = Session()
+    _, pushed = nav_session(push)
+    assert push.finish() == 0
+    # ...is what a pull client pulls; it is never pushed to (VS Code would show both).
+    s.initialize({"textDocument": {"diagnostic": {}}})
     assert "diagnosticProvider" in s.initialized_result["capabilities"]
+    uri = "file:///t/nav.rx"
+    s.open(uri, NAV)
     report = s.result("textDocument/diagnostic", {"textDocument": {"uri": uri}})
-    assert report["kind"] == "full" and report["items"] == pushed, report
+    assert report["kind"] == "full" and report["items"] == pushed and pushed, report
+    s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     assert s.finish() == 0
+    received = s.seen + [m for m in list(s.inbox.queue) if m]
+    assert not [m for m in received if m.get("method") == "textDocument/publishDiagnostics"], received
 
 
 @test
