@@ -53,6 +53,12 @@ const ir::StructInfo* infer_binary_impl(InferContext& ctx, bool comparison) {
   const ir::VDevice* vdev = binary_vdevice(ctx, a->tensor ? a->tensor->vdevice : nullptr,
                                            b->tensor ? b->tensor->vdevice : nullptr);
   int ndim = (a->ndim < 0 || b->ndim < 0) ? -1 : std::max(a->ndim, b->ndim);
+  // operators.md §2.7: a Prim counts as shape (1,), so a 0-d tensor with a Prim gives (1,).
+  // Reproduced for compatibility and flagged, since a numpy-faithful result would be 0-d.
+  const Operand* tensor_side = a->tensor ? &*a : &*b;
+  const Operand* prim_side = a->tensor ? &*b : &*a;
+  if (!prim_side->tensor && tensor_side->ndim == 0)
+    ctx.report(DiagId::RX4107, ctx.call.span, {op_text(ctx)});
   auto da = operand_dims(ctx, *a);
   auto db = operand_dims(ctx, *b);
   if (da && db) {

@@ -25,6 +25,7 @@ void register_calls(std::vector<OpDef>& table);
 void register_misc(std::vector<OpDef>& table);
 void register_vision(std::vector<OpDef>& table);
 void register_extra(std::vector<OpDef>& table);
+void register_inspect(std::vector<OpDef>& table);
 
 // The OpDef of the call being inferred (set by infer_call before running the rule).
 const OpDef& current_op(const InferContext& ctx);

@@ -1,4 +1,7 @@
 // Creation operators (operators.md §3.3).
+#include <algorithm>
+#include <cmath>
+
 #include "analysis/ops/common.h"
 
 namespace raxc::analysis::ops {
@@ -69,6 +72,17 @@ const ir::PrimExpr* prim_operand(InferContext& ctx, std::string_view name) {
   return nullptr;
 }
 
+// A literal numeric operand as a double (IntImm or FloatImm), for arange's constant lengths.
+std::optional<double> literal_number(InferContext& ctx, const ir::PrimExpr* e) {
+  if (auto i = ctx.analyzer.as_int(e)) return double(*i);
+  if (auto* f = ir::dyn_cast<ir::FloatImm>(e)) return f->value;
+  return std::nullopt;
+}
+
+// operators.md §3.3: TVM's length of arange is floordiv(end - start + step - 1, step) for integer
+// operands (only right for a positive step and a non-empty range: arange(5, 0, -1) gets 7) and
+// ceil((end - start) / step) otherwise (negative for an empty range). For constant operands the
+// spec's fix is max(0, ceildiv(end - start, step)), with the TVM discrepancy flagged (RX4106).
 const ir::StructInfo* infer_arange(InferContext& ctx) {
   const ir::PrimExpr* start = prim_operand(ctx, "start");
   const ir::PrimExpr* end = prim_operand(ctx, "end");
@@ -83,24 +97,39 @@ const ir::StructInfo* infer_arange(InferContext& ctx) {
   bool all_int = start->dtype.is_integer() && end->dtype.is_integer() && step->dtype.is_integer();
   DataType dt =
       dtype && !dtype->is_void() ? *dtype : (all_int ? DataType::Int(64) : DataType::Float(32));
-  if (!all_int) return rank_only(ctx, 1, dt, nullptr);
   auto& an = ctx.analyzer;
-  auto s = an.as_int(start), e = an.as_int(end), st = an.as_int(step);
+  auto s = literal_number(ctx, start), e = literal_number(ctx, end), st = literal_number(ctx, step);
   if (st && *st == 0) {
     ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "step")),
                {op_text(ctx), "step", "the step must not be zero"});
     return rank_only(ctx, 1, dt, nullptr);
   }
-  const ir::PrimExpr* count;
   if (s && e && st) {
-    // ceildiv(end - start, step), clamped at 0 (TVM's formula is wrong for negative steps).
-    int64_t span = *e - *s;
-    int64_t n = *st > 0 ? (span + *st - 1) / *st : (span + *st + 1) / *st;
-    if ((*st > 0 && span <= 0) || (*st < 0 && span >= 0)) n = 0;
-    count = an.make_int(n);
-  } else {
-    count = an.floordiv(an.sub(an.add(an.sub(end, start), step), an.make_int(1)), step);
+    int64_t tvm_count;
+    int64_t count;
+    if (all_int) {
+      auto is = int64_t(*s), ie = int64_t(*e), ist = int64_t(*st);
+      int64_t span = ie - is;
+      // TVM: floordiv(span + step - 1, step) (Python floor division).
+      int64_t num = span + ist - 1;
+      tvm_count = num / ist - ((num % ist != 0) && ((num < 0) != (ist < 0)) ? 1 : 0);
+      // Exact: ceildiv(span, step), clamped at 0.
+      int64_t q = span / ist;
+      if (span % ist != 0 && ((span < 0) == (ist < 0))) ++q;
+      count = std::max<int64_t>(q, 0);
+    } else {
+      tvm_count = int64_t(std::ceil(float(*e - *s) / *st));
+      count = std::max<int64_t>(int64_t(std::ceil((*e - *s) / *st)), 0);
+    }
+    if (count != tvm_count)
+      ctx.report(DiagId::RX4106, ctx.call.span,
+                 {op_text(ctx), std::to_string(count), std::to_string(tvm_count)});
+    return make_tensor(ctx, {an.make_int(count)}, dt, nullptr);
   }
+  if (!all_int) return rank_only(ctx, 1, dt, nullptr);
+  // Symbolic operands: TVM's formula as written (the spec's fix is for constant operands only).
+  const ir::PrimExpr* count =
+      an.floordiv(an.sub(an.add(an.sub(end, start), step), an.make_int(1)), step);
   return make_tensor(ctx, {count}, dt, nullptr);
 }
 

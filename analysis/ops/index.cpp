@@ -1,4 +1,6 @@
 // Indexing, selection, sorting and set operators (operators.md §3.6, §3.7, §3.12).
+#include <algorithm>
+
 #include "analysis/ops/common.h"
 
 namespace raxc::analysis::ops {
@@ -322,6 +324,187 @@ const ir::StructInfo* infer_nonzero(InferContext& ctx) {
   return rank_only(ctx, 2, DataType::Int(64), x ? x->vdevice : nullptr);
 }
 
+// ------------------------------------------------- index_tensor, index_put, slice_scatter
+// Importer helpers for PyTorch's advanced indexing (operators.md §3.13: "results follow the
+// PyTorch shapes").
+
+// The index tensors of index_tensor / index_put: a tuple of integer tensors, at most one per
+// dimension of `data`. nullopt (after reporting) when the tuple itself is unusable.
+std::optional<std::vector<const ir::TensorSInfo*>> index_tensors(InferContext& ctx,
+                                                                 const ir::TensorSInfo& data) {
+  auto idx = tensor_tuple_arg(ctx, "indices");
+  if (!idx) return std::nullopt;
+  Span at = param_span(ctx, param(ctx, "indices"));
+  if (idx->empty()) {
+    ctx.report(DiagId::RX3116, at,
+               {op_text(ctx), "indices", "at least one index tensor is needed"});
+    return std::nullopt;
+  }
+  // Boolean masks are not integer indices here: their result length is data dependent.
+  for (size_t i = 0; i < idx->size(); ++i) {
+    DataType dt = (*idx)[i]->dtype;
+    if (!dt.is_void() && (!dt.is_integer() || dt.is_bool()))
+      ctx.report(
+          DiagId::RX3118, at,
+          {op_text(ctx), "index " + std::to_string(i), "an integer tensor", sinfo_text((*idx)[i])});
+  }
+  if (data.ndim >= 0 && idx->size() > size_t(data.ndim)) {
+    ctx.report(DiagId::RX3116, at,
+               {op_text(ctx), "indices",
+                std::to_string(idx->size()) + " index tensors for a " + std::to_string(data.ndim) +
+                    "-dimensional tensor"});
+    return std::nullopt;
+  }
+  return idx;
+}
+
+// R.index_tensor(data, indices) = data[i0, ..., ik-1] (PyTorch): the index shapes broadcast
+// together (numpy rules, §2.5) to B, and the result is B + data.shape[k:].
+const ir::StructInfo* infer_index_tensor(InferContext& ctx) {
+  const ir::TensorSInfo* data = tensor_arg(ctx, "data");
+  if (!data) {
+    tensor_tuple_arg(ctx, "indices");
+    return unknown(ctx);
+  }
+  auto idx = index_tensors(ctx, *data);
+  if (!idx) return rank_only(ctx, -1, data->dtype, data->vdevice);
+  int k = int(idx->size());
+  int b_rank = 0;
+  for (const ir::TensorSInfo* t : *idx) {
+    if (t->ndim < 0) return rank_only(ctx, -1, data->dtype, data->vdevice);
+    b_rank = std::max(b_rank, t->ndim);
+  }
+  if (data->ndim < 0) return rank_only(ctx, -1, data->dtype, data->vdevice);
+  int out_rank = b_rank + data->ndim - k;
+  auto dd = v_dims(*data);
+  std::optional<Dims> b = v_dims(*(*idx)[0]);
+  Span at = param_span(ctx, param(ctx, "indices"));
+  for (int i = 1; i < k && b; ++i) {
+    auto di = v_dims(*(*idx)[size_t(i)]);
+    if (!di) {
+      b.reset();
+      break;
+    }
+    b = broadcast(ctx, *b, *di, "index " + std::to_string(i - 1) + " (so far)",
+                  "index " + std::to_string(i), at);
+  }
+  if (!b || !dd) return rank_only(ctx, out_rank, data->dtype, data->vdevice);
+  Dims out = *b;
+  out.insert(out.end(), dd->begin() + k, dd->end());
+  return make_tensor(ctx, std::move(out), data->dtype, data->vdevice);
+}
+
+// R.index_put(data, indices, values, accumulate=False) = data.index_put_(indices, values): a copy
+// of data with the indexed elements replaced (or accumulated); S(data).
+const ir::StructInfo* infer_index_put(InferContext& ctx) {
+  const ir::TensorSInfo* data = tensor_arg(ctx, "data");
+  const ir::TensorSInfo* values = tensor_arg(ctx, "values");
+  attr_bool(ctx, "accumulate");
+  if (!data) {
+    tensor_tuple_arg(ctx, "indices");
+    return unknown(ctx);
+  }
+  index_tensors(ctx, *data);
+  if (values && !values->dtype.is_void() && !data->dtype.is_void() && values->dtype != data->dtype)
+    ctx.report(DiagId::RX3108, ctx.call.span,
+               {op_text(ctx), "data and values", data->dtype.str(), values->dtype.str()});
+  return data;
+}
+
+// A Prim operand of slice_scatter (start, end, step): its value when known; RX3107 for
+// anything that is not a PrimValue.
+const PrimExpr* prim_value_of(InferContext& ctx, std::string_view name, bool* ok) {
+  ParamValue v = param(ctx, name);
+  const ir::StructInfo* s = arg_sinfo(ctx, name);
+  if (s == nullptr) {
+    if (v.attr) {  // given by keyword: an integer attribute value
+      if (auto* i = v.attr->get_if<int64_t>()) return ctx.analyzer.make_int(*i);
+      if (auto* p = v.attr->get_if<const PrimExpr*>()) return *p;
+      if (auto* e = v.attr->get_if<const ir::Expr*>())
+        if (auto* pv = ir::dyn_cast<ir::PrimValue>(*e)) return pv->value;
+      ctx.report(DiagId::RX3107, param_span(ctx, v), {op_text(ctx), std::string(name), "?"});
+      *ok = false;
+    }
+    return nullptr;
+  }
+  auto* p = ir::dyn_cast<ir::PrimSInfo>(s);
+  if (!p) {
+    ctx.report(DiagId::RX3107, param_span(ctx, v),
+               {op_text(ctx), std::string(name), sinfo_text(s)});
+    *ok = false;
+    return nullptr;
+  }
+  if (v.arg_index >= 0)
+    if (auto* pv = ir::dyn_cast<ir::PrimValue>(ctx.call.args[size_t(v.arg_index)]))
+      return pv->value;
+  return p->value;
+}
+
+// R.slice_scatter(input_tensor, src, start, end, step, axis=0) =
+// torch.slice_scatter(input, src, axis, start, end, step): a copy of the input whose slice
+// start:end:step on `axis` is replaced by src. src has the input's rank and dtype, the input's
+// extents off the axis, and the slice length on it. Result S(input_tensor).
+const ir::StructInfo* infer_slice_scatter(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "input_tensor");
+  const ir::TensorSInfo* src = tensor_arg(ctx, "src");
+  bool ok = true;
+  const PrimExpr* start = prim_value_of(ctx, "start", &ok);
+  const PrimExpr* end = prim_value_of(ctx, "end", &ok);
+  const PrimExpr* step = prim_value_of(ctx, "step", &ok);
+  int64_t axis = attr_int(ctx, "axis").value_or(0);
+  if (!x) return unknown(ctx);
+  auto& an = ctx.analyzer;
+  // The literal step (0 when symbolic); a plain integer keeps GCC's maybe-uninitialized quiet.
+  bool step_literal = false;
+  int64_t stride = 0;
+  if (step != nullptr)
+    if (auto v = an.as_int(step)) {
+      step_literal = true;
+      stride = *v;
+    }
+  if (step_literal && stride <= 0) {
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "step")),
+               {op_text(ctx), "step", "the step must be positive"});
+    ok = false;
+  }
+  if (!src) return x;
+  if (!src->dtype.is_void() && !x->dtype.is_void() && src->dtype != x->dtype)
+    ctx.report(DiagId::RX3108, ctx.call.span,
+               {op_text(ctx), "input_tensor and src", x->dtype.str(), src->dtype.str()});
+  if (x->ndim >= 0 && src->ndim >= 0 && x->ndim != src->ndim) {
+    ctx.report(
+        DiagId::RX3122, ctx.call.span,
+        {op_text(ctx), "input_tensor and src", std::to_string(x->ndim), std::to_string(src->ndim)});
+    return x;
+  }
+  if (x->ndim < 0) return x;
+  auto ax = normalize_axis(ctx, axis, x->ndim, param_span(ctx, param(ctx, "axis")));
+  auto xd = v_dims(*x);
+  auto sd = v_dims(*src);
+  if (!ax || !xd || !sd) return x;
+  for (size_t i = 0; i < xd->size(); ++i) {
+    if (int(i) == *ax) continue;
+    std::string what = "dimension " + std::to_string(i) + " of";
+    if (!check_dims_equal(ctx, (*sd)[i], what + " src", (*xd)[i], "that of input_tensor",
+                          ctx.call.span))
+      return x;
+  }
+  // The slice length, when start, end, step and the axis length are all literals (PyTorch
+  // slicing: negative indices count from the end, then clamp to [0, L]).
+  std::optional<int64_t> len = an.as_int((*xd)[size_t(*ax)]);
+  std::optional<int64_t> b, e;
+  if (start != nullptr) b = an.as_int(start);
+  if (end != nullptr) e = an.as_int(end);
+  if (ok && len && b && e && step_literal && stride > 0) {
+    auto canon = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + *len : v, 0, *len); };
+    int64_t lo = canon(*b), hi = canon(*e);
+    int64_t n = hi > lo ? (hi - lo + stride - 1) / stride : 0;
+    check_dims_equal(ctx, (*sd)[size_t(*ax)], "the extent of src on the sliced axis",
+                     an.make_int(n), "the slice length", ctx.call.span);
+  }
+  return x;
+}
+
 }  // namespace
 
 void register_index(std::vector<OpDef>& table) {
@@ -372,6 +555,21 @@ void register_index(std::vector<OpDef>& table) {
                            {"return_counts", K::Bool, true, "False"},
                            {"axis", K::Int, true, "None"}},
                           infer_unique, "the distinct elements (data-dependent length)"));
+  table.push_back(make_op("relax.index_tensor", "R.index_tensor",
+                          {{"data", K::Tensor}, {"indices", K::Tuple}}, {}, infer_index_tensor,
+                          "advanced indexing data[indices] (PyTorch)"));
+  table.push_back(make_op("relax.index_put", "R.index_put",
+                          {{"data", K::Tensor}, {"indices", K::Tuple}, {"values", K::Tensor}},
+                          {{"accumulate", K::Bool, true, "False"}}, infer_index_put,
+                          "data with data[indices] set to (or accumulated with) values"));
+  table.push_back(make_op("relax.slice_scatter", "R.slice_scatter",
+                          {{"input_tensor", K::Tensor},
+                           {"src", K::Tensor},
+                           {"start", K::Prim},
+                           {"end", K::Prim},
+                           {"step", K::Prim}},
+                          {{"axis", K::Int, true, "0"}}, infer_slice_scatter,
+                          "input_tensor with the slice start:end:step on axis replaced by src"));
   table.push_back(make_op("relax.nonzero", "R.nonzero", {{"x", K::Tensor}}, {}, infer_nonzero,
                           "indices of the non-zero elements, shape (ndim, count)"));
 }

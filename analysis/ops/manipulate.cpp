@@ -469,6 +469,40 @@ const ir::StructInfo* infer_tile(InferContext& ctx) {
   return make_tensor(ctx, std::move(out), x->dtype, x->vdevice);
 }
 
+// R.reverse_sequence(data, seq_lengths, seq_axis=1, batch_axis=0) (HEAD only; ONNX
+// ReverseSequence): for every batch entry b, the first seq_lengths[b] elements along seq_axis are
+// reversed. SI: S(data) (operators.md §3.13); seq_lengths is a 1-D integer tensor with one length
+// per batch entry, and the two axes are distinct axes of data.
+const ir::StructInfo* infer_reverse_sequence(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  const ir::TensorSInfo* lens = tensor_arg(ctx, "seq_lengths");
+  bool ok = true;
+  int64_t seq_axis = attr_int(ctx, "seq_axis", &ok).value_or(1);
+  int64_t batch_axis = attr_int(ctx, "batch_axis", &ok).value_or(0);
+  if (!x) return unknown(ctx);
+  Span lens_at = param_span(ctx, param(ctx, "seq_lengths"));
+  if (lens && lens->ndim >= 0 && lens->ndim != 1)
+    ctx.report(DiagId::RX3113, lens_at, {op_text(ctx), "seq_lengths", "1", sinfo_text(lens)});
+  if (lens && !lens->dtype.is_void() && (!lens->dtype.is_integer() || lens->dtype.is_bool()))
+    ctx.report(DiagId::RX3118, lens_at,
+               {op_text(ctx), "seq_lengths", "an integer tensor", sinfo_text(lens)});
+  if (x->ndim < 0 || !ok) return x;  // no axis checks after an attribute type error
+  auto sa = normalize_axis(ctx, seq_axis, x->ndim, param_span(ctx, param(ctx, "seq_axis")));
+  auto ba = normalize_axis(ctx, batch_axis, x->ndim, param_span(ctx, param(ctx, "batch_axis")));
+  if (!sa || !ba) return x;
+  if (*sa == *ba) {
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "batch_axis")),
+               {op_text(ctx), "batch_axis", "seq_axis and batch_axis must be different axes"});
+    return x;
+  }
+  auto xd = v_dims(*x);
+  auto ld = lens && lens->ndim == 1 ? v_dims(*lens) : std::nullopt;
+  if (xd && ld)
+    check_dims_equal(ctx, (*ld)[0], "the length of seq_lengths", (*xd)[size_t(*ba)],
+                     "the batch extent of data", ctx.call.span);
+  return x;
+}
+
 const ir::StructInfo* infer_flip(InferContext& ctx) {
   const ir::TensorSInfo* x = tensor_arg(ctx, "data");
   std::optional<int64_t> axis = attr_int(ctx, "axis");
@@ -656,6 +690,11 @@ void register_manipulate(std::vector<OpDef>& table) {
                           infer_tile, "tiles data by repeats per axis"));
   table.push_back(make_op("relax.flip", "R.flip", {{"data", K::Tensor}}, {{"axis", K::Int}},
                           infer_flip, "reverses the order of elements along an axis"));
+  table.push_back(make_op("relax.reverse_sequence", "R.reverse_sequence",
+                          {{"data", K::Tensor}, {"seq_lengths", K::Tensor}},
+                          {{"seq_axis", K::Int, true, "1"}, {"batch_axis", K::Int, true, "0"}},
+                          infer_reverse_sequence,
+                          "reverses the first seq_lengths[b] elements along seq_axis per batch"));
   table.push_back(make_op("relax.collapse_sum_to", "R.collapse_sum_to",
                           {{"data", K::Tensor}, {"shape", K::Shape}}, {}, infer_collapse_sum_to,
                           "sums data over broadcast axes down to shape"));

@@ -22,7 +22,8 @@ const ir::StructInfo* infer_activation(InferContext& ctx) {
   const ir::TensorSInfo* x = tensor_arg(ctx, "data");
   if (!x) return unknown(ctx);
   std::string_view name = current_op(ctx).name;
-  if (name != "relax.nn.relu") require_float(ctx, *x, "data");
+  // relu and relu6 (sugar for clip(x, 0, 6), which checks no dtype) accept any dtype.
+  if (name != "relax.nn.relu" && name != "relax.nn.relu6") require_float(ctx, *x, "data");
   for (std::string_view a : {"alpha", "beta", "threshold"})
     if (name != "relax.nn.prelu") attr_float(ctx, a);
   return x;
@@ -614,6 +615,9 @@ void register_nn(std::vector<OpDef>& table) {
         make_op(name, text, {{"data", K::Tensor}}, std::move(attrs), infer_activation, doc));
   };
   unary("relax.nn.relu", "R.nn.relu", {}, "max(x, 0)");
+  // TVM's parser rewrites R.nn.relu6(x) to R.clip(x, 0, 6) (operators.md §3.2); registered so the
+  // sugar is not an unknown operator. Its StructInfo is clip's: S(x).
+  unary("relax.nn.relu6", "R.nn.relu6", {}, "min(max(x, 0), 6) (sugar for R.clip(x, 0, 6))");
   unary("relax.nn.gelu", "R.nn.gelu", {}, "Gaussian error linear unit (erf form)");
   unary("relax.nn.gelu_tanh", "R.nn.gelu_tanh", {}, "Gaussian error linear unit (tanh form)");
   unary("relax.nn.silu", "R.nn.silu", {}, "x * sigmoid(x)");

@@ -29,6 +29,7 @@ const Table& table() {
     register_nn(t.ops);
     register_calls(t.ops);
     register_misc(t.ops);
+    register_inspect(t.ops);
     for (size_t i = 0; i < t.ops.size(); ++i) t.by_name.emplace(t.ops[i].name, i);
     return t;
   }();
@@ -65,7 +66,7 @@ bool check_signature(const OpDef& def, InferContext& ctx) {
   size_t max = def.variadic ? SIZE_MAX : def.args.size() + def.attrs.size();
   bool ok = true;
   if (given > max) {
-    ctx.report(DiagId::RX3100, call.args[max]->span,
+    ctx.report(DiagId::RX3100, ctx.arg_span(max),
                {text, std::to_string(def.args.size()), std::to_string(given)});
     ok = false;
   }

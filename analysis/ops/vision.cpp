@@ -121,11 +121,14 @@ const ir::StructInfo* infer_multibox_transform_loc(InferContext& ctx) {
                         cls});
 }
 
+// roi_align and roi_pool: data (N, C, H, W) or NHWC, rois (num_rois, 5); the output has one
+// pooled_size window per region.
 const ir::StructInfo* infer_roi_align(InferContext& ctx) {
   const ir::TensorSInfo* x = nullptr;
   auto d = ranked_dims(ctx, "data", 4, &x);
   auto r = ranked_dims(ctx, "rois", 2);
   auto pooled = attr_prim_list(ctx, "pooled_size");
+  attr_float(ctx, "spatial_scale");  // type-checked (RX3103); no influence on the shape
   std::string layout = attr_string(ctx, "layout").value_or("NCHW");
   if (!x) return rank_only(ctx, 4, DataType::Void(), nullptr);
   if (layout != "NCHW" && layout != "NHWC") {
@@ -192,6 +195,14 @@ void register_vision(std::vector<OpDef>& table) {
                            {"layout", K::String, true, "\"NCHW\""},
                            {"mode", K::String, true, "\"avg\""}},
                           infer_roi_align, "region-of-interest align pooling"));
+  // roi_pool: max pooling over each region; same output layout as roi_align,
+  // (num_rois, C, pooled_h, pooled_w) for NCHW.
+  table.push_back(make_op("relax.vision.roi_pool", "R.vision.roi_pool",
+                          {{"data", K::Tensor}, {"rois", K::Tensor}},
+                          {{"pooled_size", K::IntList},
+                           {"spatial_scale", K::Float},
+                           {"layout", K::String, true, "\"NCHW\""}},
+                          infer_roi_align, "region-of-interest max pooling"));
   // R.device(dev_type, index) is lowered as a call; it only appears as hint_on_device's target.
   table.push_back(make_op(
       "relax.device", "R.device", {{"dev_type", K::Prim}, {"index", K::Prim, true, "0"}}, {},

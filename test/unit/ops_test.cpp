@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -41,6 +42,9 @@ struct Walked {
   DiagnosticSink sink;
   std::unordered_map<const ir::Var*, const ir::StructInfo*> env;
   std::vector<std::pair<std::string, std::string>> bound;  // var name -> inferred sinfo text
+  // Op-call bindings by the offset of the bound variable -> inferred sinfo text (for the
+  // `# sinfo:` comments of the goldens).
+  std::vector<std::pair<uint32_t, std::string>> bound_at;
   std::vector<std::string> mismatches;  // annotation vs inferred (incompatible / possibly)
 
   explicit Walked(std::string_view text) : file(frontend::parse_file(text)) {
@@ -126,7 +130,10 @@ struct Walked {
       env[b.var] = b.match_cast;
       return;
     }
-    if (is_op_call) bound.emplace_back(b.var->name, printer::print_struct_info(s));
+    if (is_op_call) {
+      bound.emplace_back(b.var->name, printer::print_struct_info(s));
+      bound_at.emplace_back(b.var->span.begin, bound.back().second);
+    }
     if (b.var->annotation && is_op_call) {
       analysis::CompatResult r = analysis::check_compatibility(*analyzer, b.var->annotation, s);
       if (r.result == analysis::Compat::Incompatible)
@@ -518,12 +525,30 @@ uint32_t line_of(const std::string& text, uint32_t offset) {
     if (text[i] == '\n') ++line;
   return line;
 }
+
+// `y = R.op(...)  # sinfo: <StructInfo>`: line number (0-based) -> the expected printed text (the
+// syntax of test/cases/infer).
+std::map<uint32_t, std::string> sinfo_comments(const std::string& text) {
+  std::map<uint32_t, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  const std::string marker = "# sinfo: ";
+  for (uint32_t n = 0; std::getline(in, line); ++n) {
+    size_t at = line.find(marker);
+    if (at == std::string::npos) continue;
+    std::string expected = line.substr(at + marker.size());
+    while (!expected.empty() && (expected.back() == ' ' || expected.back() == '\r'))
+      expected.pop_back();
+    out[n] = expected;
+  }
+  return out;
+}
 }  // namespace
 
 TEST_CASE("ops: goldens in test/cases/ops report exactly the expected diagnostics", "[ops]") {
   fs::path dir = fs::path(RAXC_SOURCE_DIR) / "test" / "cases" / "ops";
   REQUIRE(fs::is_directory(dir));
-  size_t files = 0;
+  size_t files = 0, sinfo_checked = 0;
   std::set<std::string> codes_seen;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".rx") continue;
@@ -551,14 +576,24 @@ TEST_CASE("ops: goldens in test/cases/ops report exactly the expected diagnostic
       INFO("expected on line " << e.line + 1 << ": " << e.code << " " << e.regex);
       CHECK(e.matched);
     }
+    // `# sinfo:` comments name the StructInfo the registry infers for that line's op call.
+    for (const auto& [line, expected] : sinfo_comments(text)) {
+      INFO("sinfo comment on line " << line + 1);
+      std::string got = "<no operator call bound on this line>";
+      for (const auto& [offset, s] : w.bound_at)
+        if (line_of(text, offset) == line) got = s;
+      CHECK(got == expected);
+      ++sinfo_checked;
+    }
   }
   CHECK(files >= 5);
+  CHECK(sinfo_checked >= 20);
   // Every code of the ops ranges has a golden.
   for (const char* c :
        {"RX3100", "RX3101", "RX3102", "RX3103", "RX3104", "RX3105", "RX3106", "RX3107",
         "RX3108", "RX3109", "RX3110", "RX3111", "RX3112", "RX3113", "RX3114", "RX3115",
         "RX3116", "RX3117", "RX3118", "RX3120", "RX3122", "RX3123", "RX3124", "RX3125",
-        "RX4100", "RX4101", "RX4102", "RX4103", "RX4104", "RX4105"}) {
+        "RX4100", "RX4101", "RX4102", "RX4103", "RX4104", "RX4105", "RX4106", "RX4107"}) {
     INFO(c);
     CHECK(codes_seen.count(c) == 1);
   }
@@ -861,7 +896,7 @@ TEST_CASE("ops: more families (stack, where, topk, norms, pad, transpose conv, c
        "R.Tensor((2, 3), dtype=\"float32\")",
        {"RX3113"}},
       {"", "R.arange(1, 10, 2)", "R.Tensor((5,), dtype=\"int64\")", {}},
-      {"", "R.arange(5, 0, -1)", "R.Tensor((5,), dtype=\"int64\")", {}},
+      {"", "R.arange(5, 0, -1)", "R.Tensor((5,), dtype=\"int64\")", {"RX4106"}},
       {"x: R.Tensor((2, 3), \"float32\")", "R.cumsum(x)", "R.Tensor((6,), dtype=\"float32\")", {}},
       {"x: R.Tensor((\"n\", 3), \"float32\")", "R.shape_of(x)", "R.Shape([n, 3])", {}},
       {"x: R.Tensor((2, 3), \"float32\")",
@@ -886,4 +921,248 @@ TEST_CASE("ops: more families (stack, where, topk, norms, pad, transpose conv, c
     CHECK(got == c.expected);
     CHECK(codes == c.codes);
   }
+}
+
+// Operators of operators.md §3 added after the audit (index_tensor, index_put, slice_scatter,
+// reverse_sequence, vision.roi_pool, inspect.tensor_*, nn.relu6) and the flagged TVM
+// discrepancies of arange (RX4106) and 0-d tensor + PrimValue (RX4107), with near misses.
+TEST_CASE("ops: operators added from section 3 and flagged TVM discrepancies", "[ops]") {
+  struct Case {
+    std::string params, expr, expected;
+    Codes codes;
+  };
+  const std::string x = "x: R.Tensor((5, 6, 7), \"float32\"), i: R.Tensor((3,), \"int64\")";
+  const std::vector<Case> cases = {
+      // index_tensor: broadcast index shapes + the remaining data dims (PyTorch x[idx]).
+      {x, "R.index_tensor(x, (i,))", "R.Tensor((3, 6, 7), dtype=\"float32\")", {}},
+      {x + ", j: R.Tensor((2, 1), \"int64\")",
+       "R.index_tensor(x, (j, i))",
+       "R.Tensor((2, 3, 7), dtype=\"float32\")",
+       {}},
+      {x, "R.index_tensor(x, (i, i, i))", "R.Tensor((3,), dtype=\"float32\")", {}},
+      {"y: R.Tensor((\"n\", \"m\"), \"float32\"), p: R.Tensor((\"k\", 2), \"int32\")",
+       "R.index_tensor(y, (p,))",
+       "R.Tensor((k, 2, m), dtype=\"float32\")",
+       {}},
+      {x + ", q: R.Tensor(dtype=\"int64\", ndim=2)",
+       "R.index_tensor(x, (q,))",
+       "R.Tensor(dtype=\"float32\", ndim=4)",
+       {}},
+      {x + ", q: R.Tensor(dtype=\"int64\")",
+       "R.index_tensor(x, (q,))",
+       "R.Tensor(dtype=\"float32\")",
+       {}},
+      {x + ", g: R.Tensor((3,), \"float32\")",
+       "R.index_tensor(x, (g,))",
+       "R.Tensor((3, 6, 7), dtype=\"float32\")",
+       {"RX3118"}},
+      {x + ", b: R.Tensor((3,), \"bool\")",
+       "R.index_tensor(x, (b,))",
+       "R.Tensor((3, 6, 7), dtype=\"float32\")",
+       {"RX3118"}},
+      {x, "R.index_tensor(x, (i, i, i, i))", "R.Tensor(dtype=\"float32\")", {"RX3116"}},
+      {x + ", k: R.Tensor((4,), \"int64\")",
+       "R.index_tensor(x, (i, k))",
+       "R.Tensor(dtype=\"float32\", ndim=2)",
+       {"RX3109"}},
+      {x + ", k: R.Tensor((\"u\",), \"int64\")",
+       "R.index_tensor(x, (i, k))",
+       "R.Tensor(dtype=\"float32\", ndim=2)",
+       {"RX4101"}},
+      {x, "R.index_tensor(x, i)", "R.Tensor(dtype=\"float32\")", {"RX3106"}},
+      {x, "R.index_tensor(x)", "R.Object", {"RX3100"}},
+      // index_put: S(data).
+      {x + ", v: R.Tensor((7,), \"float32\")",
+       "R.index_put(x, (i,), v, accumulate=True)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {}},
+      {x + ", v: R.Tensor((7,), \"float16\")",
+       "R.index_put(x, (i,), v)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3108"}},
+      {x + ", v: R.Tensor((7,), \"float32\")",
+       "R.index_put(x, (i,), v, accumulate=1.5)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3103"}},
+      // slice_scatter: src is the slice start:end:step on axis.
+      {x + ", s: R.Tensor((5, 2, 7), \"float32\")",
+       "R.slice_scatter(x, s, 0, 4, 2, axis=1)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {}},
+      {x + ", s: R.Tensor((5, 2, 7), \"float32\")",
+       "R.slice_scatter(x, s, 4, 100, 1, axis=-2)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {}},
+      {x + ", s: R.Tensor((5, 2, 7), \"float32\")",
+       "R.slice_scatter(x, s, 0, 6, 2, axis=1)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3114"}},
+      {x + ", s: R.Tensor((5, 2, 7), \"float32\")",
+       "R.slice_scatter(x, s, 0, 4, 2)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3114"}},
+      {x + ", s: R.Tensor((5, 2), \"float32\")",
+       "R.slice_scatter(x, s, 0, 4, 2, axis=1)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3122"}},
+      {x + ", s: R.Tensor((5, 2, 7), \"int32\")",
+       "R.slice_scatter(x, s, 0, 4, 2, axis=1)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3108"}},
+      {x + ", s: R.Tensor((5, 2, 7), \"float32\")",
+       "R.slice_scatter(x, s, 0, 4, 2, axis=3)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3110"}},
+      {x + ", s: R.Tensor((5, 2, 7), \"float32\")",
+       "R.slice_scatter(x, s, 0, 4, 0, axis=1)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3116"}},
+      {x + ", s: R.Tensor((5, 2, 7), \"float32\")",
+       "R.slice_scatter(x, s, i, 4, 2, axis=1)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3107"}},
+      {x + ", s: R.Tensor((5, 2, 7), \"float32\")",
+       "R.slice_scatter(x, s, 0, 4)",
+       "R.Object",
+       {"RX3100"}},
+      // symbolic slice bounds: no length check, no error.
+      {x + ", s: R.Tensor((5, 2, 7), \"float32\"), b: R.Prim(\"int64\")",
+       "R.slice_scatter(x, s, b, 4, 2, axis=1)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {}},
+      // reverse_sequence: S(data).
+      {x + ", l: R.Tensor((6,), \"int32\")",
+       "R.reverse_sequence(x, l, seq_axis=0, batch_axis=1)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {}},
+      {x + ", l: R.Tensor((5,), \"int64\")",
+       "R.reverse_sequence(x, l)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {}},
+      {x + ", l: R.Tensor((6,), \"int32\")",
+       "R.reverse_sequence(x, l)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3114"}},
+      {x + ", l: R.Tensor((5,), \"float32\")",
+       "R.reverse_sequence(x, l)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3118"}},
+      {x + ", l: R.Tensor((5, 1), \"int32\")",
+       "R.reverse_sequence(x, l)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3113"}},
+      {x + ", l: R.Tensor((5,), \"int32\")",
+       "R.reverse_sequence(x, l, seq_axis=0, batch_axis=-3)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3116"}},
+      {x + ", l: R.Tensor((5,), \"int32\")",
+       "R.reverse_sequence(x, l, seq_axis=3)",
+       "R.Tensor((5, 6, 7), dtype=\"float32\")",
+       {"RX3110"}},
+      // vision.roi_pool: (num_rois, C, ph, pw), or NHWC.
+      {"d: R.Tensor((1, 4, 16, 16), \"float32\"), r: R.Tensor((3, 5), \"float32\")",
+       "R.vision.roi_pool(d, r, pooled_size=(2, 3), spatial_scale=0.25)",
+       "R.Tensor((3, 4, 2, 3), dtype=\"float32\")",
+       {}},
+      {"d: R.Tensor((1, 16, 16, 4), \"float32\"), r: R.Tensor((3, 5), \"float32\")",
+       "R.vision.roi_pool(d, r, pooled_size=[2, 2], spatial_scale=1.0, layout=\"NHWC\")",
+       "R.Tensor((3, 2, 2, 4), dtype=\"float32\")",
+       {}},
+      {"d: R.Tensor((1, 4, 16), \"float32\"), r: R.Tensor((3, 5), \"float32\")",
+       "R.vision.roi_pool(d, r, pooled_size=(2, 2), spatial_scale=1.0)",
+       "R.Tensor(dtype=\"float32\", ndim=4)",
+       {"RX3113"}},
+      {"d: R.Tensor((1, 4, 16, 16), \"float32\"), r: R.Tensor((3, 5), \"float32\")",
+       "R.vision.roi_pool(d, r, pooled_size=(2, 2))",
+       "R.Object",
+       {"RX3125"}},
+      {"d: R.Tensor((1, 4, 16, 16), \"float32\"), r: R.Tensor((3, 5), \"float32\")",
+       "R.vision.roi_pool(d, r, pooled_size=(2, 2), spatial_scale=\"x\")",
+       "R.Tensor((3, 4, 2, 2), dtype=\"float32\")",
+       {"RX3103"}},
+      // inspect.tensor_*: the DLPack header field dtypes.
+      {x, "R.inspect.tensor_ndim(x)", "R.Prim(\"int32\")", {}},
+      {x, "R.inspect.tensor_dtype_code(x)", "R.Prim(\"uint8\")", {}},
+      {x, "R.inspect.tensor_dtype_bits(x)", "R.Prim(\"uint8\")", {}},
+      {x, "R.inspect.tensor_dtype_lanes(x)", "R.Prim(\"uint16\")", {}},
+      {x, "R.inspect.tensor_byte_offset(x)", "R.Prim(\"uint64\")", {}},
+      {x, "R.inspect.tensor_elem_offset(x)", "R.Prim(\"uint64\")", {}},
+      {x, "R.inspect.tensor_shape_i(x, R.prim_value(2))", "R.Prim(\"int64\")", {}},
+      {x, "R.inspect.tensor_stride_i(x, R.prim_value(0))", "R.Prim(\"int64\")", {}},
+      {x + ", a: R.Prim(\"int64\")", "R.inspect.tensor_shape_i(x, a)", "R.Prim(\"int64\")", {}},
+      {x, "R.inspect.tensor_shape_i(x, R.prim_value(3))", "R.Prim(\"int64\")", {"RX3110"}},
+      {x, "R.inspect.tensor_stride_i(x, R.prim_value(-1))", "R.Prim(\"int64\")", {"RX3116"}},
+      {x, "R.inspect.tensor_shape_i(x, i)", "R.Prim(\"int64\")", {"RX3107"}},
+      {"o: R.Object", "R.inspect.tensor_ndim(o)", "R.Prim(\"int32\")", {"RX3104"}},
+      {x, "R.inspect.tensor_ndim(x, x)", "R.Object", {"RX3100"}},
+      // nn.relu6 = clip(x, 0, 6): S(x), any dtype, never an unknown operator.
+      {x, "R.nn.relu6(x)", "R.Tensor((5, 6, 7), dtype=\"float32\")", {}},
+      {x, "R.nn.relu6(i)", "R.Tensor((3,), dtype=\"int64\")", {}},
+      {"s: R.Shape([2])", "R.nn.relu6(s)", "R.Tensor", {"RX3104"}},
+      // arange (§3.3): exact constant lengths, the TVM discrepancy flagged.
+      {"", "R.arange(5, 0, -1)", "R.Tensor((5,), dtype=\"int64\")", {"RX4106"}},
+      {"", "R.arange(5, 0, 1)", "R.Tensor((0,), dtype=\"int64\")", {"RX4106"}},
+      {"", "R.arange(0, 10, -3)", "R.Tensor((0,), dtype=\"int64\")", {"RX4106"}},
+      // TVM's formula happens to agree here: floordiv(-10 - 3 - 1, -3) = 4.
+      {"", "R.arange(10, 0, -3)", "R.Tensor((4,), dtype=\"int64\")", {}},
+      {"", "R.arange(1, 10, 2)", "R.Tensor((5,), dtype=\"int64\")", {}},
+      {"", "R.arange(-3, 4, 3)", "R.Tensor((3,), dtype=\"int64\")", {}},
+      {"", "R.arange(7)", "R.Tensor((7,), dtype=\"int64\")", {}},
+      {"", "R.arange(0.0, 1.0, 0.25)", "R.Tensor((4,), dtype=\"float32\")", {}},
+      {"", "R.arange(1.0, 0.0, -0.3)", "R.Tensor((4,), dtype=\"float32\")", {}},
+      {"", "R.arange(1.0, 0.0, 0.5)", "R.Tensor((0,), dtype=\"float32\")", {"RX4106"}},
+      {"", "R.arange(0, 4, 0)", "R.Tensor(dtype=\"int64\", ndim=1)", {"RX3116"}},
+      // Symbolic operands keep TVM's formula (the fix applies to constants only).
+      {"x: R.Tensor((\"n\",), \"float32\")",
+       "R.arange(0, n, 2)",
+       "R.Tensor(((n + 1) // 2,), dtype=\"int64\")",
+       {}},
+      // 0-d tensor with a PrimValue (§2.7): (1,) as in TVM, flagged.
+      {"s: R.Tensor((), \"float32\"), f: R.Prim(\"float32\")",
+       "R.add(s, f)",
+       "R.Tensor((1,), dtype=\"float32\")",
+       {"RX4107"}},
+      {"s: R.Tensor((), \"float32\"), f: R.Prim(\"float32\")",
+       "R.less(f, s)",
+       "R.Tensor((1,), dtype=\"bool\")",
+       {"RX4107"}},
+      {"s: R.Tensor((2,), \"float32\"), f: R.Prim(\"float32\")",
+       "R.add(s, f)",
+       "R.Tensor((2,), dtype=\"float32\")",
+       {}},
+      {"s: R.Tensor((), \"float32\")", "R.add(s, s)", "R.Tensor((), dtype=\"float32\")", {}},
+      {"f: R.Prim(\"float32\")", "R.add(f, f)", "R.Prim(\"float32\")", {}},
+  };
+  for (const Case& c : cases) {
+    Codes codes;
+    std::string messages;
+    INFO(c.params << " | " << c.expr);
+    std::string got = infer_expr(c.params, c.expr, &codes, &messages);
+    INFO(messages);
+    if (c.expected == "R.Tensor")  // only the kind matters
+      CHECK(got.rfind("R.Tensor", 0) == 0);
+    else
+      CHECK(got == c.expected);
+    CHECK(codes == c.codes);
+  }
+  // Purity and the registry entries themselves.
+  for (const char* name :
+       {"relax.index_tensor", "relax.index_put", "relax.slice_scatter", "relax.reverse_sequence",
+        "relax.vision.roi_pool", "relax.inspect.tensor_ndim", "relax.inspect.tensor_shape_i",
+        "relax.inspect.tensor_stride_i", "relax.inspect.tensor_dtype_code",
+        "relax.inspect.tensor_dtype_bits", "relax.inspect.tensor_dtype_lanes",
+        "relax.inspect.tensor_byte_offset", "relax.inspect.tensor_elem_offset", "relax.nn.relu6"}) {
+    INFO(name);
+    const ops::OpDef* def = ops::find_op(name);
+    REQUIRE(def != nullptr);
+    CHECK(def->purity == ops::Purity::Pure);
+  }
+  const ops::OpDef* put = ops::find_op("relax.index_put");
+  REQUIRE(put->attrs.size() == 1);
+  CHECK(put->attrs[0].name == "accumulate");
+  CHECK(put->attrs[0].default_text == "False");
+  const ops::OpDef* rev = ops::find_op("relax.reverse_sequence");
+  REQUIRE(rev->attrs.size() == 2);
+  CHECK(rev->attrs[0].default_text == "1");
+  CHECK(rev->attrs[1].default_text == "0");
 }
