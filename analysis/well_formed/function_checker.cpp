@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "analysis/normalize/normal_form.h"
@@ -29,6 +30,7 @@ struct Frame {
   const ir::Var* self;  // the variable a local function is bound to; null for the global
   std::string name;
   bool calls_self = false;
+  Span self_call;  // the first call of itself (RX2024 points there)
 };
 
 // WF-20: what is wrong with a dtype written in an annotation, if anything. The spec lists
@@ -82,6 +84,22 @@ class FunctionChecker {
 
   static Span span_of(const ir::Var* v, Span fallback) {
     return v->span.empty() ? fallback : v->span;
+  }
+  static Span name_span_of(const ir::Function* f) {
+    return f->name_span.empty() ? f->span : f->name_span;
+  }
+  // The name of global `name` in its definition, for notes about another function.
+  Span global_name_span(const std::string& name) const {
+    const ir::GlobalDef* g = find_global(module_, name);
+    if (!g) return {};
+    if (const ir::Function* f = g->function(); f && !f->name_span.empty()) return f->name_span;
+    return g->gvar->span.empty() ? g->span : g->gvar->span;
+  }
+  // What a value being checked belongs to, for messages: the variable it is bound to, else the
+  // function whose result it is.
+  std::string value_owner() const {
+    if (defining_) return "the value of " + quoted(defining_->name);
+    return "the result of " + quoted(frames_.empty() ? global_.gvar->name : frames_.back().name);
   }
 
   // ------------------------------------------------------------------ pre-pass (WF-2)
@@ -156,13 +174,13 @@ class FunctionChecker {
     ++depth_;
     bool saved_dataflow = in_dataflow_;
     in_dataflow_ = false;
-    frames_.push_back({f, self, name});
+    frames_.push_back(Frame{f, self, name, false, Span{}});
     size_t mark = scope_.size(), sym_mark = sym_scope_.size();
     for (const ir::Var* p : f->params) {
       if (p->is_dataflow()) report(DiagId::RX2010, span_of(p, f->span), {p->name});
       bind(p);
     }
-    signature(f);
+    signature(f, name);
     force_pure(f, name);
     seq(f->body);
     pop_scope(mark, sym_mark);
@@ -175,16 +193,22 @@ class FunctionChecker {
 
   // Shape variables of the signature (WF-4, WF-6): binding positions of all parameters bind
   // first, in any order; the return annotation can only use what the parameters bound.
-  void signature(const ir::Function* f) {
+  void signature(const ir::Function* f, const std::string& name) {
     std::vector<const ir::PrimVar*> bound;
     for (const ir::Var* p : f->params)
       if (p->annotation) binding_positions(p->annotation, bound);
     for (const ir::PrimVar* v : bound) bind_sym(v);
     sym_diag_ = DiagId::RX2020;
-    for (const ir::Var* p : f->params)
-      if (p->annotation) struct_info(p->annotation);
+    for (const ir::Var* p : f->params) {
+      if (!p->annotation) continue;
+      signature_param_ = p;
+      annotation(p->annotation, "parameter " + quoted(p->name));
+    }
+    signature_param_ = nullptr;
     sym_diag_ = DiagId::RX2019;
-    if (f->ret_struct_info) struct_info(f->ret_struct_info);
+    signature_function_ = f;
+    if (f->ret_struct_info) annotation(f->ret_struct_info, "the return of " + quoted(name));
+    signature_function_ = nullptr;
     sym_diag_ = DiagId::RX2018;
   }
 
@@ -198,16 +222,21 @@ class FunctionChecker {
   // WF-8: a function that calls itself, directly or through other globals, must say what it
   // returns.
   void require_return_annotation(const Frame& frame) {
-    Span at = frame.function->name_span.empty() ? frame.function->span : frame.function->name_span;
+    Span at = name_span_of(frame.function);
     if (frame.calls_self) {
-      report(DiagId::RX2024, at, {frame.name});
+      Diagnostic d = make_diagnostic(DiagId::RX2024, at, {frame.name});
+      d.note(frame.self_call, quoted(frame.name) + " calls itself here");
+      diags_.report(std::move(d));
       return;
     }
     if (frame.self) return;
-    for (const std::string& callee : global_callees_) {
+    for (const auto& [callee, call_span] : global_callees_) {
       const ir::GlobalDef* g = find_global(module_, callee);
       if (!g || !g->function() || !calls_.reaches(callee, frame.name)) continue;
-      report(DiagId::RX2025, at, {frame.name, callee});
+      Diagnostic d = make_diagnostic(DiagId::RX2025, at, {frame.name, callee});
+      d.note(call_span, quoted(frame.name) + " calls " + quoted(callee) + " here");
+      d.note(global_name_span(callee), quoted(callee) + " calls back into " + quoted(frame.name));
+      diags_.report(std::move(d));
       return;
     }
   }
@@ -217,7 +246,10 @@ class FunctionChecker {
     size_t mark = scope_.size(), sym_mark = sym_scope_.size();
     for (const ir::BindingBlock* block : s->blocks) {
       size_t block_mark = scope_.size();
+      const ir::BindingBlock* saved_block = block_;
+      block_ = block;
       for (const ir::Binding* b : block->bindings) binding(b, block->is_dataflow);
+      block_ = saved_block;
       if (block->is_dataflow) end_dataflow_block(block_mark);
     }
     bool saved = in_dataflow_;
@@ -240,19 +272,20 @@ class FunctionChecker {
       defining_ = v;
       expr(b->value, b->span);
       defining_ = nullptr;
-      if (b->is_match_cast()) match_cast(b->match_cast);
+      if (b->is_match_cast()) match_cast(b->match_cast, v);
       if (v) bind(v);
     }
     // A match_cast's annotation equals its target (the frontend checks it): checked above.
-    if (v && v->annotation && !b->is_match_cast()) struct_info(v->annotation);
+    if (v && v->annotation && !b->is_match_cast())
+      annotation(v->annotation, "variable " + quoted(v->name));
     in_dataflow_ = saved;
   }
 
-  void match_cast(const ir::StructInfo* target) {
+  void match_cast(const ir::StructInfo* target, const ir::Var* v) {
     std::vector<const ir::PrimVar*> bound;
     binding_positions(target, bound);
-    for (const ir::PrimVar* v : bound) bind_sym(v);
-    struct_info(target);
+    for (const ir::PrimVar* p : bound) bind_sym(p);
+    annotation(target, v ? "the match_cast to " + quoted(v->name) : std::string("a match_cast"));
   }
 
   // ------------------------------------------------------------------ expressions
@@ -274,9 +307,12 @@ class FunctionChecker {
         return;
       case ir::ExprKind::Function: return function(ir::cast<ir::Function>(e), nullptr, "<lambda>");
       case ir::ExprKind::If: return if_expr(ir::cast<ir::If>(e));
-      case ir::ExprKind::ExternFunc:
-        if (auto* s = ir::cast<ir::ExternFunc>(e)->struct_info) struct_info(s);
+      case ir::ExprKind::ExternFunc: {
+        auto* ext = ir::cast<ir::ExternFunc>(e);
+        if (ext->struct_info)
+          annotation(ext->struct_info, "R.ExternFunc " + quoted(ext->global_symbol));
         return;
+      }
       case ir::ExprKind::Call: return call(ir::cast<ir::Call>(e));
       default:  // Constant, StringImm, DataTypeImm
         return;
@@ -312,7 +348,13 @@ class FunctionChecker {
   }
 
   void if_expr(const ir::If* i) {
-    if (in_dataflow_) report(DiagId::RX2023, i->span, {});  // WF-7.3
+    if (in_dataflow_) {  // WF-7.3
+      Diagnostic d =
+          make_diagnostic(DiagId::RX2023, i->span,
+                          {defining_ ? defining_->name : std::string("?"), frames_.back().name});
+      if (block_ && !block_->span.empty()) d.note(block_->span, "the dataflow block starts here");
+      diags_.report(std::move(d));
+    }
     expr(i->cond, i->span);
     bool saved = in_dataflow_;
     in_dataflow_ = false;
@@ -324,7 +366,7 @@ class FunctionChecker {
   // WF-18.
   void prim_value(const ir::PrimValue* p) {
     if (!is_scalar_number(p->value->dtype))
-      report(DiagId::RX2033, p->span, {p->value->dtype.str()});
+      report(DiagId::RX2033, p->span, {value_owner(), p->value->dtype.str()});
     prim_uses(p->value);
   }
 
@@ -339,30 +381,49 @@ class FunctionChecker {
       expr(c->op, c->span);
     }
     for (const ir::Expr* a : c->args) expr(a, c->span);
-    for (const ir::StructInfo* s : c->sinfo_args) struct_info(s);
+    if (c->sinfo_args.empty()) return;
+    std::string callee = ir::isa<ir::Op>(c->op)          ? ir::cast<ir::Op>(c->op)->name
+                         : ir::isa<ir::GlobalVar>(c->op) ? ir::cast<ir::GlobalVar>(c->op)->name
+                         : ir::isa<ir::Var>(c->op)       ? ir::cast<ir::Var>(c->op)->name
+                                                         : std::string("a function");
+    for (const ir::StructInfo* s : c->sinfo_args)
+      annotation(s, "the sinfo_args of the call to " + quoted(callee) + " in " + value_owner());
   }
 
   // WF-7.1 / 7.2 for calls of globals; also feeds WF-8.
   void global_call(const ir::GlobalVar* g, const ir::Call* c) {
     const std::string& current = global_.gvar->name;
     if (g->name == current) {
-      frames_.front().calls_self = true;
-      if (in_dataflow_) report(DiagId::RX2021, c->span, {g->name});
+      Frame& global = frames_.front();
+      if (!global.calls_self) global.self_call = c->span;
+      global.calls_self = true;
+      if (in_dataflow_) {
+        Diagnostic d = make_diagnostic(DiagId::RX2021, c->span, {g->name});
+        d.note(name_span_of(global.function), quoted(g->name) + " is defined here");
+        diags_.report(std::move(d));
+      }
       return;
     }
-    if (std::find(global_callees_.begin(), global_callees_.end(), g->name) == global_callees_.end())
-      global_callees_.push_back(g->name);
+    auto known = std::find_if(global_callees_.begin(), global_callees_.end(),
+                              [&](const auto& entry) { return entry.first == g->name; });
+    if (known == global_callees_.end()) global_callees_.emplace_back(g->name, c->span);
     if (!in_dataflow_) return;
     const ir::GlobalDef* def = find_global(module_, g->name);
-    if (def && def->function() && calls_.reaches(g->name, current))
-      report(DiagId::RX2022, c->span, {g->name, current});
+    if (def && def->function() && calls_.reaches(g->name, current)) {
+      Diagnostic d = make_diagnostic(DiagId::RX2022, c->span, {g->name, current});
+      d.note(global_name_span(g->name), quoted(g->name) + " calls back into " + quoted(current));
+      diags_.report(std::move(d));
+    }
   }
 
   // WF-7.1 / WF-8 for local functions calling themselves through their binding variable.
   void local_call(const ir::Var* v, const ir::Call* c) {
-    for (Frame& frame : frames_)
-      if (frame.self == v) frame.calls_self = true;
-    if (in_dataflow_ && frames_.back().self == v) report(DiagId::RX2021, c->span, {v->name});
+    for (Frame& frame : frames_) {
+      if (frame.self != v) continue;
+      if (!frame.calls_self) frame.self_call = c->span;
+      frame.calls_self = true;
+    }
+    if (in_dataflow_ && frames_.back().self == v) report_var(DiagId::RX2021, c->span, {v->name}, v);
   }
 
   // ------------------------------------------------------------------ StructInfo
@@ -394,6 +455,14 @@ class FunctionChecker {
     }
   }
 
+  // An annotation written for `owner` ("parameter 'x'", "the return of 'f'", ...), named in the
+  // messages about it.
+  void annotation(const ir::StructInfo* s, std::string owner) {
+    std::string saved = std::exchange(annotation_owner_, std::move(owner));
+    struct_info(s);
+    annotation_owner_ = std::move(saved);
+  }
+
   void struct_info(const ir::StructInfo* s) {
     switch (s->kind) {
       case ir::SInfoKind::Tensor: return tensor_sinfo(ir::cast<ir::TensorSInfo>(s));
@@ -403,7 +472,7 @@ class FunctionChecker {
         int n = static_cast<int>(sh->values->size());
         if (sh->ndim >= 0 && sh->ndim != n)  // WF-15
           report(DiagId::RX2027, s->span,
-                 {"the shape annotation", std::to_string(sh->ndim), std::to_string(n)});
+                 {"shape", annotation_owner_, std::to_string(sh->ndim), std::to_string(n)});
         for (const ir::PrimExpr* d : *sh->values) prim_uses(d);
         return;
       }
@@ -424,39 +493,41 @@ class FunctionChecker {
         int n = static_cast<int>(shape->values.size());
         if (t->ndim >= 0 && t->ndim != n)  // WF-10, WF-14
           report(DiagId::RX2027, t->span,
-                 {"the tensor annotation", std::to_string(t->ndim), std::to_string(n)});
+                 {"tensor", annotation_owner_, std::to_string(t->ndim), std::to_string(n)});
         for (const ir::PrimExpr* d : shape->values) prim_uses(d);
       } else {
-        report(DiagId::RX2031, t->shape->span, {describe_expr(t->shape)});  // WF-14
+        report(DiagId::RX2031, t->shape->span,
+               {annotation_owner_, describe_expr(t->shape)});  // WF-14
       }
     }
     if (auto problem = dtype_problem(t->dtype))
-      report(DiagId::RX2035, t->span, {t->dtype.str(), *problem});
+      report(DiagId::RX2035, t->span, {t->dtype.str(), annotation_owner_, *problem});
     if (t->vdevice && std::find(module_.vdevices.begin(), module_.vdevices.end(), t->vdevice) ==
                           module_.vdevices.end())  // WF-24
-      report(DiagId::RX2038, t->span,
-             {t->vdevice->target_kind + ":" + std::to_string(t->vdevice->dev_id)});
+      report(
+          DiagId::RX2038, t->span,
+          {t->vdevice->target_kind + ":" + std::to_string(t->vdevice->dev_id), annotation_owner_});
   }
 
   void prim_sinfo(const ir::PrimSInfo* p) {
     ir::DataType d = p->dtype;
     bool number = d.code != ir::DataType::Code::Handle;
     if (!number)  // WF-19
-      report(DiagId::RX2034, p->span, {d.str()});
+      report(DiagId::RX2034, p->span, {annotation_owner_, d.str()});
     else if (auto problem = dtype_problem(d))  // WF-20
-      report(DiagId::RX2035, p->span, {d.str(), *problem});
+      report(DiagId::RX2035, p->span, {d.str(), annotation_owner_, *problem});
     if (!p->value) return;
     // WF-22. Literals take the annotation's dtype, so only symbolic values can disagree.
     bool literal = ir::isa<ir::IntImm>(p->value) || ir::isa<ir::FloatImm>(p->value);
     if (number && !literal && p->value->dtype != d)
-      report(DiagId::RX2037, p->span, {d.str(), p->value->dtype.str()});
+      report(DiagId::RX2037, p->span, {annotation_owner_, d.str(), p->value->dtype.str()});
     prim_uses(p->value);
   }
 
   // A Callable annotation is its own little signature: its parameters bind shape variables for
   // its return (WF-17 on the side).
   void func_sinfo(const ir::FuncSInfo* f) {
-    if (f->params && !f->derive_func.empty()) report(DiagId::RX2032, f->span, {});
+    if (f->params && !f->derive_func.empty()) report(DiagId::RX2032, f->span, {annotation_owner_});
     size_t sym_mark = sym_scope_.size();
     if (f->params) {
       std::vector<const ir::PrimVar*> bound;
@@ -512,9 +583,36 @@ class FunctionChecker {
   void report_sym(const ir::PrimVar* v, Span at) {
     if (!sym_reported_.insert(v).second) return;
     const std::string& fn = frames_.empty() ? global_.gvar->name : frames_.back().name;
-    if (sym_diag_ == DiagId::RX2019) return report(sym_diag_, at, {fn, v->name});
-    if (sym_diag_ == DiagId::RX2020) return report(sym_diag_, at, {v->name, fn});
+    if (sym_diag_ == DiagId::RX2019) {
+      Diagnostic d = make_diagnostic(sym_diag_, at, {fn, v->name});
+      if (const ir::Function* f = signature_function_)
+        d.note(params_span(f), f->params.empty()
+                                   ? quoted(fn) + " has no parameters"
+                                   : "no parameter of " + quoted(fn) + " binds " + quoted(v->name));
+      diags_.report(std::move(d));
+      return;
+    }
+    if (sym_diag_ == DiagId::RX2020) {
+      Diagnostic d = make_diagnostic(sym_diag_, at, {v->name, fn});
+      if (const ir::Var* p = signature_param_)
+        d.note(p->annotation && !p->annotation->span.empty() ? p->annotation->span : p->span,
+               "parameter " + quoted(p->name) + " uses " + quoted(v->name) +
+                   " only inside an expression");
+      diags_.report(std::move(d));
+      return;
+    }
     report(DiagId::RX2018, at, {v->name});
+  }
+
+  // The parameter list of `f` (its name when it has none).
+  static Span params_span(const ir::Function* f) {
+    if (f->params.empty()) return name_span_of(f);
+    Span first = f->params.front()->span;
+    const ir::Var* last = f->params.back();
+    uint32_t end = last->span.end;
+    if (last->annotation) end = std::max(end, last->annotation->span.end);
+    if (first.empty() && end == 0) return name_span_of(f);
+    return {first.begin, std::max(first.begin, end)};
   }
 
   const ir::IRModule& module_;
@@ -532,10 +630,15 @@ class FunctionChecker {
   std::vector<const ir::PrimVar*> sym_scope_;
   std::unordered_set<const ir::PrimVar*> let_bound_;
   std::unordered_set<const ir::PrimVar*> sym_reported_;
-  DiagId sym_diag_ = DiagId::RX2018;  // what an unbound shape variable means where we are
+  DiagId sym_diag_ = DiagId::RX2018;          // what an unbound shape variable means where we are
+  const ir::Var* signature_param_ = nullptr;  // RX2020: the parameter being checked
+  const ir::Function* signature_function_ = nullptr;  // RX2019: the function being checked
+  std::string annotation_owner_;             // what the annotation being checked belongs to
+  const ir::BindingBlock* block_ = nullptr;  // the block of the binding being checked
 
   std::vector<Frame> frames_;
-  std::vector<std::string> global_callees_;
+  // Globals called by the function, first call site each, in first-call order (RX2025).
+  std::vector<std::pair<std::string, Span>> global_callees_;
   int depth_ = 0;
   bool in_dataflow_ = false;
 };

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -188,7 +189,7 @@ TEST_CASE("attributes: global_symbol, force_pure, entry point", "[well_formed]")
 )"));
     CHECK(c.codes() == Codes{"RX2036"});
   }
-  SECTION("entry point only when asked for") {
+  SECTION("RX2029 only when asked for; near miss: a public function") {
     std::string text = module(R"(
     @R.function(private=True)
     def f(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
@@ -320,9 +321,13 @@ TEST_CASE("golden cases of test/cases/well_formed", "[well_formed][golden]") {
     std::multiset<std::pair<int, std::string>> expected, actual;
     std::istringstream lines(text);
     std::string line;
+    // `# expect-error RX2nnn` (this line) or `# expect-error@+N RX2nnn` / `@-N` (N lines away).
+    static const std::regex expectation(R"(# expect-error(@([+-]\d+))? (RX2\d{3}))");
     for (int number = 1; std::getline(lines, line); ++number) {
-      size_t at = line.find("# expect-error RX2");
-      if (at != std::string::npos) expected.insert({number, line.substr(at + 15, 6)});
+      std::smatch m;
+      if (!std::regex_search(line, m, expectation)) continue;
+      int offset = m[2].matched ? std::stoi(m[2].str()) : 0;
+      expected.insert({number + offset, m[3].str()});
     }
     Checked c(text);
     for (const Diagnostic& d : c.sink.diagnostics()) {
@@ -410,6 +415,13 @@ TEST_CASE("scoping criteria on hand-built IR", "[well_formed]") {
     const ir::Var* y = b.var("y");
     CHECK(b.check(b.function({x}, b.seq({b.block({b.bind(y, b.add(x, x))})}, y))).empty());
   }
+  SECTION("RX2010/RX2011 near miss: a dataflow variable bound and used inside its block") {
+    const ir::Var* y = b.var("y", true);
+    const ir::Var* z = b.var("z");
+    auto* f = b.function(
+        {x}, b.seq({b.block({b.bind(y, b.add(x, x)), b.bind(z, b.add(y, y))}, true)}, z));
+    CHECK(b.check(f).empty());
+  }
   SECTION("WF-1: dataflow variable bound outside a dataflow block") {
     const ir::Var* y = b.var("y", true);
     CHECK(b.check(b.function({x}, b.seq({b.block({b.bind(y, b.add(x, x))})}, x))) ==
@@ -430,16 +442,26 @@ TEST_CASE("scoping criteria on hand-built IR", "[well_formed]") {
     auto* f = b.function({x}, b.seq({b.block({b.bind(y, b.add(x, x)), b.bind(y, x)})}, y));
     CHECK(b.check(f) == Codes{"RX2012"});
   }
+  SECTION("RX2012 near miss: two variables of the same name are bound once each") {
+    const ir::Var* first = b.var("y");
+    const ir::Var* second = b.var("y");
+    auto* f = b.function(
+        {x}, b.seq({b.block({b.bind(first, b.add(x, x)), b.bind(second, first)})}, second));
+    CHECK(b.check(f).empty());
+  }
   SECTION("WF-2: never bound") {
     const ir::Var* ghost = b.var("ghost");
     CHECK(b.check(b.function({x}, b.seq({}, ghost))) == Codes{"RX2013"});
+  }
+  SECTION("RX2013 near miss: the body returns a parameter") {
+    CHECK(b.check(b.function({x}, b.seq({}, x))).empty());
   }
   SECTION("WF-2: a non-function value refers to its own variable") {
     const ir::Var* y = b.var("y");
     CHECK(b.check(b.function({x}, b.seq({b.block({b.bind(y, b.add(y, x))})}, y))) ==
           Codes{"RX2014"});
   }
-  SECTION("WF-2: a local function may call itself") {
+  SECTION("RX2014 near miss: a local function may call itself") {
     const ir::Var* g = b.var("g");
     const ir::Var* z = b.var("z", false, b.object);
     const ir::Var* r = b.var("r");
@@ -454,6 +476,12 @@ TEST_CASE("scoping criteria on hand-built IR", "[well_formed]") {
     auto* f = b.function({x}, b.seq({b.block({b.bind(z, b.add(y, x)), b.bind(y, x)})}, z));
     CHECK(b.check(f) == Codes{"RX2015"});
   }
+  SECTION("RX2015 near miss: the same bindings in dependency order") {
+    const ir::Var* y = b.var("y");
+    const ir::Var* z = b.var("z");
+    auto* f = b.function({x}, b.seq({b.block({b.bind(y, x), b.bind(z, b.add(y, x))})}, z));
+    CHECK(b.check(f).empty());
+  }
   SECTION("shadowing: a variable of an if branch is not visible after the if") {
     const ir::Var* inner = b.var("x");  // shadows the parameter inside the branch
     const ir::Var* r = b.var("r");
@@ -462,11 +490,17 @@ TEST_CASE("scoping criteria on hand-built IR", "[well_formed]") {
     auto* else_branch = b.seq({}, x);
     auto* branch = b.arena.make<ir::If>(cond, then_branch, else_branch, b.fresh_span());
     const ir::Var* after = b.var("after");
-    auto* ok = b.function({x, cond}, b.seq({b.block({b.bind(r, branch)})}, r));
-    CHECK(b.check(ok).empty());
     auto* bad = b.function(
         {x, cond}, b.seq({b.block({b.bind(r, branch), b.bind(after, b.add(inner, x))})}, after));
     CHECK(b.check(bad) == Codes{"RX2016"});
+  }
+  SECTION("RX2016 near miss: the branch's variable used inside the branch only") {
+    const ir::Var* inner = b.var("x");
+    const ir::Var* r = b.var("r");
+    const ir::Var* cond = b.var("c", false, b.object);
+    auto* then_branch = b.seq({b.block({b.bind(inner, b.add(x, x))})}, inner);
+    auto* branch = b.arena.make<ir::If>(cond, then_branch, b.seq({}, x), b.fresh_span());
+    CHECK(b.check(b.function({x, cond}, b.seq({b.block({b.bind(r, branch)})}, r))).empty());
   }
   SECTION("WF-7.3: if inside a dataflow block") {
     const ir::Var* cond = b.var("c", false, b.object);
@@ -475,14 +509,29 @@ TEST_CASE("scoping criteria on hand-built IR", "[well_formed]") {
     auto* f = b.function({x, cond}, b.seq({b.block({b.bind(r, branch)}, true)}, r));
     CHECK(b.check(f) == Codes{"RX2023"});
   }
+  SECTION("RX2023 near miss: the same if in an ordinary block") {
+    const ir::Var* cond = b.var("c", false, b.object);
+    const ir::Var* r = b.var("r");
+    auto* branch = b.arena.make<ir::If>(cond, b.seq({}, x), b.seq({}, x), b.fresh_span());
+    CHECK(b.check(b.function({x, cond}, b.seq({b.block({b.bind(r, branch)})}, r))).empty());
+  }
   SECTION("WF-9: an operator used as a value") {
     const ir::Var* y = b.var("y");
     CHECK(b.check(b.function({x}, b.seq({b.block({b.bind(y, b.add_op)})}, y))) == Codes{"RX2026"});
+  }
+  SECTION("RX2026 near miss: the operator as the callee of a call") {
+    const ir::Var* y = b.var("y");
+    CHECK(b.check(b.function({x}, b.seq({b.block({b.bind(y, b.add(x, x))})}, y))).empty());
   }
   SECTION("unknown global") {
     const ir::Var* y = b.var("y");
     auto* g = b.arena.make<ir::GlobalVar>("nowhere", b.fresh_span());
     CHECK(b.check(b.function({x}, b.seq({b.block({b.bind(y, g)})}, y))) == Codes{"RX2017"});
+  }
+  SECTION("RX2017 near miss: a reference to a global of the module") {
+    const ir::Var* y = b.var("y");
+    auto* g = b.arena.make<ir::GlobalVar>("main", b.fresh_span());
+    CHECK(b.check(b.function({x}, b.seq({b.block({b.bind(y, g)})}, y))).empty());
   }
   SECTION("normal form after normalize(): a nested call is reported") {
     const ir::Var* y = b.var("y");
@@ -491,6 +540,13 @@ TEST_CASE("scoping criteria on hand-built IR", "[well_formed]") {
     CHECK(b.last.front().message ==
           "the call to 'relax.add' is nested inside another expression; normal form binds it to "
           "a variable first");
+  }
+  SECTION("RX2000 near miss: the inner call bound to its own variable first") {
+    const ir::Var* inner = b.var("inner");
+    const ir::Var* y = b.var("y");
+    auto* f = b.function(
+        {x}, b.seq({b.block({b.bind(inner, b.add(x, x)), b.bind(y, b.add(inner, x))})}, y));
+    CHECK(b.check(f).empty());
   }
 }
 
@@ -501,7 +557,7 @@ TEST_CASE("shape-variable and annotation criteria on hand-built IR", "[well_form
   auto* two_n = b.arena.make<ir::PrimBinary>(ir::PrimKind::Mul, ir::DataType::Int(64),
                                              b.arena.make<ir::IntImm>(ir::DataType::Int(64), 2), n);
 
-  SECTION("WF-6: parameters bind in any order") {
+  SECTION("RX2020 near miss (WF-6): parameters bind in any order") {
     const ir::Var* x = b.var("x", false, b.tensor({two_n}));
     const ir::Var* y = b.var("y", false, b.tensor({n}));
     CHECK(b.check(b.function({x, y}, b.seq({}, x), b.tensor({n}))).empty());
@@ -513,6 +569,10 @@ TEST_CASE("shape-variable and annotation criteria on hand-built IR", "[well_form
   SECTION("WF-4: the return annotation uses a variable the parameters do not bind") {
     const ir::Var* x = b.var("x", false, b.tensor({n}));
     CHECK(b.check(b.function({x}, b.seq({}, x), b.tensor({m}))) == Codes{"RX2019"});
+  }
+  SECTION("RX2019 near miss: the return annotation uses an expression of bound variables") {
+    const ir::Var* x = b.var("x", false, b.tensor({n}));
+    CHECK(b.check(b.function({x}, b.seq({}, x), b.tensor({two_n}))).empty());
   }
   SECTION("WF-5: match_cast binds; a use before it is an error") {
     const ir::Var* x = b.var("x", false, b.object);
@@ -526,9 +586,22 @@ TEST_CASE("shape-variable and annotation criteria on hand-built IR", "[well_form
                               late));
     CHECK(b.check(f) == Codes{"RX2018"});
   }
+  SECTION("RX2018 near miss: a use after the match_cast that binds it") {
+    const ir::Var* x = b.var("x", false, b.object);
+    const ir::Var* cast = b.var("cast");
+    const ir::Var* late = b.var("late");
+    auto* shape_m = b.arena.make<ir::ShapeExpr>(std::vector<const ir::PrimExpr*>{m});
+    auto* f = b.function(
+        {x}, b.seq({b.block({b.bind(cast, x, b.tensor({m})), b.bind(late, shape_m)})}, late));
+    CHECK(b.check(f).empty());
+  }
   SECTION("WF-10/14/15: ndim against the shape") {
     const ir::Var* x = b.var("x", false, b.tensor({n}, 2));
     CHECK(b.check(b.function({x}, b.seq({}, x))) == Codes{"RX2027"});
+  }
+  SECTION("RX2027 near miss: ndim equal to the number of dimensions") {
+    const ir::Var* x = b.var("x", false, b.tensor({n, m}, 2));
+    CHECK(b.check(b.function({x}, b.seq({}, x), b.tensor({n, m}))).empty());
   }
   SECTION("WF-14: the shape of a tensor annotation is a shape variable or expression") {
     auto* bad = b.arena.make<ir::TensorSInfo>(b.arena.make<ir::StringImm>("s"),
@@ -536,12 +609,26 @@ TEST_CASE("shape-variable and annotation criteria on hand-built IR", "[well_form
     const ir::Var* x = b.var("x", false, bad);
     CHECK(b.check(b.function({x}, b.seq({}, x))) == Codes{"RX2031"});
   }
+  SECTION("RX2031 near miss: the shape of a tensor annotation is a shape parameter") {
+    const ir::Var* s = b.var("s", false, b.arena.make<ir::ShapeSInfo>(std::nullopt, 2));
+    auto* by_var = b.arena.make<ir::TensorSInfo>(s, ir::DataType::Float(32), nullptr, 2);
+    const ir::Var* x = b.var("x", false, by_var);
+    CHECK(b.check(b.function({s, x}, b.seq({}, x))).empty());
+  }
   SECTION("WF-18: R.prim_value of a vector dtype") {
     const ir::Var* x = b.var("x", false, b.object);
     const ir::Var* p = b.var("p");
     auto* vec = b.arena.make<ir::IntImm>(ir::DataType{ir::DataType::Code::Int, 32, 4}, 1);
     auto* f = b.function({x}, b.seq({b.block({b.bind(p, b.arena.make<ir::PrimValue>(vec))})}, p));
     CHECK(b.check(f) == Codes{"RX2033"});
+  }
+  SECTION("RX2033 near miss: R.prim_value of a scalar int32") {
+    const ir::Var* x = b.var("x", false, b.object);
+    const ir::Var* p = b.var("p");
+    auto* scalar = b.arena.make<ir::IntImm>(ir::DataType::Int(32), 1);
+    auto* f =
+        b.function({x}, b.seq({b.block({b.bind(p, b.arena.make<ir::PrimValue>(scalar))})}, p));
+    CHECK(b.check(f).empty());
   }
   SECTION("WF-24: a vdevice not listed in global_info") {
     auto* listed = b.arena.make<ir::VDevice>();
@@ -555,6 +642,14 @@ TEST_CASE("shape-variable and annotation criteria on hand-built IR", "[well_form
     const ir::Var* ok = b.var("ok", false, make(listed));
     const ir::Var* bad = b.var("bad", false, make(stray));
     CHECK(b.check(b.function({ok, bad}, b.seq({}, ok))) == Codes{"RX2038"});
+  }
+  SECTION("RX2038 near miss: a vdevice listed in global_info") {
+    auto* listed = b.arena.make<ir::VDevice>();
+    listed->target_kind = "cuda";
+    b.module.vdevices.push_back(listed);
+    auto* tensor = b.arena.make<ir::TensorSInfo>(nullptr, ir::DataType::Float(32), listed, 1);
+    const ir::Var* ok = b.var("ok", false, tensor);
+    CHECK(b.check(b.function({ok}, b.seq({}, ok))).empty());
   }
 }
 
@@ -573,6 +668,18 @@ TEST_CASE("call_tir arguments that normalize() cannot spell out", "[well_formed]
   CHECK(b.check(n) == Codes{"RX2003"});
 }
 
+TEST_CASE("RX2003 near miss: call_tir arguments as a tuple literal", "[well_formed]") {
+  Builder b;
+  const ir::Var* t = b.var("t", false, b.object);
+  const ir::Var* y = b.var("y");
+  auto* call_tir = b.arena.make<ir::Op>("relax.call_tir");
+  auto* k = b.arena.make<ir::GlobalVar>("main");
+  auto* args = b.arena.make<ir::Tuple>(std::vector<const ir::Expr*>{t});
+  auto* c = b.arena.make<ir::Call>(call_tir, std::vector<const ir::Expr*>{k, args},
+                                   std::vector<const ir::StructInfo*>{b.object}, ir::Attrs{});
+  CHECK(b.check(b.function({t}, b.seq({b.block({b.bind(y, c)})}, y))).empty());
+}
+
 TEST_CASE("normal-form criteria a producer other than the parser could violate",
           "[well_formed][normal_form]") {
   Builder b;
@@ -587,7 +694,7 @@ TEST_CASE("normal-form criteria a producer other than the parser could violate",
     return out;
   };
   using Codes = std::vector<std::string>;
-  SECTION("near miss: one block of flat bindings") {
+  SECTION("RX2001/RX2002 near miss: one block of flat bindings") {
     auto* f = b.function({x}, b.seq({b.block({b.bind(y, b.add(x, x)), b.bind(z, y)})}, z));
     CHECK(codes(f).empty());
     CHECK(analysis::is_normal_form(f));
@@ -605,7 +712,7 @@ TEST_CASE("normal-form criteria a producer other than the parser could violate",
         b.function({x}, b.seq({b.block({b.bind(y, b.add(x, x))}), b.block({b.bind(z, y)})}, z));
     CHECK(codes(split) == Codes{"RX2002"});
   }
-  SECTION("near miss: a dataflow block followed by an ordinary block") {
+  SECTION("RX2002 near miss: a dataflow block followed by an ordinary block") {
     const ir::Var* d = b.var("d", true);
     auto* f = b.function(
         {x},
