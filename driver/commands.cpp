@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/engine.h"
+#include "analysis/well_formed/well_formed.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
 #include "frontend/ir/dump.h"
@@ -132,6 +133,9 @@ struct CheckOptions {
   bool werror = false;
   std::vector<std::string> warning_flags;  // -Wno-RX4001, -Werror=RX4001, -WRX4001, -Werror
   bool show_struct_info = false;
+  // WF-12: the module must have an externally linked function (RX2029). Off by default: only a
+  // program that is compiled needs an entry point, and libraries of private functions are valid.
+  bool require_entry_point = false;
 };
 
 // Applies the -W switches to `sink`; a bad one is described in `error`.
@@ -185,6 +189,16 @@ int report_usage_error(const std::string& message) {
   return kExitUsage;
 }
 
+// --require-entry-point: RX2029 when no function is externally linked. Like the engine's other
+// module-level checks, it is skipped when the frontend found errors (the module is incomplete).
+void report_missing_entry_point(const frontend::Document& doc, DiagnosticSink& sink) {
+  for (const Diagnostic& d : doc.diagnostics())
+    if (d.severity == Severity::Error) return;
+  DiagnosticSink found;
+  analysis::check_entry_point(doc.module(), found);
+  for (Diagnostic& d : found.take()) sink.report(doc.to_text(std::move(d)));
+}
+
 int run_check(const CheckOptions& options) {
   DiagnosticSink settings;
   settings.set_enabled(DiagId::RX4009, false);  // unused bindings: editors grey them out
@@ -200,6 +214,7 @@ int run_check(const CheckOptions& options) {
     engine.open(path, file->text());
     DiagnosticSink sink = settings;
     for (Diagnostic& d : engine.diagnostics(path)) sink.report(std::move(d));
+    if (options.require_entry_point) report_missing_entry_point(*engine.document(path), sink);
     reporter.add(*file, sink.take());
     if (options.show_struct_info) {
       const frontend::Document& doc = *engine.document(path);
@@ -347,6 +362,9 @@ int run(int argc, char** argv) {
   check_cmd->add_flag("--show-struct-info", check.show_struct_info,
                       "Print the module with every binding annotated with its inferred "
                       "StructInfo");
+  check_cmd->add_flag("--require-entry-point", check.require_entry_point,
+                      "Require an externally linked function (a public one, or one with a "
+                      "global_symbol) as the program's entry point (RX2029)");
   add_common_options(check_cmd, check.common);
 
   FmtOptions fmt;

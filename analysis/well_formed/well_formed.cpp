@@ -42,15 +42,16 @@ void check_module_well_formed(const ir::IRModule& module, DiagnosticSink& diags)
 void check_module_well_formed(const ir::IRModule& module, DiagnosticSink& diags,
                               const WellFormedOptions& options) {
   if (!module.check_well_formed) return;
-  bool linked = false;
-  for (const ir::GlobalDef& g : module.globals) {
-    check_global_symbol(module, g, diags);
-    linked = linked || is_externally_linked(g);
-  }
-  if (options.require_entry_point && !linked) {
-    Span at = module.globals.empty() ? Span{} : module.globals.front().span;
-    diags.report(make_diagnostic(DiagId::RX2029, at));
-  }
+  for (const ir::GlobalDef& g : module.globals) check_global_symbol(module, g, diags);
+  if (options.require_entry_point) check_entry_point(module, diags);
+}
+
+void check_entry_point(const ir::IRModule& module, DiagnosticSink& diags) {
+  if (!module.check_well_formed) return;
+  for (const ir::GlobalDef& g : module.globals)
+    if (is_externally_linked(g)) return;
+  Span at = module.globals.empty() ? Span{} : module.globals.front().span;
+  diags.report(make_diagnostic(DiagId::RX2029, at));
 }
 
 void check_function_well_formed(const ir::IRModule& module, const ir::GlobalDef& global,

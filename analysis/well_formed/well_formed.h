@@ -19,6 +19,10 @@ struct WellFormedOptions {
 void check_module_well_formed(const ir::IRModule& module, DiagnosticSink& diags,
                               const WellFormedOptions& options);
 
+// WF-12 alone (RX2029): what `require_entry_point` adds, for callers that ran the other module
+// criteria already (`raxc check --require-entry-point` on top of the engine's diagnostics).
+void check_entry_point(const ir::IRModule& module, DiagnosticSink& diags);
+
 // The criteria local to one global (scoping, shadowing, dataflow rules, recursion and return
 // annotations, StructInfo annotations, vdevices listed in global_info, normal form, ...).
 // `f` is the function after normalize(). Nothing is reported when the module says

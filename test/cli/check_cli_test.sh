@@ -1,6 +1,6 @@
 #!/bin/sh
 # `raxc check` options: --werror, -W switches by code (RX1099 for a bad one), exit 1 iff errors,
-# --show-struct-info.
+# --show-struct-info, --require-entry-point.
 #   check_cli_test.sh RAXC
 set -u
 raxc=$1
@@ -47,6 +47,8 @@ RX
 expect_status 0 "$raxc" check "$tmp/warn.rx"
 expect_in "$tmp/err" "warning:"
 expect_in "$tmp/err" "[RX4006]"
+# near miss RX1000: a readable file is checked, not reported as unreadable
+expect_not_in "$tmp/err" "RX1000"
 expect_status 1 "$raxc" check --werror "$tmp/warn.rx"
 expect_in "$tmp/err" "error:"
 expect_status 1 "$raxc" check -Werror "$tmp/warn.rx"
@@ -54,6 +56,8 @@ expect_status 1 "$raxc" check -Werror=RX4006 "$tmp/warn.rx"
 expect_in "$tmp/err" "error:"
 expect_status 0 "$raxc" check -Wno-RX4006 "$tmp/warn.rx"
 expect_not_in "$tmp/err" "RX4006"
+# near miss RX1099: well-formed -W switches are not usage errors
+expect_not_in "$tmp/err" "RX1099"
 expect_status 0 "$raxc" check --werror -Wno-RX4006 "$tmp/warn.rx"
 expect_status 0 "$raxc" check -Werror=RX4006 -Wno-error=RX4006 "$tmp/warn.rx"
 expect_status 1 "$raxc" check "$tmp/error.rx"
@@ -97,7 +101,51 @@ expect_status 0 "$raxc" check "$tmp/unused.rx"
 expect_not_in "$tmp/err" 'RX4009'
 expect_status 0 "$raxc" check -WRX4009 "$tmp/unused.rx"
 expect_in "$tmp/err" "'spare' is bound but never used [RX4009]"
+# near miss RX4009: 'used' is returned, so it is not reported
 expect_not_in "$tmp/err" "'used' is bound"
+
+# --require-entry-point (WF-12): RX2029 when no function is externally linked.
+cat >"$tmp/private.rx" <<'RX'
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function(private=True)
+    def helper(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        return x
+RX
+cat >"$tmp/public_prim_func.rx" <<'RX'
+# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def fill(a: T.Buffer((T.int64(2),), "float32")):
+        T.evaluate(0)
+
+    @R.function(private=True)
+    def helper(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        return x
+RX
+expect_status 0 "$raxc" check "$tmp/private.rx"
+expect_not_in "$tmp/err" "RX2029"
+expect_status 1 "$raxc" check --require-entry-point "$tmp/private.rx"
+expect_in "$tmp/err" "private.rx:6:"
+expect_in "$tmp/err" "the module has no externally linked function (one with a 'global_symbol'), so it has no entry point [RX2029]"
+expect_status 1 "$raxc" check --require-entry-point --diagnostics-format=json "$tmp/private.rx"
+expect_in "$tmp/out" '"code": "RX2029"'
+# near miss RX2029: a public Relax function, or a public PrimFunc next to private functions
+expect_status 0 "$raxc" check --require-entry-point "$tmp/warn.rx"
+expect_not_in "$tmp/err" "RX2029"
+expect_status 0 "$raxc" check --require-entry-point "$tmp/public_prim_func.rx"
+expect_not_in "$tmp/err" "RX2029"
+# A file with a syntax error gets that error, not RX2029 on top of it.
+printf 'x = 1 $ 2\n' >"$tmp/broken.rx"
+expect_status 1 "$raxc" check --require-entry-point "$tmp/broken.rx"
+expect_not_in "$tmp/err" "RX2029"
 
 [ "$failures" -eq 0 ] && echo "check_cli: all passed" || echo "check_cli: $failures failure(s)"
 [ "$failures" -eq 0 ]
