@@ -9,6 +9,7 @@
 #include "analysis/ir_visitor.h"
 #include "analysis/lint/unused.h"
 #include "analysis/normalize/normalize.h"
+#include "analysis/well_formed/call_graph.h"
 #include "analysis/well_formed/well_formed.h"
 #include "frontend/printer/printer.h"
 
@@ -164,6 +165,11 @@ struct Engine::State {
   std::unordered_map<uint64_t, Analysis> analyses;  // by Definition::id
   std::vector<Diagnostic> module_diagnostics;       // text offsets
   std::unordered_map<std::string, const Definition*> by_name;
+  // The call edges of every Relax function as of its last lowering, and the definition they were
+  // computed from: mutual-recursion verdicts (RX2022, RX2025) of a function depend on the edges
+  // of the functions it reaches, not only on their signatures.
+  wf::CallEdges call_edges;
+  std::unordered_map<std::string, uint64_t> call_edges_def;
   UpdateStats stats;
   mutable std::unique_ptr<SourceFile> source;
   std::string key;
@@ -182,6 +188,7 @@ struct Engine::State {
 
   void analyse();
   void compute_signatures();
+  std::unordered_set<std::string> update_call_edges();
   bool up_to_date(const Analysis& a) const;
   Analysis analyse_function(const Definition& def);
 };
@@ -222,6 +229,45 @@ void Engine::State::compute_signatures() {
     if (def->global) ids.insert(def->id);
   for (auto it = signatures.begin(); it != signatures.end();)
     it = ids.count(it->second.def_id) ? std::next(it) : signatures.erase(it);
+}
+
+// Refreshes call_edges for the re-lowered functions; returns the functions whose analyses are
+// stale because the call edges of a function they reach changed (empty when none did, which is
+// the case for an edit that adds or removes no call of a global).
+std::unordered_set<std::string> Engine::State::update_call_edges() {
+  std::vector<std::string> changed;
+  size_t live = 0;
+  for (const auto& def : doc->definitions()) {
+    const ir::Function* f = def->global ? def->global->function() : nullptr;
+    if (!f) continue;
+    ++live;
+    auto [known, fresh] = call_edges_def.try_emplace(def->name, def->id);
+    if (!fresh && known->second == def->id) continue;
+    known->second = def->id;
+    std::vector<std::string> callees = wf::callees_of(f);
+    std::vector<std::string>& old = call_edges[def->name];
+    std::vector<std::string> sorted_old = old, sorted_new = callees;
+    std::sort(sorted_old.begin(), sorted_old.end());
+    std::sort(sorted_new.begin(), sorted_new.end());
+    if (sorted_old != sorted_new) changed.push_back(def->name);
+    old = std::move(callees);
+  }
+  if (call_edges_def.size() != live) {  // functions removed (or no longer Relax functions)
+    std::unordered_set<std::string> names;
+    for (const auto& def : doc->definitions())
+      if (def->global && def->global->function()) names.insert(def->name);
+    for (auto it = call_edges_def.begin(); it != call_edges_def.end();) {
+      if (names.count(it->first)) {
+        ++it;
+        continue;
+      }
+      changed.push_back(it->first);
+      call_edges.erase(it->first);
+      it = call_edges_def.erase(it);
+    }
+  }
+  if (analyses.empty()) return {};  // nothing to reuse anyway
+  return wf::affected_by_call_edges(call_edges, changed);
 }
 
 namespace {
@@ -346,6 +392,7 @@ void Engine::State::analyse() {
   for (const auto& def : defs)
     if (def->global) by_name.emplace(def->name, def.get());
   compute_signatures();
+  std::unordered_set<std::string> stale = update_call_edges();
   std::unordered_map<uint64_t, Analysis> next;
   stats.functions = 0;
   stats.reanalysed = 0;
@@ -354,7 +401,7 @@ void Engine::State::analyse() {
     ++stats.functions;
     if (has_errors(*def)) continue;  // cascades of an error already reported
     auto old = analyses.find(def->id);
-    if (old != analyses.end() && up_to_date(old->second)) {
+    if (old != analyses.end() && up_to_date(old->second) && !stale.count(def->name)) {
       next.emplace(def->id, std::move(old->second));
       continue;
     }

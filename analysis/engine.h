@@ -12,9 +12,11 @@
 // the top-level definitions whose text changed (frontend/document.h), and re-analyses a
 // function when it was re-lowered or when the signature (printed FuncStructInfo) of a global it
 // references changed since its last analysis. Everything else, diagnostics included, is reused;
-// spans of reused definitions are translated to their current position. Known limit: a
-// function's well-formedness verdicts that depend on other functions' bodies (mutual
-// recursion) are refreshed only when the function itself is re-analysed.
+// spans of reused definitions are translated to their current position. Verdicts that depend on
+// other functions' bodies (mutual recursion, RX2022 / RX2025) follow the call graph: when an
+// update adds or removes a call of a global in some function, every function from which a call
+// chain leads to it is re-analysed too (analysis/well_formed/call_graph.h); an edit that changes
+// no call edges re-analyses only the edited function.
 //
 // Offsets: every Span and offset in this API is a 0-based UTF-8 byte offset into the document's
 // current text (SourceFile converts to line/column and UTF-16). IR pointers returned by queries

@@ -88,6 +88,27 @@ const ir::GlobalDef* find_global(const ir::IRModule& module, std::string_view na
 
 std::vector<std::string> callees_of(const ir::Function* f) { return CalleeCollector().run(f); }
 
+std::unordered_set<std::string> affected_by_call_edges(const CallEdges& edges,
+                                                       const std::vector<std::string>& changed) {
+  std::unordered_set<std::string> affected;
+  if (changed.empty()) return affected;
+  std::unordered_map<std::string_view, std::vector<std::string_view>> callers;
+  for (const auto& [caller, callees] : edges)
+    for (const std::string& callee : callees) callers[callee].push_back(caller);
+  std::vector<std::string_view> stack;
+  for (const std::string& name : changed)
+    if (affected.insert(name).second) stack.push_back(name);
+  while (!stack.empty()) {
+    std::string_view name = stack.back();
+    stack.pop_back();
+    auto it = callers.find(name);
+    if (it == callers.end()) continue;
+    for (std::string_view caller : it->second)
+      if (affected.emplace(caller).second) stack.push_back(caller);
+  }
+  return affected;
+}
+
 const std::vector<std::string>& CallGraph::callees(const std::string& name) {
   auto it = callees_.find(name);
   if (it != callees_.end()) return it->second;

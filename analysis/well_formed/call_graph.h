@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "frontend/ir/module.h"
@@ -17,6 +18,18 @@ const ir::GlobalDef* find_global(const ir::IRModule& module, std::string_view na
 // Names of the globals called (GlobalVar in callee position) anywhere in `f`, nested
 // functions included, in first-call order without duplicates.
 std::vector<std::string> callees_of(const ir::Function* f);
+
+// The call edges of a module's Relax functions: global name -> callees_of(its function).
+using CallEdges = std::unordered_map<std::string, std::vector<std::string>>;
+
+// The functions whose well-formedness verdicts can change when the call edges of the functions
+// in `changed` change: `changed` themselves and every function from which a call chain (over
+// `edges`, the current graph) leads to one of them. A verdict of `f` about mutual recursion
+// (RX2022, RX2025) asks whether a callee of `f` reaches `f`; such a path can only change at a
+// function whose edges changed, and `f` reaches the first such function on the path through
+// edges that did not change. One walk over the reversed graph: linear in the edges.
+std::unordered_set<std::string> affected_by_call_edges(const CallEdges& edges,
+                                                       const std::vector<std::string>& changed);
 
 // Reachability over the call graph of the module's Relax functions, computed lazily: only the
 // functions reachable from the asked-about callee are walked, and each at most once.
