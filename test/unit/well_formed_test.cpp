@@ -32,12 +32,13 @@ std::string read_text(const fs::path& path) {
 
 // A file parsed, each Relax function normalised, then checked for well-formedness.
 struct Checked {
+  std::string text;
   frontend::ParsedFile file;
   ir::Arena arena;
   DiagnosticSink sink;
 
   explicit Checked(std::string_view text, analysis::WellFormedOptions options = {})
-      : file(frontend::parse_file(text)) {
+      : text(text), file(frontend::parse_file(text)) {
     analysis::check_module_well_formed(*file.module, sink, options);
     for (const ir::GlobalDef& g : file.module->globals)
       if (const ir::Function* f = g.function())
@@ -55,6 +56,8 @@ struct Checked {
       out += std::string(code(d.id)) + " " + d.message + "\n";
     return out;
   }
+  // The source text a diagnostic or note points at.
+  std::string at(Span s) const { return text.substr(s.begin, s.end - s.begin); }
   const Diagnostic& only() const {
     REQUIRE(sink.diagnostics().size() == 1);
     return sink.diagnostics().front();
@@ -103,6 +106,9 @@ TEST_CASE("recursion in dataflow blocks and return annotations", "[well_formed]"
 )"));
     CHECK(c.codes() == Codes{"RX2021"});
     CHECK(c.only().message == "recursive call to 'main' inside a dataflow block");
+    REQUIRE(c.only().related.size() == 1);
+    CHECK(c.at(c.only().related[0].span) == "main");
+    CHECK(c.only().related[0].message == "'main' is defined here");
   }
   SECTION("mutual recursion inside a dataflow block") {
     Checked c(module(R"(
@@ -119,6 +125,10 @@ TEST_CASE("recursion in dataflow blocks and return annotations", "[well_formed]"
         return y
 )"));
     CHECK(c.codes() == Codes{"RX2022"});
+    CHECK(c.at(c.only().span) == "Module.g(x)");
+    REQUIRE(c.only().related.size() == 1);  // the partner that calls back
+    CHECK(c.at(c.only().related[0].span) == "g");
+    CHECK(c.only().related[0].message == "'g' calls back into 'f'");
   }
   SECTION("the same calls outside dataflow blocks are fine") {
     Checked c(module(R"(
@@ -155,8 +165,16 @@ TEST_CASE("recursion in dataflow blocks and return annotations", "[well_formed]"
         return x
 )"));
     CHECK(c.codes() == Codes{"RX2024", "RX2025"});
-    CHECK(c.sink.diagnostics()[1].message ==
-          "'f' is mutually recursive with 'g' and needs a return annotation");
+    const Diagnostic& recursive = c.sink.diagnostics()[0];
+    REQUIRE(recursive.related.size() == 1);  // the recursive call
+    CHECK(c.at(recursive.related[0].span) == "Module.r(x)");
+    CHECK(recursive.related[0].message == "'r' calls itself here");
+    const Diagnostic& mutual = c.sink.diagnostics()[1];
+    CHECK(mutual.message == "'f' is mutually recursive with 'g' and needs a return annotation");
+    REQUIRE(mutual.related.size() == 2);  // the call to the partner, the partner
+    CHECK(c.at(mutual.related[0].span) == "Module.g(x)");
+    CHECK(c.at(mutual.related[1].span) == "g");
+    CHECK(mutual.related[1].message == "'g' calls back into 'f'");
   }
 }
 
@@ -508,6 +526,7 @@ TEST_CASE("scoping criteria on hand-built IR", "[well_formed]") {
     auto* branch = b.arena.make<ir::If>(cond, b.seq({}, x), b.seq({}, x), b.fresh_span());
     auto* f = b.function({x, cond}, b.seq({b.block({b.bind(r, branch)}, true)}, r));
     CHECK(b.check(f) == Codes{"RX2023"});
+    CHECK(b.last.front().message == "'if' bound to 'r' inside a dataflow block of 'main'");
   }
   SECTION("RX2023 near miss: the same if in an ordinary block") {
     const ir::Var* cond = b.var("c", false, b.object);
@@ -565,10 +584,22 @@ TEST_CASE("shape-variable and annotation criteria on hand-built IR", "[well_form
   SECTION("WF-6: a signature variable never in a binding position") {
     const ir::Var* x = b.var("x", false, b.tensor({two_n}));
     CHECK(b.check(b.function({x}, b.seq({}, x))) == Codes{"RX2020"});
+    CHECK(b.last.front().message ==
+          "symbolic variable 'n' in the signature of 'main' never appears alone as a dimension or "
+          "value, so no argument binds it");
+    REQUIRE(b.last.front().related.size() == 1);  // the parameter that uses it
+    CHECK(b.last.front().related[0].span == x->annotation->span);
+    CHECK(b.last.front().related[0].message == "parameter 'x' uses 'n' only inside an expression");
   }
   SECTION("WF-4: the return annotation uses a variable the parameters do not bind") {
     const ir::Var* x = b.var("x", false, b.tensor({n}));
     CHECK(b.check(b.function({x}, b.seq({}, x), b.tensor({m}))) == Codes{"RX2019"});
+    CHECK(b.last.front().message ==
+          "the return annotation of 'main' uses symbolic variable 'm', which its parameters do "
+          "not bind");
+    REQUIRE(b.last.front().related.size() == 1);  // the parameter list
+    CHECK(b.last.front().related[0].span.begin == x->span.begin);
+    CHECK(b.last.front().related[0].message == "no parameter of 'main' binds 'm'");
   }
   SECTION("RX2019 near miss: the return annotation uses an expression of bound variables") {
     const ir::Var* x = b.var("x", false, b.tensor({n}));
@@ -598,6 +629,8 @@ TEST_CASE("shape-variable and annotation criteria on hand-built IR", "[well_form
   SECTION("WF-10/14/15: ndim against the shape") {
     const ir::Var* x = b.var("x", false, b.tensor({n}, 2));
     CHECK(b.check(b.function({x}, b.seq({}, x))) == Codes{"RX2027"});
+    CHECK(b.last.front().message ==
+          "the tensor annotation of parameter 'x' has ndim=2 but 1 dimension(s)");
   }
   SECTION("RX2027 near miss: ndim equal to the number of dimensions") {
     const ir::Var* x = b.var("x", false, b.tensor({n, m}, 2));
@@ -608,6 +641,8 @@ TEST_CASE("shape-variable and annotation criteria on hand-built IR", "[well_form
                                               ir::DataType::Float(32), nullptr, -1);
     const ir::Var* x = b.var("x", false, bad);
     CHECK(b.check(b.function({x}, b.seq({}, x))) == Codes{"RX2031"});
+    CHECK(b.last.front().message.find("the tensor annotation of parameter 'x' must be") !=
+          std::string::npos);
   }
   SECTION("RX2031 near miss: the shape of a tensor annotation is a shape parameter") {
     const ir::Var* s = b.var("s", false, b.arena.make<ir::ShapeSInfo>(std::nullopt, 2));
@@ -642,6 +677,9 @@ TEST_CASE("shape-variable and annotation criteria on hand-built IR", "[well_form
     const ir::Var* ok = b.var("ok", false, make(listed));
     const ir::Var* bad = b.var("bad", false, make(stray));
     CHECK(b.check(b.function({ok, bad}, b.seq({}, ok))) == Codes{"RX2038"});
+    CHECK(b.last.front().message ==
+          "vdevice 'llvm:0' in the annotation of parameter 'bad' is not listed in the module's "
+          "global_info");
   }
   SECTION("RX2038 near miss: a vdevice listed in global_info") {
     auto* listed = b.arena.make<ir::VDevice>();
