@@ -558,12 +558,25 @@ const ir::StructInfo* infer_batch_flatten(InferContext& ctx) {
   return make_tensor(ctx, {(*dims)[0], product(ctx, rest)}, x->dtype, x->vdevice);
 }
 
+// nn.attention / nn.attention_bias (operators.md §3.10): BSNH operands, every one of rank exactly
+// 4; provable violations of batch, heads (query heads a multiple of key/value heads), sequence
+// and head-size agreement are errors, and a bias is (batch or 1, heads or 1, seq_q or 1, seq_kv).
 const ir::StructInfo* infer_attention(InferContext& ctx) {
   const ir::TensorSInfo* q = tensor_arg(ctx, "query");
   const ir::TensorSInfo* k = tensor_arg(ctx, "key");
   const ir::TensorSInfo* v = tensor_arg(ctx, "value");
+  const ir::TensorSInfo* bias = tensor_arg(ctx, "bias");
+  attr_float(ctx, "scale");
+  attr_int(ctx, "window_size");
+  if (auto mask = attr_string(ctx, "causal_mask");
+      mask && *mask != "TopLeft" && *mask != "BottomRight")
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "causal_mask")),
+               {op_text(ctx), "causal_mask", "expected 'TopLeft' or 'BottomRight'"});
   if (!q || !k || !v) return unknown(ctx, 4);
-  for (auto [t, name] : {std::pair{q, "query"}, std::pair{k, "key"}, std::pair{v, "value"}})
+  std::vector<std::pair<const ir::TensorSInfo*, const char*>> operands = {
+      {q, "query"}, {k, "key"}, {v, "value"}};
+  if (bias) operands.emplace_back(bias, "bias");
+  for (auto [t, name] : operands)
     if (t->ndim != 4) {
       ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, name)),
                  {op_text(ctx), name, "4", sinfo_text(t)});
@@ -572,9 +585,29 @@ const ir::StructInfo* infer_attention(InferContext& ctx) {
   auto dq = s_dims(*q), dk = s_dims(*k), dv = s_dims(*v);
   if (!dq || !dk || !dv) return rank_only(ctx, 4, q->dtype, q->vdevice);
   Span at = ctx.call.span;
+  auto& an = ctx.analyzer;
   check_dims_equal(ctx, (*dk)[0], "the batch of 'key'", (*dq)[0], "that of 'query'", at);
   check_dims_equal(ctx, (*dv)[1], "the sequence length of 'value'", (*dk)[1], "that of 'key'", at);
   check_dims_equal(ctx, (*dk)[3], "the head size of 'key'", (*dq)[3], "that of 'query'", at);
+  for (auto [heads, name] : {std::pair{(*dk)[2], "key"}, std::pair{(*dv)[2], "value"}}) {
+    auto hq = an.as_int((*dq)[2]), hkv = an.as_int(heads);
+    if (hq && hkv && *hkv > 0 && *hq % *hkv != 0)
+      ctx.report(DiagId::RX3116, at,
+                 {op_text(ctx), name,
+                  "the " + std::to_string(*hq) + " query heads are not a multiple of its " +
+                      std::to_string(*hkv) + " heads"});
+  }
+  if (bias)
+    if (auto db = s_dims(*bias)) {
+      const char* what[] = {"the batch", "the heads", "the query sequence length"};
+      const PrimExpr* want[] = {(*dq)[0], (*dq)[2], (*dq)[1]};
+      for (size_t i = 0; i < 3; ++i)
+        if (an.as_int((*db)[i]) != 1)
+          check_dims_equal(ctx, (*db)[i], std::string(what[i]) + " of 'bias'", want[i],
+                           "that of the query (or 1)", at);
+      check_dims_equal(ctx, (*db)[3], "the last dimension of 'bias'", (*dk)[1],
+                       "the key sequence length", at);
+    }
   return make_tensor(ctx, {(*dq)[0], (*dq)[1], (*dq)[2], (*dv)[3]}, q->dtype, q->vdevice);
 }
 
@@ -736,6 +769,14 @@ void register_nn(std::vector<OpDef>& table) {
                            {"causal_mask", K::String, true, "None"},
                            {"window_size", K::Int, true, "None"}},
                           infer_attention, "multi-head attention in BSNH layout"));
+  // operators.md §3.10: with a bias the registered op is relax.nn.attention_bias (4 operands).
+  table.push_back(
+      make_op("relax.nn.attention_bias", "R.nn.attention_bias",
+              {{"query", K::Tensor}, {"key", K::Tensor}, {"value", K::Tensor}, {"bias", K::Tensor}},
+              {{"scale", K::Float, true, "None"},
+               {"causal_mask", K::String, true, "None"},
+               {"window_size", K::Int, true, "None"}},
+              infer_attention, "multi-head attention in BSNH layout with a bias"));
   table.push_back(make_op("relax.nn.cross_entropy_with_logits", "R.nn.cross_entropy_with_logits",
                           {{"predictions", K::Tensor}, {"labels", K::Tensor}}, {},
                           infer_cross_entropy, "-sum(predictions * labels) / batch (scalar)"));
