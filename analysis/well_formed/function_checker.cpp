@@ -60,6 +60,13 @@ bool is_scalar_number(ir::DataType d) {
 
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
+// What an annotation under inspection belongs to, named in messages about it (the name points
+// into the IR, which outlives the check).
+struct Owner {
+  enum Kind : uint8_t { Param, Variable, MatchCast, Return, SinfoArgs, ExternFunc } kind = Param;
+  const std::string* name = nullptr;
+};
+
 class FunctionChecker {
  public:
   FunctionChecker(const ir::IRModule& module, const ir::GlobalDef& global, DiagnosticSink& diags)
@@ -202,12 +209,12 @@ class FunctionChecker {
     for (const ir::Var* p : f->params) {
       if (!p->annotation) continue;
       signature_param_ = p;
-      annotation(p->annotation, "parameter " + quoted(p->name));
+      annotation(p->annotation, {Owner::Param, &p->name});
     }
     signature_param_ = nullptr;
     sym_diag_ = DiagId::RX2019;
     signature_function_ = f;
-    if (f->ret_struct_info) annotation(f->ret_struct_info, "the return of " + quoted(name));
+    if (f->ret_struct_info) annotation(f->ret_struct_info, {Owner::Return, &name});
     signature_function_ = nullptr;
     sym_diag_ = DiagId::RX2018;
   }
@@ -277,7 +284,7 @@ class FunctionChecker {
     }
     // A match_cast's annotation equals its target (the frontend checks it): checked above.
     if (v && v->annotation && !b->is_match_cast())
-      annotation(v->annotation, "variable " + quoted(v->name));
+      annotation(v->annotation, {Owner::Variable, &v->name});
     in_dataflow_ = saved;
   }
 
@@ -285,7 +292,7 @@ class FunctionChecker {
     std::vector<const ir::PrimVar*> bound;
     binding_positions(target, bound);
     for (const ir::PrimVar* p : bound) bind_sym(p);
-    annotation(target, v ? "the match_cast to " + quoted(v->name) : std::string("a match_cast"));
+    annotation(target, {Owner::MatchCast, v ? &v->name : nullptr});
   }
 
   // ------------------------------------------------------------------ expressions
@@ -310,7 +317,7 @@ class FunctionChecker {
       case ir::ExprKind::ExternFunc: {
         auto* ext = ir::cast<ir::ExternFunc>(e);
         if (ext->struct_info)
-          annotation(ext->struct_info, "R.ExternFunc " + quoted(ext->global_symbol));
+          annotation(ext->struct_info, {Owner::ExternFunc, &ext->global_symbol});
         return;
       }
       case ir::ExprKind::Call: return call(ir::cast<ir::Call>(e));
@@ -381,13 +388,12 @@ class FunctionChecker {
       expr(c->op, c->span);
     }
     for (const ir::Expr* a : c->args) expr(a, c->span);
-    if (c->sinfo_args.empty()) return;
-    std::string callee = ir::isa<ir::Op>(c->op)          ? ir::cast<ir::Op>(c->op)->name
-                         : ir::isa<ir::GlobalVar>(c->op) ? ir::cast<ir::GlobalVar>(c->op)->name
-                         : ir::isa<ir::Var>(c->op)       ? ir::cast<ir::Var>(c->op)->name
-                                                         : std::string("a function");
-    for (const ir::StructInfo* s : c->sinfo_args)
-      annotation(s, "the sinfo_args of the call to " + quoted(callee) + " in " + value_owner());
+    const std::string* callee = ir::isa<ir::Op>(c->op) ? &ir::cast<ir::Op>(c->op)->name
+                                : ir::isa<ir::GlobalVar>(c->op)
+                                    ? &ir::cast<ir::GlobalVar>(c->op)->name
+                                : ir::isa<ir::Var>(c->op) ? &ir::cast<ir::Var>(c->op)->name
+                                                          : nullptr;
+    for (const ir::StructInfo* s : c->sinfo_args) annotation(s, {Owner::SinfoArgs, callee});
   }
 
   // WF-7.1 / 7.2 for calls of globals; also feeds WF-8.
@@ -457,10 +463,26 @@ class FunctionChecker {
 
   // An annotation written for `owner` ("parameter 'x'", "the return of 'f'", ...), named in the
   // messages about it.
-  void annotation(const ir::StructInfo* s, std::string owner) {
-    std::string saved = std::exchange(annotation_owner_, std::move(owner));
+  // Only a pointer to the name is kept: the text is built when a diagnostic needs it.
+  void annotation(const ir::StructInfo* s, Owner owner) {
+    Owner saved = std::exchange(annotation_owner_, owner);
     struct_info(s);
-    annotation_owner_ = std::move(saved);
+    annotation_owner_ = saved;
+  }
+  std::string owner_text() const {
+    const Owner& o = annotation_owner_;
+    std::string name = o.name ? quoted(*o.name) : std::string();
+    switch (o.kind) {
+      case Owner::Param: return "parameter " + name;
+      case Owner::Variable: return "variable " + name;
+      case Owner::MatchCast: return o.name ? "the match_cast to " + name : "a match_cast";
+      case Owner::Return: return "the return of " + name;
+      case Owner::SinfoArgs:
+        return "the sinfo_args of the call to " + (o.name ? name : "a function") + " in " +
+               value_owner();
+      case Owner::ExternFunc: return "R.ExternFunc " + name;
+    }
+    return name;
   }
 
   void struct_info(const ir::StructInfo* s) {
@@ -472,7 +494,7 @@ class FunctionChecker {
         int n = static_cast<int>(sh->values->size());
         if (sh->ndim >= 0 && sh->ndim != n)  // WF-15
           report(DiagId::RX2027, s->span,
-                 {"shape", annotation_owner_, std::to_string(sh->ndim), std::to_string(n)});
+                 {"shape", owner_text(), std::to_string(sh->ndim), std::to_string(n)});
         for (const ir::PrimExpr* d : *sh->values) prim_uses(d);
         return;
       }
@@ -493,41 +515,39 @@ class FunctionChecker {
         int n = static_cast<int>(shape->values.size());
         if (t->ndim >= 0 && t->ndim != n)  // WF-10, WF-14
           report(DiagId::RX2027, t->span,
-                 {"tensor", annotation_owner_, std::to_string(t->ndim), std::to_string(n)});
+                 {"tensor", owner_text(), std::to_string(t->ndim), std::to_string(n)});
         for (const ir::PrimExpr* d : shape->values) prim_uses(d);
       } else {
-        report(DiagId::RX2031, t->shape->span,
-               {annotation_owner_, describe_expr(t->shape)});  // WF-14
+        report(DiagId::RX2031, t->shape->span, {owner_text(), describe_expr(t->shape)});  // WF-14
       }
     }
     if (auto problem = dtype_problem(t->dtype))
-      report(DiagId::RX2035, t->span, {t->dtype.str(), annotation_owner_, *problem});
+      report(DiagId::RX2035, t->span, {t->dtype.str(), owner_text(), *problem});
     if (t->vdevice && std::find(module_.vdevices.begin(), module_.vdevices.end(), t->vdevice) ==
                           module_.vdevices.end())  // WF-24
-      report(
-          DiagId::RX2038, t->span,
-          {t->vdevice->target_kind + ":" + std::to_string(t->vdevice->dev_id), annotation_owner_});
+      report(DiagId::RX2038, t->span,
+             {t->vdevice->target_kind + ":" + std::to_string(t->vdevice->dev_id), owner_text()});
   }
 
   void prim_sinfo(const ir::PrimSInfo* p) {
     ir::DataType d = p->dtype;
     bool number = d.code != ir::DataType::Code::Handle;
     if (!number)  // WF-19
-      report(DiagId::RX2034, p->span, {annotation_owner_, d.str()});
+      report(DiagId::RX2034, p->span, {owner_text(), d.str()});
     else if (auto problem = dtype_problem(d))  // WF-20
-      report(DiagId::RX2035, p->span, {d.str(), annotation_owner_, *problem});
+      report(DiagId::RX2035, p->span, {d.str(), owner_text(), *problem});
     if (!p->value) return;
     // WF-22. Literals take the annotation's dtype, so only symbolic values can disagree.
     bool literal = ir::isa<ir::IntImm>(p->value) || ir::isa<ir::FloatImm>(p->value);
     if (number && !literal && p->value->dtype != d)
-      report(DiagId::RX2037, p->span, {annotation_owner_, d.str(), p->value->dtype.str()});
+      report(DiagId::RX2037, p->span, {owner_text(), d.str(), p->value->dtype.str()});
     prim_uses(p->value);
   }
 
   // A Callable annotation is its own little signature: its parameters bind shape variables for
   // its return (WF-17 on the side).
   void func_sinfo(const ir::FuncSInfo* f) {
-    if (f->params && !f->derive_func.empty()) report(DiagId::RX2032, f->span, {annotation_owner_});
+    if (f->params && !f->derive_func.empty()) report(DiagId::RX2032, f->span, {owner_text()});
     size_t sym_mark = sym_scope_.size();
     if (f->params) {
       std::vector<const ir::PrimVar*> bound;
@@ -633,7 +653,7 @@ class FunctionChecker {
   DiagId sym_diag_ = DiagId::RX2018;          // what an unbound shape variable means where we are
   const ir::Var* signature_param_ = nullptr;  // RX2020: the parameter being checked
   const ir::Function* signature_function_ = nullptr;  // RX2019: the function being checked
-  std::string annotation_owner_;             // what the annotation being checked belongs to
+  Owner annotation_owner_;                   // what the annotation being checked belongs to
   const ir::BindingBlock* block_ = nullptr;  // the block of the binding being checked
 
   std::vector<Frame> frames_;
