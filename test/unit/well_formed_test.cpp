@@ -12,10 +12,12 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/normalize/normal_form.h"
 #include "analysis/normalize/normalize.h"
+#include "analysis/well_formed/call_graph.h"
 #include "frontend/frontend.h"
 
 using namespace raxc;
@@ -757,4 +759,20 @@ TEST_CASE("normal-form criteria a producer other than the parser could violate",
         b.seq({b.block({b.bind(d, b.add(x, x)), b.bind(y, d)}, true), b.block({b.bind(z, y)})}, z));
     CHECK(codes(f).empty());
   }
+}
+
+TEST_CASE("functions affected by changed call edges", "[well_formed][call_graph]") {
+  // main -> ping <-> pong -> leaf; other -> leaf; lone.
+  analysis::wf::CallEdges edges = {
+      {"main", {"ping"}},  {"ping", {"pong"}}, {"pong", {"ping", "leaf"}},
+      {"other", {"leaf"}}, {"leaf", {}},       {"lone", {}}};
+  using Names = std::unordered_set<std::string>;
+  CHECK(analysis::wf::affected_by_call_edges(edges, {}).empty());
+  // Everything that reaches pong, through the cycle too; not leaf, other or lone.
+  CHECK(analysis::wf::affected_by_call_edges(edges, {"pong"}) == Names{"pong", "ping", "main"});
+  CHECK(analysis::wf::affected_by_call_edges(edges, {"leaf"}) ==
+        Names{"leaf", "pong", "ping", "main", "other"});
+  CHECK(analysis::wf::affected_by_call_edges(edges, {"lone", "main"}) == Names{"lone", "main"});
+  // A function that no longer exists is still reported, with whatever still calls it.
+  CHECK(analysis::wf::affected_by_call_edges(edges, {"gone"}) == Names{"gone"});
 }
