@@ -43,6 +43,8 @@ const ir::StructInfo* infer_take(InferContext& ctx) {
   if (!idx_dtype.is_void() && !idx_dtype.is_integer())
     ctx.report(DiagId::RX3118, ctx.arg_span(1),
                {op_text(ctx), "indices", "an integer tensor", sinfo_text(is)});
+  else if (idx_dtype.is_void())  // operators.md §3.6: an unknown index dtype only warns
+    ctx.report(DiagId::RX4108, ctx.arg_span(1), {op_text(ctx), "indices", "an integer type"});
   if (!axis && x->ndim != 1) {
     ctx.report(DiagId::RX3113, ctx.arg_span(0),
                {op_text(ctx) + "' without 'axis", "x", "1", sinfo_text(x)});
@@ -164,13 +166,39 @@ const ir::StructInfo* infer_strided_slice(InferContext& ctx) {
   return make_tensor(ctx, std::move(out), x->dtype, x->vdevice);
 }
 
+// operators.md §3.6: begin/end/strides are 1-D int64 tensors with a literal length equal to x's
+// rank (errors otherwise; an unknown dtype only warns); an unknown-rank x warns and gives an
+// unknown-rank result. The extents are data dependent: Tensor[ndim = x.ndim].
 const ir::StructInfo* infer_dynamic_strided_slice(InferContext& ctx) {
   const ir::TensorSInfo* x = tensor_arg(ctx, "x");
+  if (x && x->ndim < 0)
+    ctx.report(DiagId::RX4109, ctx.arg_span(0),
+               {op_text(ctx), "x", "the lengths of begin, end and strides"});
   for (std::string_view n : {"begin", "end", "strides"}) {
     const ir::TensorSInfo* t = tensor_arg(ctx, n);
-    if (t && t->ndim >= 0 && t->ndim != 1)
-      ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, n)),
-                 {op_text(ctx), std::string(n), "1", sinfo_text(t)});
+    if (!t) continue;
+    Span at = param_span(ctx, param(ctx, n));
+    std::string name(n);
+    if (t->ndim != 1) {
+      ctx.report(DiagId::RX3113, at, {op_text(ctx), name, "1", sinfo_text(t)});
+      continue;
+    }
+    if (t->dtype.is_void())
+      ctx.report(DiagId::RX4108, at, {op_text(ctx), name, "int64"});
+    else if (t->dtype != DataType::Int(64))
+      ctx.report(DiagId::RX3118, at, {op_text(ctx), name, "an int64 tensor", sinfo_text(t)});
+    auto dims = s_dims(*t);
+    std::optional<int64_t> len = dims ? ctx.analyzer.as_int((*dims)[0]) : std::nullopt;
+    if (!len) {
+      ctx.report(DiagId::RX3118, at,
+                 {op_text(ctx), name, "a 1-D tensor of literal length", sinfo_text(t)});
+      continue;
+    }
+    if (x && x->ndim >= 0 && *len != x->ndim)
+      ctx.report(DiagId::RX3116, at,
+                 {op_text(ctx), name,
+                  std::to_string(*len) + " entries for a " + std::to_string(x->ndim) +
+                      "-dimensional tensor"});
   }
   if (!x) return unknown(ctx);
   return rank_only(ctx, x->ndim, x->dtype, x->vdevice);

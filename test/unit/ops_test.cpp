@@ -590,10 +590,10 @@ TEST_CASE("ops: goldens in test/cases/ops report exactly the expected diagnostic
   CHECK(sinfo_checked >= 20);
   // Every code of the ops ranges has a golden.
   for (const char* c :
-       {"RX3100", "RX3101", "RX3102", "RX3103", "RX3104", "RX3105", "RX3106", "RX3107",
-        "RX3108", "RX3109", "RX3110", "RX3111", "RX3112", "RX3113", "RX3114", "RX3115",
-        "RX3116", "RX3117", "RX3118", "RX3120", "RX3122", "RX3123", "RX3124", "RX3125",
-        "RX4100", "RX4101", "RX4102", "RX4103", "RX4104", "RX4105", "RX4106", "RX4107"}) {
+       {"RX3100", "RX3101", "RX3102", "RX3103", "RX3104", "RX3105", "RX3106", "RX3107", "RX3108",
+        "RX3109", "RX3110", "RX3111", "RX3112", "RX3113", "RX3114", "RX3115", "RX3116", "RX3117",
+        "RX3118", "RX3120", "RX3122", "RX3123", "RX3124", "RX3125", "RX4100", "RX4101", "RX4102",
+        "RX4103", "RX4104", "RX4105", "RX4106", "RX4107", "RX4108", "RX4109"}) {
     INFO(c);
     CHECK(codes_seen.count(c) == 1);
   }
@@ -1132,6 +1132,44 @@ TEST_CASE("ops: operators added from section 3 and flagged TVM discrepancies", "
        {}},
       {"s: R.Tensor((), \"float32\")", "R.add(s, s)", "R.Tensor((), dtype=\"float32\")", {}},
       {"f: R.Prim(\"float32\")", "R.add(f, f)", "R.Prim(\"float32\")", {}},
+      // take (§3.6): an unknown index dtype only warns (RX4108).
+      {"x: R.Tensor((4, 5), \"float32\"), d: R.Tensor((3,))",
+       "R.take(x, d, axis=0)",
+       "R.Tensor((3, 5), dtype=\"float32\")",
+       {"RX4108"}},
+      {"x: R.Tensor((4, 5), \"float32\"), d: R.Tensor((3,), \"int32\")",
+       "R.take(x, d, axis=0)",
+       "R.Tensor((3, 5), dtype=\"float32\")",
+       {}},
+      // dynamic_strided_slice (§3.6): 1-D int64 vectors of literal length = rank of x.
+      {"x: R.Tensor((4, 5), \"float32\"), b: R.Tensor((2,), \"int64\")",
+       "R.dynamic_strided_slice(x, b, b, b)",
+       "R.Tensor(dtype=\"float32\", ndim=2)",
+       {}},
+      {"x: R.Tensor((4, 5), \"float32\"), b: R.Tensor((2,))",
+       "R.dynamic_strided_slice(x, b, b, b)",
+       "R.Tensor(dtype=\"float32\", ndim=2)",
+       {"RX4108", "RX4108", "RX4108"}},
+      {"x: R.Tensor((4, 5), \"float32\"), b: R.Tensor((2,), \"int32\")",
+       "R.dynamic_strided_slice(x, b, b, b)",
+       "R.Tensor(dtype=\"float32\", ndim=2)",
+       {"RX3118", "RX3118", "RX3118"}},
+      {"x: R.Tensor((4, 5), \"float32\"), b: R.Tensor((3,), \"int64\")",
+       "R.dynamic_strided_slice(x, b, b, b)",
+       "R.Tensor(dtype=\"float32\", ndim=2)",
+       {"RX3116", "RX3116", "RX3116"}},
+      {"x: R.Tensor((4, 5), \"float32\"), b: R.Tensor(dtype=\"int64\", ndim=1)",
+       "R.dynamic_strided_slice(x, b, b, b)",
+       "R.Tensor(dtype=\"float32\", ndim=2)",
+       {"RX3118", "RX3118", "RX3118"}},
+      {"x: R.Tensor((4, 5), \"float32\"), b: R.Tensor((2, 1), \"int64\")",
+       "R.dynamic_strided_slice(x, b, b, b)",
+       "R.Tensor(dtype=\"float32\", ndim=2)",
+       {"RX3113", "RX3113", "RX3113"}},
+      {"x: R.Tensor(dtype=\"float32\"), b: R.Tensor((2,), \"int64\")",
+       "R.dynamic_strided_slice(x, b, b, b)",
+       "R.Tensor(dtype=\"float32\")",
+       {"RX4109"}},
       // nn.attention and nn.attention_bias (§3.10, the bias form is its own registered op).
       {"q: R.Tensor((2, 10, 8, 16), \"float16\"), k: R.Tensor((2, 12, 4, 16), \"float16\"), v: "
        "R.Tensor((2, 12, 4, 32), \"float16\")",
