@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/engine.h"
+#include "analysis/ir_visitor.h"
 #include "analysis/well_formed/well_formed.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
@@ -61,6 +62,11 @@ class Reporter {
   }
 
   int errors() const { return errors_; }
+  bool json() const { return format_ == DiagFormat::Json; }
+  // Adds `key` to the JSON object of the file added last (JSON format only).
+  void attach(const std::string& key, nlohmann::json value) {
+    if (format_ == DiagFormat::Json && !json_.empty()) json_.back()[key] = std::move(value);
+  }
 
  private:
   DiagFormat format_;
@@ -199,6 +205,32 @@ void report_missing_entry_point(const frontend::Document& doc, DiagnosticSink& s
   for (Diagnostic& d : found.take()) sink.report(doc.to_text(std::move(d)));
 }
 
+// --show-struct-info with JSON diagnostics: the inferred StructInfo of every binding of every
+// Relax function as [{"name", "line", "column", "struct_info"}] (1-based, where the variable is
+// bound), in source order. The golden runner compares `# sinfo:` comments with it.
+nlohmann::json struct_info_json(const analysis::Engine& engine, const std::string& path,
+                                const SourceFile& file) {
+  struct Bindings : analysis::IrVisitor {
+    std::vector<const ir::Var*> vars;
+    void on_binding(const ir::Binding& b) override {
+      if (b.var != nullptr) vars.push_back(b.var);
+    }
+  } bindings;
+  for (const ir::GlobalDef& g : engine.document(path)->module().globals)
+    if (const ir::Function* f = g.function()) bindings.visit(f);
+  nlohmann::json out = nlohmann::json::array();
+  for (const ir::Var* var : bindings.vars) {
+    const ir::StructInfo* s = engine.inferred(path, var);
+    if (s == nullptr) continue;  // not analysed (the function has errors)
+    LineCol at = file.location(var->span.begin);
+    out.push_back({{"name", var->name},
+                   {"line", at.line},
+                   {"column", at.column},
+                   {"struct_info", printer::print_struct_info(s)}});
+  }
+  return out;
+}
+
 int run_check(const CheckOptions& options) {
   DiagnosticSink settings;
   settings.set_enabled(DiagId::RX4009, false);  // unused bindings: editors grey them out
@@ -216,7 +248,9 @@ int run_check(const CheckOptions& options) {
     for (Diagnostic& d : engine.diagnostics(path)) sink.report(std::move(d));
     if (options.require_entry_point) report_missing_entry_point(*engine.document(path), sink);
     reporter.add(*file, sink.take());
-    if (options.show_struct_info) {
+    if (options.show_struct_info && reporter.json()) {
+      reporter.attach("struct_info", struct_info_json(engine, path, *file));
+    } else if (options.show_struct_info) {
       const frontend::Document& doc = *engine.document(path);
       printer::PrintOptions print_options;
       print_options.struct_info_of = [&](const ir::Var* var) { return engine.inferred(path, var); };

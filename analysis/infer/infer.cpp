@@ -19,6 +19,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analysis/ir_visitor.h"
+#include "analysis/normalize/normalize.h"
 #include "analysis/ops/registry.h"
 #include "analysis/struct_info/relations.h"
 #include "frontend/printer/printer.h"
@@ -123,6 +125,63 @@ bool op_is_pure(const std::string& name) {
   return def == nullptr || def->purity == ops::Purity::Pure;
 }
 
+// ------------------------------------------------------------------------------- call graph
+
+// Which global Relax functions are recursive (call themselves directly or through other
+// globals). Any reference to a global counts as an edge: a function passed as a value may be
+// called. Built once per top-level inference, and only when an unannotated global is called.
+class RecursionInfo {
+ public:
+  explicit RecursionInfo(const ir::IRModule& module) : module_(module) {}
+
+  bool is_recursive(const std::string& name) {
+    auto known = recursive_.find(name);
+    if (known != recursive_.end()) return known->second;
+    // Depth-first search from `name`'s callees: recursive when it reaches `name` again.
+    std::unordered_set<std::string> seen;
+    std::vector<std::string> stack = callees(name);
+    bool found = false;
+    while (!stack.empty() && !found) {
+      std::string next = std::move(stack.back());
+      stack.pop_back();
+      if (next == name) found = true;
+      if (found || !seen.insert(next).second) continue;
+      for (const std::string& c : callees(next)) stack.push_back(c);
+    }
+    recursive_[name] = found;
+    return found;
+  }
+
+ private:
+  const std::vector<std::string>& callees(const std::string& name) {
+    auto it = callees_.find(name);
+    if (it != callees_.end()) return it->second;
+    std::vector<std::string>& out = callees_[name];
+    const ir::GlobalDef* def = module_.find(name);
+    if (def == nullptr || def->function() == nullptr) return out;
+    struct Refs : IrVisitor {
+      std::vector<std::string>& out;
+      explicit Refs(std::vector<std::string>& o) : out(o) {}
+      void on_expr(const ir::Expr* e) override {
+        if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(e)) out.push_back(gv->name);
+      }
+    } refs(out);
+    refs.visit(def->function());
+    return out;
+  }
+
+  const ir::IRModule& module_;
+  std::unordered_map<std::string, std::vector<std::string>> callees_;
+  std::unordered_map<std::string, bool> recursive_;
+};
+
+// Shared by an inference and the inferences of the unannotated callees it triggers.
+struct CalleeSignatures {
+  explicit CalleeSignatures(const ir::IRModule& module) : recursion(module) {}
+  RecursionInfo recursion;
+  std::unordered_map<std::string, const StructInfo*> inferred;  // unannotated, non-recursive
+};
+
 // ------------------------------------------------------------------------------- inferer
 
 // What a call site knows about its callee beyond the StructInfo: names and spans of the
@@ -141,14 +200,20 @@ struct LocalFunction {
 class Inferer {
  public:
   Inferer(const ir::IRModule& module, const GlobalSignatures& globals, arith::Analyzer& analyzer,
-          DiagnosticSink& diags)
-      : module_(module), globals_(globals), an_(analyzer), diags_(diags) {}
+          DiagnosticSink& diags, std::shared_ptr<CalleeSignatures> callees = nullptr)
+      : module_(module),
+        globals_(globals),
+        an_(analyzer),
+        diags_(diags),
+        callees_(callees ? std::move(callees) : std::make_shared<CalleeSignatures>(module)) {}
 
   FunctionInference run(const ir::Function* f, const std::string& name) {
     out_.signature = infer_function_expr(f, name);
     out_.expr_sinfo[f] = out_.signature;
     return std::move(out_);
   }
+
+  const StructInfo* signature_for_callers(const ir::GlobalVar& gv) { return global_signature(gv); }
 
  private:
   // ---------------------------------------------------------------- scopes (Γ and Σ)
@@ -202,10 +267,7 @@ class Inferer {
       case ir::ExprKind::Constant: return infer_constant(*ir::cast<ir::Constant>(e));
       case ir::ExprKind::Var:
       case ir::ExprKind::DataflowVar: return lookup(ir::cast<ir::Var>(e));
-      case ir::ExprKind::GlobalVar: {
-        const StructInfo* s = globals_ ? globals_(ir::cast<ir::GlobalVar>(e)) : nullptr;
-        return s ? s : object();
-      }
+      case ir::ExprKind::GlobalVar: return global_signature(*ir::cast<ir::GlobalVar>(e));
       case ir::ExprKind::Tuple: {
         std::vector<const StructInfo*> fields;
         for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) fields.push_back(infer(f));
@@ -237,6 +299,25 @@ class Inferer {
       case ir::ExprKind::TupleGetItem: return infer_get_item(*ir::cast<ir::TupleGetItem>(e));
     }
     return object();
+  }
+
+  // Rules 1 and 15.2/15.6: a global function without a return annotation returns, for its
+  // callers, erase_to_well_defined of its inferred body, unless it is recursive (then only its
+  // annotations count, and callers see R.Object). Everything else comes from `globals_`.
+  const StructInfo* global_signature(const ir::GlobalVar& gv) {
+    const StructInfo* declared = globals_ ? globals_(&gv) : nullptr;
+    const ir::GlobalDef* def = module_.find(gv.name);
+    const ir::Function* f = def ? def->function() : nullptr;
+    if (f == nullptr || f->ret_struct_info != nullptr) return declared ? declared : object();
+    if (callees_->recursion.is_recursive(gv.name)) return declared ? declared : object();
+    auto it = callees_->inferred.find(gv.name);
+    if (it != callees_->inferred.end()) return it->second;
+    // Its own diagnostics belong to its own analysis.
+    DiagnosticSink ignored;
+    Inferer callee(module_, globals_, an_, ignored, callees_);
+    const StructInfo* s = callee.run(normalize(f, arena()), gv.name).signature;
+    callees_->inferred.emplace(gv.name, s);
+    return s;
   }
 
   const StructInfo* lookup(const ir::Var* v) {
@@ -423,8 +504,13 @@ class Inferer {
     return info;
   }
 
+  // Only a recursive function needs a return annotation (rule 15.2): other callers see its
+  // inferred result.
   void warn_missing_return(const ir::GlobalVar& gv, const ir::Function& f) {
-    if (f.ret_struct_info != nullptr || !warned_missing_return_.insert(gv.name).second) return;
+    if (f.ret_struct_info != nullptr || !callees_->recursion.is_recursive(gv.name)) return;
+    // Its own recursive calls: the definition itself is already rejected (RX2024).
+    if (!fn_stack_.empty() && fn_stack_.front().name == gv.name) return;
+    if (!warned_missing_return_.insert(gv.name).second) return;
     Diagnostic d = make_diagnostic(DiagId::RX4006, gv.span, {gv.name});
     if (!f.name_span.empty()) d.note(f.name_span, "'" + gv.name + "' is defined here");
     report(std::move(d));
@@ -625,6 +711,7 @@ class Inferer {
   arith::Analyzer& an_;
   DiagnosticSink& diags_;
   FunctionInference out_;
+  std::shared_ptr<CalleeSignatures> callees_;
 
   std::unordered_set<const ir::Var*> var_scope_;
   std::vector<const ir::Var*> var_log_;
@@ -693,6 +780,14 @@ FunctionInference infer_function(const ir::IRModule& module, const ir::Function*
   }
   Inferer inferer(module, globals, analyzer, diags);
   return inferer.run(f, name);
+}
+
+const ir::StructInfo* caller_signature(const ir::IRModule& module, const ir::GlobalDef& global,
+                                       const GlobalSignatures& annotated,
+                                       arith::Analyzer& analyzer) {
+  DiagnosticSink ignored;
+  Inferer inferer(module, annotated, analyzer, ignored);
+  return inferer.signature_for_callers(*global.gvar);
 }
 
 GlobalSignatures module_signatures(const ir::IRModule& module, arith::Analyzer& analyzer) {

@@ -24,10 +24,21 @@ struct FunctionInference {
   const ir::StructInfo* signature = nullptr;  // the function's FuncSInfo (after inference)
 };
 
-// The signature of a global, from its annotations only (what callers may rely on).
+// The signature of a global from its annotations only: a missing return annotation gives
+// R.Object. What callers see of a recursive function (rule 15.2: recursion needs annotations).
 const ir::StructInfo* signature_of(const ir::GlobalDef& global, arith::Analyzer& analyzer);
 
-// Infers `f` (after normalize()). New StructInfo nodes live in `analyzer.arena()`.
+// The signature callers see (rules 1, 15.2 and 15.6): `annotated` (signature_of) for every global
+// except a Relax function that has no return annotation and is not recursive (directly or
+// through other globals); its return is erase_to_well_defined of its inferred body, inferring
+// the unannotated callees it calls first (call-graph order). infer_function() sees its callees
+// this way, so an engine that caches signatures must key a caller on this, not on signature_of.
+const ir::StructInfo* caller_signature(const ir::IRModule& module, const ir::GlobalDef& global,
+                                       const GlobalSignatures& annotated,
+                                       arith::Analyzer& analyzer);
+
+// Infers `f` (after normalize()). New StructInfo nodes live in `analyzer.arena()`. Calls to
+// globals see caller_signature(); RX4006 warns at calls to recursive unannotated functions.
 FunctionInference infer_function(const ir::IRModule& module, const ir::Function* f,
                                  const GlobalSignatures& globals, arith::Analyzer& analyzer,
                                  DiagnosticSink& diags);

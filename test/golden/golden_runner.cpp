@@ -10,6 +10,12 @@
 //         a trailing comment would change the syntax under test
 //   # expect-error RX1001            (no ':' pattern) → any message
 //
+//   y = R.add(x, x)  # sinfo: R.Tensor((4,), dtype="float32")
+//       → the variable bound last on this line (temporaries of the normal form come first) has
+//         exactly this inferred StructInfo, as `raxc check --diagnostics-format=json
+//         --show-struct-info` prints it (the engine behind `raxc check`). --update leaves these
+//         comments alone.
+//
 // Severities: expect-error, expect-warning, expect-note. Each expectation must match its own
 // actual diagnostic (code, severity, line, RE2::PartialMatch of the message) and every actual
 // error and warning must be expected; so a file without expectations must produce none. raxc
@@ -224,6 +230,17 @@ struct Actual {
   int line = 0, column = 0;
 };
 
+// `# sinfo: <StructInfo>`: the exact text expected for the last binding on its line.
+struct SinfoExpectation {
+  int line = 0;  // 1-based
+  std::string text;
+};
+
+struct BoundSinfo {  // one entry of raxc's "struct_info" dump
+  int line = 0, column = 0;
+  std::string name, text;
+};
+
 const RE2& expect_re() {
   static const RE2 re(
       R"(#\s*expect-(error|warning|note)(?:@([+-][0-9]+))?\s+(RX[0-9]{4})(?:\s*:\s*(.*?))?\s*$)");
@@ -297,11 +314,28 @@ std::vector<Expectation> parse_expectations(const std::vector<std::string>& line
   return result;
 }
 
+// Only a trailing comment counts: prose comments may mention the syntax.
+const RE2& sinfo_re() {
+  static const RE2 re(R"(^\s*[^#\s][^#]*#\s*sinfo:\s*(.*?)\s*$)");
+  return re;
+}
+
+std::vector<SinfoExpectation> parse_sinfo_expectations(const std::vector<std::string>& lines) {
+  std::vector<SinfoExpectation> result;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string text;
+    if (RE2::PartialMatch(without_cr(lines[i]), sinfo_re(), &text))
+      result.push_back({static_cast<int>(i) + 1, text});
+  }
+  return result;
+}
+
 // ---------------------------------------------------------------------------- running raxc
 
 struct RunOutcome {
   bool ok = false;  // raxc ran properly and printed valid JSON
   std::vector<Actual> actuals;
+  std::vector<BoundSinfo> bound;  // with --show-struct-info
 };
 
 std::string indent(const std::string& text) {
@@ -311,9 +345,12 @@ std::string indent(const std::string& text) {
   return out;
 }
 
-RunOutcome run_raxc(const Options& options, const std::string& path, Report& report) {
+RunOutcome run_raxc(const Options& options, const std::string& path, Report& report,
+                    bool with_struct_info) {
   RunOutcome outcome;
-  ProcessResult p = run_process({options.raxc, "check", "--diagnostics-format=json", path});
+  std::vector<std::string> argv = {options.raxc, "check", "--diagnostics-format=json", path};
+  if (with_struct_info) argv.insert(argv.begin() + 3, "--show-struct-info");
+  ProcessResult p = run_process(argv);
   if (!p.started) {
     report.error(1, 1, "cannot run " + options.raxc + ": " + p.spawn_error);
     return outcome;
@@ -352,6 +389,11 @@ RunOutcome run_raxc(const Options& options, const std::string& path, Report& rep
         errors += a.severity == "error";
         outcome.actuals.push_back(std::move(a));
       }
+      if (!with_struct_info) continue;
+      for (const nlohmann::json& b : file.at("struct_info"))
+        outcome.bound.push_back({b.at("line").get<int>(), b.at("column").get<int>(),
+                                 b.at("name").get<std::string>(),
+                                 b.at("struct_info").get<std::string>()});
     }
   } catch (const std::exception& e) {
     report.error(1, 1, std::string("cannot read raxc's JSON output: ") + e.what());
@@ -434,6 +476,28 @@ bool compare(const std::vector<Expectation>& expected, const std::vector<Actual>
     report.error(y.line, y.column, "unexpected " + y.severity + " " + y.code + ": " + y.message);
   }
   return ok;
+}
+
+// Each `# sinfo:` line against the binding whose variable starts last on that line.
+void compare_sinfo(const std::vector<SinfoExpectation>& expected,
+                   const std::vector<BoundSinfo>& bound, Report& report) {
+  std::map<int, const BoundSinfo*> last_on_line;
+  for (const BoundSinfo& b : bound) {
+    const BoundSinfo*& slot = last_on_line[b.line];
+    if (slot == nullptr || b.column >= slot->column) slot = &b;
+  }
+  for (const SinfoExpectation& e : expected) {
+    auto it = last_on_line.find(e.line);
+    if (it == last_on_line.end()) {
+      report.error(e.line, 1,
+                   "`# sinfo:` on a line where no variable is bound (or its function "
+                   "was not analysed because of errors)");
+    } else if (it->second->text != e.text) {
+      report.error(e.line, it->second->column,
+                   "'" + it->second->name + "' has StructInfo '" + it->second->text +
+                       "', expected '" + e.text + "'");
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------- --update
@@ -552,7 +616,8 @@ void run_case(const Options& options, Report& report) {
   std::vector<std::string> lines = split_lines(text);
   Report parse_report{report.path, "", false, false};
   std::vector<Expectation> expected = parse_expectations(lines, parse_report);
-  RunOutcome outcome = run_raxc(options, report.path, report);
+  std::vector<SinfoExpectation> sinfo = parse_sinfo_expectations(lines);
+  RunOutcome outcome = run_raxc(options, report.path, report, !sinfo.empty());
   if (!outcome.ok) {
     report.text(parse_report.messages);
     return;
@@ -561,9 +626,12 @@ void run_case(const Options& options, Report& report) {
     report.text(parse_report.messages);
     report.failed |= parse_report.failed;
     compare(expected, outcome.actuals, report);
+    compare_sinfo(sinfo, outcome.bound, report);
     return;
   }
   // --update: rewrite when anything differs (malformed expectations included), then re-check.
+  // `# sinfo:` comments are written by hand: a mismatch is reported, never rewritten.
+  compare_sinfo(sinfo, outcome.bound, report);
   Report check{report.path, "", false, false};
   if (!parse_report.failed && compare(expected, outcome.actuals, check)) return;
   bool crlf = text.find("\r\n") != std::string::npos;
@@ -578,7 +646,7 @@ void run_case(const Options& options, Report& report) {
   }
   Report recheck{report.path, "", false, false};
   std::vector<Expectation> again = parse_expectations(split_lines(updated), recheck);
-  RunOutcome second = run_raxc(options, report.path, recheck);
+  RunOutcome second = run_raxc(options, report.path, recheck, false);
   if (second.ok) compare(again, second.actuals, recheck);
   if (recheck.failed || !second.ok) {
     report.error(1, 1, "the updated expectations do not pass (the comments changed the output?)");
