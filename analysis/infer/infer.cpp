@@ -175,6 +175,97 @@ class RecursionInfo {
   std::unordered_map<std::string, bool> recursive_;
 };
 
+// ------------------------------------------------------------------------------- vdevices
+
+// "Propagating Virtual Device Information", backward direction: the device each variable gets
+// from its uses. Only variables (parameters and bindings) carry StructInfo of their own here, so
+// the spec's updates of a value's StructInfo are recorded on the variables the value names; the
+// second forward run (infer_function) gives them the device and propagates it forward.
+using DeviceHints = std::unordered_map<const ir::Var*, const ir::VDevice*>;
+
+class BackwardVDevices {
+ public:
+  BackwardVDevices(const FunctionInference& first, DeviceHints& hints)
+      : first_(first), hints_(hints) {}
+
+  void function(const ir::Function& f) {
+    // Rule 1: a return annotation with a device gives the body's result that device.
+    if (const ir::VDevice* v = vdevice_of(f.ret_struct_info)) hint_expr(f.body, v);
+    expr(f.body);
+  }
+
+ private:
+  const ir::VDevice* device_of(const ir::Var* v) const {
+    auto hinted = hints_.find(v);
+    if (hinted != hints_.end()) return hinted->second;
+    auto it = first_.var_sinfo.find(v);
+    return it == first_.var_sinfo.end() ? nullptr : vdevice_of(it->second);
+  }
+
+  // update_struct_info on a variable: only a tensor without a device of its own takes one (a
+  // different device is a conflict the forward checks report).
+  void hint(const ir::Var* v, const ir::VDevice* device) {
+    auto it = first_.var_sinfo.find(v);
+    const auto* t =
+        it == first_.var_sinfo.end() ? nullptr : ir::dyn_cast<ir::TensorSInfo>(it->second);
+    if (t == nullptr || t->vdevice != nullptr) return;
+    hints_.emplace(v, device);
+  }
+
+  void hint_expr(const ir::Expr* e, const ir::VDevice* device) {
+    if (e == nullptr) return;
+    if (const auto* v = ir::dyn_cast<ir::Var>(e)) return hint(v, device);
+    if (const auto* seq = ir::dyn_cast<ir::SeqExpr>(e)) return hint_expr(seq->body, device);
+    if (const auto* tuple = ir::dyn_cast<ir::Tuple>(e))  // call_tir's argument tuple
+      for (const ir::Expr* f : tuple->fields) hint_expr(f, device);
+  }
+
+  // Rule 2: a call whose result is on `device` gets its arguments there. R.to_vdevice and
+  // R.hint_on_device are where data changes device: their argument keeps its own.
+  void call(const ir::Call& c, const ir::VDevice* device) {
+    if (const auto* op = ir::dyn_cast<ir::Op>(c.op))
+      if (op->name == "relax.to_vdevice" || op->name == "relax.hint_on_device") return;
+    for (const ir::Expr* a : c.args) hint_expr(a, device);
+  }
+
+  // Rule 3: bindings last to first, so a device reaches a chain of bindings in one pass.
+  void expr(const ir::Expr* e) {
+    if (e == nullptr) return;
+    if (const auto* seq = ir::dyn_cast<ir::SeqExpr>(e)) {
+      for (auto b = seq->blocks.rbegin(); b != seq->blocks.rend(); ++b) {
+        if (*b == nullptr) continue;
+        for (auto it = (*b)->bindings.rbegin(); it != (*b)->bindings.rend(); ++it)
+          if (*it != nullptr && (*it)->var != nullptr) binding(**it);
+      }
+      return;
+    }
+    if (const auto* i = ir::dyn_cast<ir::If>(e)) {
+      expr(i->true_branch);
+      expr(i->false_branch);
+    } else if (const auto* f = ir::dyn_cast<ir::Function>(e)) {
+      function(*f);
+    }
+  }
+
+  void binding(const ir::Binding& b) {
+    const ir::VDevice* device = device_of(b.var);
+    if (device != nullptr) {
+      if (const auto* c = ir::dyn_cast<ir::Call>(b.value)) {
+        call(*c, device);
+      } else if (const auto* i = ir::dyn_cast<ir::If>(b.value)) {
+        hint_expr(i->true_branch, device);
+        hint_expr(i->false_branch, device);
+      } else if (!ir::isa<ir::Function>(b.value)) {
+        hint_expr(b.value, device);
+      }
+    }
+    expr(b.value);
+  }
+
+  const FunctionInference& first_;
+  DeviceHints& hints_;
+};
+
 // Shared by an inference and the inferences of the unannotated callees it triggers.
 struct CalleeSignatures {
   explicit CalleeSignatures(const ir::IRModule& module) : recursion(module) {}
@@ -200,8 +291,10 @@ struct LocalFunction {
 class Inferer {
  public:
   Inferer(const ir::IRModule& module, const GlobalSignatures& globals, arith::Analyzer& analyzer,
-          DiagnosticSink& diags, std::shared_ptr<CalleeSignatures> callees = nullptr)
-      : module_(module),
+          DiagnosticSink& diags, std::shared_ptr<CalleeSignatures> callees = nullptr,
+          const DeviceHints* device_hints = nullptr)
+      : device_hints_(device_hints),
+        module_(module),
         globals_(globals),
         an_(analyzer),
         diags_(diags),
@@ -228,6 +321,7 @@ class Inferer {
     shape_log_.resize(m.shapes);
   }
   void bind_var(const ir::Var* v, const StructInfo* s) {
+    s = with_hinted_vdevice(v, s);
     out_.var_sinfo[v] = s;
     if (var_scope_.insert(v).second) var_log_.push_back(v);
   }
@@ -251,6 +345,16 @@ class Inferer {
     return object_;
   }
   void report(Diagnostic d) { diags_.report(std::move(d)); }
+
+  // The device the backward pass found for `v` (see backward_vdevices), for a tensor that has
+  // none of its own.
+  const StructInfo* with_hinted_vdevice(const ir::Var* v, const StructInfo* s) {
+    if (device_hints_ == nullptr) return s;
+    auto it = device_hints_->find(v);
+    const auto* t = ir::dyn_cast<ir::TensorSInfo>(s);
+    if (it == device_hints_->end() || t == nullptr || t->vdevice != nullptr) return s;
+    return arena().make<ir::TensorSInfo>(t->shape, t->dtype, it->second, t->ndim, t->span);
+  }
 
   // ---------------------------------------------------------------- expressions
 
@@ -706,6 +810,7 @@ class Inferer {
     bool check_purity;
   };
 
+  const DeviceHints* device_hints_;
   const ir::IRModule& module_;
   const GlobalSignatures& globals_;
   arith::Analyzer& an_;
@@ -778,8 +883,23 @@ FunctionInference infer_function(const ir::IRModule& module, const ir::Function*
     if (def == f || (def != nullptr && !f->name_span.empty() && def->name_span == f->name_span))
       name = g.gvar->name;
   }
-  Inferer inferer(module, globals, analyzer, diags);
-  return inferer.run(f, name);
+  if (module.vdevices.empty()) {  // the vdevice step is omitted (spec)
+    Inferer inferer(module, globals, analyzer, diags);
+    return inferer.run(f, name);
+  }
+  // Forward, backward, forward again with the devices found (spec "Propagating Virtual Device
+  // Information"); the diagnostics are those of the last forward run.
+  DiagnosticSink first_diags;
+  Inferer first(module, globals, analyzer, first_diags);
+  FunctionInference result = first.run(f, name);
+  DeviceHints hints;
+  BackwardVDevices(result, hints).function(*f);
+  if (hints.empty()) {
+    for (Diagnostic& d : first_diags.take()) diags.report(std::move(d));
+    return result;
+  }
+  Inferer second(module, globals, analyzer, diags, nullptr, &hints);
+  return second.run(f, name);
 }
 
 const ir::StructInfo* caller_signature(const ir::IRModule& module, const ir::GlobalDef& global,
