@@ -142,7 +142,9 @@ struct Engine::State {
     std::shared_ptr<ir::Arena> arena;
     std::shared_ptr<ir::Arena> def_arena;
     const ir::StructInfo* sinfo = nullptr;
-    std::string text;
+    std::string text;              // what callers' analyses depend on (see compute_signatures)
+    std::string annotated_text;    // the annotations and header alone
+    bool return_inferred = false;  // a Relax function without a return annotation
   };
   struct Analysis {
     uint64_t def_id = 0;
@@ -219,16 +221,35 @@ void Engine::State::compute_signatures() {
     } catch (const std::exception&) {
       s.sinfo = nullptr;  // the inference reports problems as diagnostics; never abort a query
     }
-    s.text = signature_text(s.sinfo);
-    s.text += '\x02';
-    s.text += header_text(*def);
+    s.annotated_text = signature_text(s.sinfo);
+    s.annotated_text += '\x02';
+    s.annotated_text += header_text(*def);
+    const ir::Function* f = def->global->function();
+    s.return_inferred = f && !f->ret_struct_info;
   }
-  if (signatures.size() == live) return;
-  std::unordered_set<uint64_t> ids;
-  for (const auto& def : doc->definitions())
-    if (def->global) ids.insert(def->id);
-  for (auto it = signatures.begin(); it != signatures.end();)
-    it = ids.count(it->second.def_id) ? std::next(it) : signatures.erase(it);
+  if (signatures.size() != live) {
+    std::unordered_set<uint64_t> ids;
+    for (const auto& def : doc->definitions())
+      if (def->global) ids.insert(def->id);
+    for (auto it = signatures.begin(); it != signatures.end();)
+      it = ids.count(it->second.def_id) ? std::next(it) : signatures.erase(it);
+  }
+  // Callers of a function without a return annotation see its inferred body (infer.h,
+  // caller_signature), which depends on its text and, transitively, on the text of the
+  // unannotated functions it calls. Rather than infer those bodies on every update, their
+  // callers depend on the versions of all unannotated functions: an edit inside one re-analyses
+  // the callers of unannotated functions, while an edit elsewhere (and any edit in a module
+  // whose functions are all annotated, as TVM prints them) re-analyses nothing more.
+  std::string unannotated_versions;
+  for (const auto& def : doc->definitions()) {
+    auto it = def->global ? signatures.find(def->name) : signatures.end();
+    if (it != signatures.end() && it->second.return_inferred)
+      unannotated_versions += def->name + '@' + std::to_string(def->id) + ';';
+  }
+  for (auto& [name, s] : signatures) {
+    s.text = s.annotated_text;
+    if (s.return_inferred) s.text += '\x03' + unannotated_versions;
+  }
 }
 
 // Refreshes call_edges for the re-lowered functions; returns the functions whose analyses are
