@@ -164,6 +164,7 @@ struct Engine::State {
 
   std::unique_ptr<frontend::Document> doc;
   std::unordered_map<std::string, Signature> signatures;
+  std::string unannotated_versions;                 // see compute_signatures
   std::unordered_map<uint64_t, Analysis> analyses;  // by Definition::id
   std::vector<Diagnostic> module_diagnostics;       // text offsets
   std::unordered_map<std::string, const Definition*> by_name;
@@ -190,6 +191,7 @@ struct Engine::State {
 
   void analyse();
   void compute_signatures();
+  void refresh_signature(Signature& s, const Definition& def);
   std::unordered_set<std::string> update_call_edges();
   bool up_to_date(const Analysis& a) const;
   Analysis analyse_function(const Definition& def);
@@ -206,26 +208,24 @@ bool Engine::State::up_to_date(const Analysis& a) const {
 
 void Engine::State::compute_signatures() {
   // Updated in place: after a typical edit only the edited definition's entry changes.
+  // Callers of a function without a return annotation see its inferred body (infer.h,
+  // caller_signature), which depends on its text and, transitively, on the text of the
+  // unannotated functions it calls. Rather than infer those bodies on every update, their
+  // callers depend on the versions of all unannotated functions: an edit inside one re-analyses
+  // the callers of unannotated functions, while an edit elsewhere (and any edit in a module
+  // whose functions are all annotated, as TVM prints them) re-analyses nothing more.
   size_t live = 0;
+  std::vector<Signature*> fresh;
+  std::string versions;  // "name@def_id;" of every unannotated Relax function, in text order
   for (const auto& def : doc->definitions()) {
     if (!def->global) continue;
     ++live;
     Signature& s = signatures[def->name];
-    if (s.def_id == def->id) continue;
-    s.def_id = def->id;
-    s.arena = std::make_shared<ir::Arena>();
-    s.def_arena = def->global->arena;
-    try {
-      arith::Analyzer analyzer(*s.arena);
-      s.sinfo = signature_of(*def->global, analyzer);
-    } catch (const std::exception&) {
-      s.sinfo = nullptr;  // the inference reports problems as diagnostics; never abort a query
+    if (s.def_id != def->id) {
+      refresh_signature(s, *def);
+      fresh.push_back(&s);
     }
-    s.annotated_text = signature_text(s.sinfo);
-    s.annotated_text += '\x02';
-    s.annotated_text += header_text(*def);
-    const ir::Function* f = def->global->function();
-    s.return_inferred = f && !f->ret_struct_info;
+    if (s.return_inferred) versions += def->name + '@' + std::to_string(def->id) + ';';
   }
   if (signatures.size() != live) {
     std::unordered_set<uint64_t> ids;
@@ -234,22 +234,33 @@ void Engine::State::compute_signatures() {
     for (auto it = signatures.begin(); it != signatures.end();)
       it = ids.count(it->second.def_id) ? std::next(it) : signatures.erase(it);
   }
-  // Callers of a function without a return annotation see its inferred body (infer.h,
-  // caller_signature), which depends on its text and, transitively, on the text of the
-  // unannotated functions it calls. Rather than infer those bodies on every update, their
-  // callers depend on the versions of all unannotated functions: an edit inside one re-analyses
-  // the callers of unannotated functions, while an edit elsewhere (and any edit in a module
-  // whose functions are all annotated, as TVM prints them) re-analyses nothing more.
-  std::string unannotated_versions;
-  for (const auto& def : doc->definitions()) {
-    auto it = def->global ? signatures.find(def->name) : signatures.end();
-    if (it != signatures.end() && it->second.return_inferred)
-      unannotated_versions += def->name + '@' + std::to_string(def->id) + ';';
-  }
-  for (auto& [name, s] : signatures) {
+  auto set_text = [&](Signature& s) {
     s.text = s.annotated_text;
     if (s.return_inferred) s.text += '\x03' + unannotated_versions;
+  };
+  if (versions != unannotated_versions) {
+    unannotated_versions = std::move(versions);
+    for (auto& [name, s] : signatures) set_text(s);
+  } else {
+    for (Signature* s : fresh) set_text(*s);
   }
+}
+
+void Engine::State::refresh_signature(Signature& s, const Definition& def) {
+  s.def_id = def.id;
+  s.arena = std::make_shared<ir::Arena>();
+  s.def_arena = def.global->arena;
+  try {
+    arith::Analyzer analyzer(*s.arena);
+    s.sinfo = signature_of(*def.global, analyzer);
+  } catch (const std::exception&) {
+    s.sinfo = nullptr;  // the inference reports problems as diagnostics; never abort a query
+  }
+  s.annotated_text = signature_text(s.sinfo);
+  s.annotated_text += '\x02';
+  s.annotated_text += header_text(def);
+  const ir::Function* f = def.global->function();
+  s.return_inferred = f && !f->ret_struct_info;
 }
 
 // Refreshes call_edges for the re-lowered functions; returns the functions whose analyses are
