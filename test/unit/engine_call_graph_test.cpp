@@ -1,7 +1,8 @@
 // analysis::Engine and the call graph: mutual-recursion verdicts (RX2022, RX2025) of a function
 // depend on the bodies of the functions it calls, so an edit that adds or removes a call must
 // re-analyse the functions that reach the edited one; an edit that changes no call edges must
-// still re-analyse only the edited function.
+// still re-analyse only the edited function. Likewise for the inferred returns of functions
+// without a return annotation, which their callers see.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -44,6 +45,30 @@ class Module:
     def leaf(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
         y = R.add(x, x)
         return y
+)";
+
+// Callers of a function without a return annotation see its inferred body (spec rules 1 and
+// 15.6), so an edit inside such a function must re-analyse its callers, although its
+// annotations, and so its annotation-only signature, stay the same.
+const char* const kUnannotated = R"(# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def helper(x: R.Tensor((4,), dtype="float32")):
+        y = R.add(x, x)
+        return y
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        z = Module.helper(x)
+        return z
+
+    @R.function
+    def other(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        w = R.multiply(x, x)
+        return w
 )";
 
 const std::string kKey = "call_graph.rx";
@@ -127,4 +152,31 @@ TEST_CASE("engine: an edit that keeps the call edges re-analyses one function",
   replace_first(engine, "y = Module.ping(x )", "z = Module.leaf(x)\n        y = Module.ping(z)");
   CHECK(engine.last_update(kKey)->reanalysed == 2);
   CHECK(count_code(engine.diagnostics(kKey), "RX2022") == 1);
+}
+
+TEST_CASE("engine: an edit inside an unannotated function re-checks its callers",
+          "[engine][infer]") {
+  Engine engine;
+  engine.open(kKey, kUnannotated);
+  REQUIRE(codes(engine).empty());
+
+  // helper now returns a 0-d tensor: main's return annotation no longer holds.
+  replace_first(engine, "y = R.add(x, x)", "y = R.sum(x)");
+  CHECK(engine.last_update(kKey)->reanalysed == 2);  // helper and its caller main, not other
+  std::vector<std::string> after = codes(engine);
+  CHECK_FALSE(after.empty());
+  CHECK(after == codes_of_fresh_open(*engine.text(kKey)));
+
+  // And back.
+  replace_first(engine, "y = R.sum(x)", "y = R.add(x, x)");
+  CHECK(codes(engine).empty());
+}
+
+TEST_CASE("engine: an edit in an annotated function leaves callers of unannotated ones alone",
+          "[engine][infer]") {
+  Engine engine;
+  engine.open(kKey, kUnannotated);
+  replace_first(engine, "w = R.multiply(x, x)", "w = R.add(x, x)");
+  CHECK(engine.last_update(kKey)->reanalysed == 1);
+  CHECK(codes(engine).empty());
 }
