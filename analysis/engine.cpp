@@ -347,14 +347,8 @@ Engine::State::Analysis Engine::State::analyse_function(const Definition& def) {
     // A bug in a checker must not take the editor down: keep what was reported.
   }
   // Every global the body names, whether or not inference asked for its signature.
-  struct GlobalRefs : IrVisitor {
-    std::unordered_set<std::string>& out;
-    explicit GlobalRefs(std::unordered_set<std::string>& o) : out(o) {}
-    void on_expr(const ir::Expr* e) override {
-      if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(e)) out.insert(gv->name);
-    }
-  } refs(referenced);
-  refs.visit(def.global->function());
+  for (std::string& name : global_names_in(def.global->function()))
+    referenced.insert(std::move(name));
   for (const std::string& name : referenced) {
     auto it = signatures.find(name);
     a.depends.emplace_back(name,

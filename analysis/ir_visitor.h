@@ -1,5 +1,10 @@
 // A pre-order walk over Relax IR shared by the engine's queries and the lints.
 #pragma once
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
 #include "frontend/ir/arena.h"
 #include "frontend/ir/expr.h"
 
@@ -57,5 +62,20 @@ class IrVisitor {
     }
   }
 };
+
+// The names of the globals `e` refers to (calls, call_tir callees, plain references), each
+// once, in walk order.
+inline std::vector<std::string> global_names_in(const ir::Expr* e) {
+  struct Collector : IrVisitor {
+    std::vector<std::string> names;
+    std::unordered_set<std::string_view> seen;
+    void on_expr(const ir::Expr* x) override {
+      if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(x))
+        if (seen.insert(gv->name).second) names.push_back(gv->name);
+    }
+  } collector;
+  collector.visit(e);
+  return std::move(collector.names);
+}
 
 }  // namespace raxc::analysis

@@ -158,15 +158,7 @@ class RecursionInfo {
     if (it != callees_.end()) return it->second;
     std::vector<std::string>& out = callees_[name];
     const ir::GlobalDef* def = module_.find(name);
-    if (def == nullptr || def->function() == nullptr) return out;
-    struct Refs : IrVisitor {
-      std::vector<std::string>& out;
-      explicit Refs(std::vector<std::string>& o) : out(o) {}
-      void on_expr(const ir::Expr* e) override {
-        if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(e)) out.push_back(gv->name);
-      }
-    } refs(out);
-    refs.visit(def->function());
+    if (def != nullptr && def->function() != nullptr) out = global_names_in(def->function());
     return out;
   }
 
