@@ -1,0 +1,355 @@
+// TIR statements -> LLVM control flow. Every loop kind runs as a serial loop for now
+// (`T.parallel`, `T.vectorized`, `T.unroll`, `T.thread_binding` keep their meaning: each
+// iteration is independent or ordered, so serial execution is a valid schedule). Blocks bind
+// their iteration variables, run `T.init()` on the first iteration of their reduction axes and
+// are guarded by `T.where`. Buffers a block or statement allocates live until its scope ends:
+// small constant-size ones on the stack, others in runtime workspace memory.
+#include "backend/codegen/tir_emitter.h"
+
+namespace raxc::backend {
+
+using llvm::Value;
+
+namespace {
+// Allocations up to this size with a constant shape go on the stack (entry block).
+constexpr int64_t kMaxStackBytes = 64 * 1024;
+}  // namespace
+
+void TirEmitter::stmt(const ir::Stmt* s) {
+  if (!s || !builder_.GetInsertBlock()) return;
+  using K = ir::StmtKind;
+  switch (s->kind) {
+    case K::Seq: seq_scope(ir::cast<ir::SeqStmt>(s)->stmts); return;
+    case K::For: for_loop(ir::cast<ir::For>(s)); return;
+    case K::While: while_loop(ir::cast<ir::While>(s)); return;
+    case K::If: if_then_else(ir::cast<ir::IfThenElse>(s)); return;
+    case K::Block: block(ir::cast<ir::Block>(s)); return;
+    case K::BufferStore: store(ir::cast<ir::BufferStore>(s)); return;
+    case K::Let: {
+      const auto* l = ir::cast<ir::LetStmt>(s);
+      Value* v = expr(l->value);
+      if (!v) return;
+      vars_[l->var] = v;
+      stmt(l->body);
+      return;
+    }
+    case K::Evaluate: expr(ir::cast<ir::Evaluate>(s)->value); return;
+    case K::Assert: {
+      const auto* a = ir::cast<ir::AssertStmt>(s);
+      Value* c = expr(a->condition);
+      if (!c) return;
+      std::string message;
+      for (const std::string& m : a->messages) message += (message.empty() ? "" : " ") + m;
+      if (!a->kind_name.empty()) message = a->kind_name + ": " + message;
+      fail_if(builder_.CreateNot(c), error_site(DiagId::RX5009, s->span, {message}, 0));
+      return;
+    }
+    case K::AllocBuffer: allocate(ir::cast<ir::AllocBufferStmt>(s)->buffer, s->span); return;
+    case K::Return: {
+      const auto* r = ir::cast<ir::ReturnStmt>(s);
+      if (r->value) {
+        Value* v = expr(r->value);
+        if (!v) return;
+        ir::DataType t = r->value->dtype;
+        Value* slot = ret_;
+        if (t.is_float()) {
+          builder_.CreateStore(cast(v, t, ir::DataType::Float(64)), slot);
+        } else if (t.is_integer()) {
+          builder_.CreateStore(builder_.CreateIntCast(v, builder_.getInt64Ty(), t.is_int()), slot);
+        } else {
+          unsupported(s->span, "returning a '" + t.str() + "'");
+          return;
+        }
+      }
+      builder_.CreateRet(builder_.getInt32(0));
+      builder_.SetInsertPoint(new_block("after.return"));
+      return;
+    }
+    case K::Break:
+    case K::Continue: {
+      if (loops_.empty()) {
+        unsupported(s->span, "'break'/'continue' outside a loop");
+        return;
+      }
+      builder_.CreateBr(s->kind == K::Break ? loops_.back().break_to : loops_.back().continue_to);
+      builder_.SetInsertPoint(new_block("after.jump"));
+      return;
+    }
+  }
+}
+
+void TirEmitter::seq_scope(const std::vector<const ir::Stmt*>& stmts) {
+  heap_scopes_.emplace_back();
+  for (const ir::Stmt* s : stmts) stmt(s);
+  for (Value* p : heap_scopes_.back())
+    builder_.CreateCall(runtime_function("raxc_workspace_free"), {p});
+  heap_scopes_.pop_back();
+}
+
+void TirEmitter::for_loop(const ir::For* loop) {
+  ir::DataType t = loop->loop_var->dtype;
+  if (!t.is_integer()) {
+    unsupported(loop->span, "a loop over '" + t.str() + "'");
+    return;
+  }
+  Value* begin = expr(loop->min);
+  Value* extent = expr(loop->extent);
+  Value* step = loop->step ? expr(loop->step) : llvm::ConstantInt::get(value_type(t), 1);
+  if (!begin || !extent || !step) return;
+  llvm::Type* vt = value_type(t);
+  begin = builder_.CreateIntCast(begin, vt, loop->min->dtype.is_int());
+  extent = builder_.CreateIntCast(extent, vt, loop->extent->dtype.is_int());
+  step = builder_.CreateIntCast(step, vt, true);
+  Value* end = builder_.CreateAdd(begin, extent);
+
+  llvm::BasicBlock* preheader = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = new_block("for.header");
+  llvm::BasicBlock* body = new_block("for.body");
+  llvm::BasicBlock* latch = new_block("for.latch");
+  llvm::BasicBlock* exit = new_block("for.exit");
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* i = builder_.CreatePHI(vt, 2, loop->loop_var->name);
+  i->addIncoming(begin, preheader);
+  // range(a, b, step) with a negative step counts down (text-format: Python range semantics).
+  Value* in_range = t.is_int() ? builder_.CreateICmpSLT(i, end) : builder_.CreateICmpULT(i, end);
+  if (loop->step && !llvm::isa<llvm::ConstantInt>(step)) {
+    Value* down = builder_.CreateICmpSGT(i, end);
+    in_range = builder_.CreateSelect(builder_.CreateICmpSLT(step, llvm::ConstantInt::get(vt, 0)),
+                                     down, in_range);
+  } else if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(step); c && c->isNegative()) {
+    in_range = builder_.CreateICmpSGT(i, end);
+  }
+  builder_.CreateCondBr(in_range, body, exit);
+
+  builder_.SetInsertPoint(body);
+  vars_[loop->loop_var] = i;
+  loops_.push_back({latch, exit});
+  stmt(loop->body);
+  loops_.pop_back();
+  builder_.CreateBr(latch);
+  builder_.SetInsertPoint(latch);
+  Value* next = builder_.CreateAdd(i, step);
+  i->addIncoming(next, latch);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(exit);
+}
+
+void TirEmitter::while_loop(const ir::While* loop) {
+  llvm::BasicBlock* header = new_block("while.header");
+  llvm::BasicBlock* body = new_block("while.body");
+  llvm::BasicBlock* exit = new_block("while.exit");
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  Value* c = expr(loop->condition);
+  if (!c) return;
+  builder_.CreateCondBr(c, body, exit);
+  builder_.SetInsertPoint(body);
+  loops_.push_back({header, exit});
+  stmt(loop->body);
+  loops_.pop_back();
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(exit);
+}
+
+void TirEmitter::if_then_else(const ir::IfThenElse* s) {
+  Value* c = expr(s->condition);
+  if (!c) return;
+  llvm::BasicBlock* then_bb = new_block("if.then");
+  llvm::BasicBlock* else_bb = s->else_case ? new_block("if.else") : nullptr;
+  llvm::BasicBlock* join = new_block("if.end");
+  builder_.CreateCondBr(c, then_bb, else_bb ? else_bb : join);
+  builder_.SetInsertPoint(then_bb);
+  stmt(s->then_case);
+  builder_.CreateBr(join);
+  if (else_bb) {
+    builder_.SetInsertPoint(else_bb);
+    stmt(s->else_case);
+    builder_.CreateBr(join);
+  }
+  builder_.SetInsertPoint(join);
+}
+
+void TirEmitter::block(const ir::Block* b) {
+  heap_scopes_.emplace_back();
+  for (const ir::IterVar& iv : b->iter_vars) {
+    if (!iv.binding) {
+      // The root block and blocks written without bindings iterate nothing: their variables
+      // take the start of their domain.
+      vars_[iv.var] = iv.dom.min ? expr(iv.dom.min) : nullptr;
+      if (!vars_[iv.var]) vars_[iv.var] = llvm::ConstantInt::get(value_type(iv.var->dtype), 0);
+      continue;
+    }
+    Value* v = expr(iv.binding);
+    if (!v) continue;
+    vars_[iv.var] = cast(v, iv.binding->dtype, iv.var->dtype);
+  }
+  llvm::BasicBlock* skip = nullptr;
+  if (b->predicate) {
+    Value* p = expr(b->predicate);
+    if (p) {
+      llvm::BasicBlock* run = new_block("where.run");
+      skip = new_block("where.skip");
+      builder_.CreateCondBr(p, run, skip);
+      builder_.SetInsertPoint(run);
+    }
+  }
+  for (const ir::Buffer* buffer : b->alloc_buffers) allocate(buffer, b->span);
+  for (const ir::MatchBufferRegion& m : b->match_buffers) match_buffer_region(m, b->span);
+  if (b->init) {
+    // T.init(): on the first iteration of every reduction axis (TVM's definition); a block
+    // without reduction axes runs it every time.
+    Value* first = builder_.getTrue();
+    for (const ir::IterVar& iv : b->iter_vars) {
+      if (iv.iter_type != ir::IterType::Reduce) continue;
+      Value* v = vars_[iv.var];
+      Value* start = iv.dom.min ? expr(iv.dom.min) : nullptr;
+      if (!v || !start) continue;
+      start = cast(start, iv.dom.min->dtype, iv.var->dtype);
+      first = builder_.CreateAnd(first, builder_.CreateICmpEQ(v, start));
+    }
+    llvm::BasicBlock* init = new_block("block.init");
+    llvm::BasicBlock* body = new_block("block.body");
+    builder_.CreateCondBr(first, init, body);
+    builder_.SetInsertPoint(init);
+    stmt(b->init);
+    builder_.CreateBr(body);
+    builder_.SetInsertPoint(body);
+  }
+  stmt(b->body);
+  for (Value* p : heap_scopes_.back())
+    builder_.CreateCall(runtime_function("raxc_workspace_free"), {p});
+  heap_scopes_.pop_back();
+  if (skip) {
+    builder_.CreateBr(skip);
+    builder_.SetInsertPoint(skip);
+  }
+}
+
+void TirEmitter::store(const ir::BufferStore* s) {
+  Value* v = expr(s->value);
+  Value* address = element_address(s->buffer, s->indices, s->span);
+  llvm::Type* t = storage_type(s->buffer->dtype);
+  if (!v || !address) return;
+  if (!t) {
+    unsupported(s->span, "a buffer of dtype '" + s->buffer->dtype.str() + "'");
+    return;
+  }
+  v = cast(v, s->value->dtype, s->buffer->dtype);
+  if (!v) {
+    unsupported(s->span, "storing '" + s->value->dtype.str() + "' into a '" +
+                             s->buffer->dtype.str() + "' buffer");
+    return;
+  }
+  if (s->buffer->dtype.is_bool()) v = builder_.CreateZExt(v, builder_.getInt8Ty());
+  builder_.CreateStore(v, address);
+}
+
+void TirEmitter::allocate(const ir::Buffer* buffer, Span at) {
+  llvm::Type* t = storage_type(buffer->dtype);
+  if (!t) {
+    unsupported(at, "a buffer of dtype '" + buffer->dtype.str() + "'");
+    return;
+  }
+  BufferView view;
+  view.elem_offset = i64(0);
+  // Compact row-major strides from the shape; extents from the shape.
+  Value* count = i64(1);
+  std::vector<Value*> extents;
+  for (const ir::PrimExpr* d : buffer->shape) {
+    Value* e = as_i64(d);
+    if (!e) return;
+    extents.push_back(e);
+  }
+  view.strides.assign(extents.size(), nullptr);
+  for (size_t k = extents.size(); k-- > 0;) {
+    view.strides[k] = count;
+    count = builder_.CreateMul(count, extents[k]);
+  }
+  view.extents = extents;
+  int64_t elem_bytes = buffer->dtype.is_bool() ? 1 : (buffer->dtype.bits + 7) / 8;
+  auto* constant = llvm::dyn_cast<llvm::ConstantInt>(count);
+  if (constant && constant->getSExtValue() * elem_bytes <= kMaxStackBytes) {
+    view.data = entry_alloca(t, count, buffer->name.c_str(), 64);
+  } else {
+    Value* bytes = builder_.CreateMul(count, i64(elem_bytes));
+    Value* p = builder_.CreateCall(runtime_function("raxc_workspace_alloc"),
+                                   {bytes, error_site(DiagId::RX5008, at, {buffer->name}, 1)});
+    fail_if(builder_.CreateIsNull(p), nullptr);
+    heap_scopes_.back().push_back(p);
+    view.data = p;
+  }
+  buffers_[buffer] = std::move(view);
+}
+
+// A block's T.match_buffer(A[i:i+4, :], ...): a view of the source region with the source's
+// strides; the region's start moves the element offset.
+void TirEmitter::match_buffer_region(const ir::MatchBufferRegion& m, Span at) {
+  auto it = buffers_.find(m.source.buffer);
+  if (it == buffers_.end()) {
+    unsupported(at, "a match_buffer of an unbound buffer");
+    return;
+  }
+  const BufferView& src = it->second;
+  BufferView view;
+  view.data = src.data;
+  view.elem_offset = src.elem_offset;
+  for (size_t k = 0; k < m.source.region.size() && k < src.strides.size(); ++k) {
+    Value* start = as_i64(m.source.region[k].min);
+    if (!start) return;
+    view.elem_offset = builder_.CreateAdd(view.elem_offset, builder_.CreateMul(start, src.strides[k]));
+  }
+  // The view keeps the innermost strides of the source for its own axes.
+  size_t rank = m.buffer->shape.size();
+  if (rank > src.strides.size()) {
+    unsupported(at, "a match_buffer with more axes than its source");
+    return;
+  }
+  view.strides.assign(src.strides.end() - static_cast<long>(rank), src.strides.end());
+  for (const ir::PrimExpr* d : m.buffer->shape) {
+    Value* e = as_i64(d);
+    if (!e) return;
+    view.extents.push_back(e);
+  }
+  buffers_[m.buffer] = std::move(view);
+}
+
+Value* TirEmitter::element_address(const ir::Buffer* buffer,
+                                   const std::vector<const ir::PrimExpr*>& indices, Span at) {
+  auto it = buffers_.find(buffer);
+  if (it == buffers_.end()) {
+    unsupported(at, "buffer '" + buffer->name + "' used where it is not allocated or bound");
+    return nullptr;
+  }
+  const BufferView& view = it->second;
+  llvm::Type* t = storage_type(buffer->dtype);
+  if (!t) return nullptr;
+  if (indices.size() != view.strides.size()) {
+    // A flat access to a multi-dimensional buffer (TVM's flattened form) indexes the elements.
+    if (indices.size() != 1) {
+      unsupported(at, "an access to '" + buffer->name + "' with " +
+                          std::to_string(indices.size()) + " indices");
+      return nullptr;
+    }
+  }
+  Value* offset = view.elem_offset;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    Value* index = as_i64(indices[k]);
+    if (!index) return nullptr;
+    bool flat = indices.size() != view.strides.size();
+    if (options_.check_bounds) {
+      Value* extent = flat ? nullptr : view.extents[k];
+      if (flat) {
+        extent = i64(1);
+        for (Value* e : view.extents) extent = builder_.CreateMul(extent, e);
+      }
+      Value* bad = builder_.CreateICmpUGE(index, extent);  // unsigned: also catches negatives
+      fail_if(bad, error_site(DiagId::RX5011, at, {buffer->name, std::to_string(k)}, 2),
+              {index, extent});
+    }
+    offset = builder_.CreateAdd(offset, flat ? index : builder_.CreateMul(index, view.strides[k]));
+  }
+  return builder_.CreateGEP(t, view.data, offset);
+}
+
+}  // namespace raxc::backend

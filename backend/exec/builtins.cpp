@@ -1,0 +1,338 @@
+// The operators Relax itself defines (not the tensor operators, which legalize to TIR): the
+// call_tir family into compiled kernels, packed calls, shapes, printing and assertions,
+// closures, devices and explicit allocation. One handler per operator, found by name.
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+#include "backend/exec/checks.h"
+#include "backend/exec/interpreter.h"
+
+namespace raxc::backend {
+
+using runtime::Value;
+
+namespace {
+
+using OpHandler = Value (*)(Interpreter&, const ir::Call*, Frame&);
+
+std::vector<Value> eval_args(Interpreter& in, const ir::Call* c, Frame& frame, size_t first = 0) {
+  std::vector<Value> out;
+  for (size_t i = first; i < c->args.size(); ++i) out.push_back(in.eval(c->args[i], frame));
+  return out;
+}
+
+// The fields of a tuple value, or the value itself.
+std::vector<Value> flatten(Value v) {
+  if (auto* t = std::get_if<runtime::Tuple>(&v.v)) return std::move(t->fields);
+  return {std::move(v)};
+}
+
+const ir::GlobalDef& callee_prim_func(Interpreter& in, const ir::Call* c) {
+  const auto* gv = c->args.empty() ? nullptr : ir::dyn_cast<ir::GlobalVar>(c->args[0]);
+  const ir::GlobalDef* g = gv ? in.program.module->find(gv->name) : nullptr;
+  if (!g || !g->prim_func())
+    raise(DiagId::RX5000, c->span, {"a call_tir whose callee is not a PrimFunc of the module"});
+  return *g;
+}
+
+// The tensors an out_sinfo describes, allocated (symbolic dimensions from the frame).
+std::vector<runtime::TensorPtr> allocate_outputs(Interpreter& in, const ir::Call* c,
+                                                 Frame& frame) {
+  if (c->sinfo_args.empty()) raise(DiagId::RX5000, c->span, {"a call without out_sinfo"});
+  std::vector<const ir::StructInfo*> outs;
+  if (const auto* t = ir::dyn_cast<ir::TupleSInfo>(c->sinfo_args[0])) outs = t->fields;
+  else outs.push_back(c->sinfo_args[0]);
+  std::vector<runtime::TensorPtr> tensors;
+  for (const ir::StructInfo* s : outs) {
+    const auto* ts = ir::dyn_cast<ir::TensorSInfo>(s);
+    const auto* shape = ts ? ir::dyn_cast<ir::ShapeExpr>(ts->shape) : nullptr;
+    if (!shape || ts->dtype.is_void())
+      raise(DiagId::RX5000, s->span,
+            {"an output whose shape or dtype is not known (out_sinfo must give both)"});
+    std::vector<int64_t> dims;
+    for (const ir::PrimExpr* d : shape->values) dims.push_back(eval_dim(d, frame));
+    tensors.push_back(in.allocate(dims, ts->dtype, s->span));
+  }
+  return tensors;
+}
+
+Value outputs_value(const ir::Call* c, std::vector<Value> outs) {
+  if (ir::isa<ir::TupleSInfo>(c->sinfo_args[0])) return runtime::Tuple{std::move(outs)};
+  return std::move(outs[0]);
+}
+
+// R.call_tir(f, (inputs...), out_sinfo, tir_vars): f(inputs..., outputs..., tir_vars...).
+Value call_tir(Interpreter& in, const ir::Call* c, Frame& frame) {
+  const ir::GlobalDef& g = callee_prim_func(in, c);
+  std::vector<Value> args = c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
+  std::vector<runtime::TensorPtr> outputs = allocate_outputs(in, c, frame);
+  for (const runtime::TensorPtr& t : outputs) args.push_back(t);
+  if (c->args.size() > 2) {
+    Value tir_vars = in.eval(c->args[2], frame);
+    if (const auto* s = tir_vars.get_if<runtime::Shape>())
+      for (int64_t d : s->dims) args.push_back(runtime::Prim{DLDataType{kDLInt, 64, 1}, d, 0});
+  }
+  in.call_prim_func(g, *g.prim_func(), args, c->span);
+  std::vector<Value> outs(outputs.begin(), outputs.end());
+  return outputs_value(c, std::move(outs));
+}
+
+// R.call_tir_inplace(f, (inputs...), out_sinfo, inplace_indices=[...]): output i is input
+// inplace_indices[i] (written in place) or, for -1, a new tensor passed after the inputs.
+Value call_tir_inplace(Interpreter& in, const ir::Call* c, Frame& frame) {
+  const ir::GlobalDef& g = callee_prim_func(in, c);
+  std::vector<Value> inputs = flatten(in.eval(c->args[1], frame));
+  std::vector<int64_t> indices;
+  if (const ir::AttrValue* a = c->attrs.find("inplace_indices")) {
+    if (const auto* list = a->get_if<ir::AttrValue::List>()) {
+      for (const ir::AttrValue& v : *list)
+        if (const auto* i = v.get_if<int64_t>()) indices.push_back(*i);
+    } else if (const auto* i = a->get_if<int64_t>()) {
+      indices.push_back(*i);
+    }
+  }
+  std::vector<runtime::TensorPtr> fresh = allocate_outputs(in, c, frame);
+  std::vector<Value> args = inputs, outs;
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    int64_t index = i < indices.size() ? indices[i] : -1;
+    if (index >= 0 && index < static_cast<int64_t>(inputs.size())) {
+      outs.push_back(inputs[index]);
+    } else {
+      args.push_back(fresh[i]);
+      outs.push_back(fresh[i]);
+    }
+  }
+  if (c->args.size() > 2) {
+    Value tir_vars = in.eval(c->args[2], frame);
+    if (const auto* s = tir_vars.get_if<runtime::Shape>())
+      for (int64_t d : s->dims) args.push_back(runtime::Prim{DLDataType{kDLInt, 64, 1}, d, 0});
+  }
+  in.call_prim_func(g, *g.prim_func(), args, c->span);
+  return outputs_value(c, std::move(outs));
+}
+
+std::string packed_symbol(Interpreter& in, const ir::Expr* e, Frame& frame) {
+  if (const auto* ef = ir::dyn_cast<ir::ExternFunc>(e)) return ef->global_symbol;
+  if (const auto* s = ir::dyn_cast<ir::StringImm>(e)) return s->value;
+  Value v = in.eval(e, frame);
+  if (const auto* c = v.get_if<runtime::CallablePtr>())
+    if (const auto* p = dynamic_cast<const PackedRef*>(c->get())) return p->symbol;
+  raise(DiagId::RX5000, e->span, {"a packed call whose callee is not a name"});
+}
+
+// R.call_pure_packed(f, args...) / R.call_packed(f, args...): f(args...).
+Value call_packed_op(Interpreter& in, const ir::Call* c, Frame& frame) {
+  if (c->args.empty()) raise(DiagId::RX5000, c->span, {"a packed call without a callee"});
+  std::string symbol = packed_symbol(in, c->args[0], frame);
+  return in.call_packed(symbol, eval_args(in, c, frame, 1), c->span);
+}
+
+// R.call_dps_packed(f, (inputs...), out_sinfo): f(inputs..., outputs...).
+Value call_dps_packed(Interpreter& in, const ir::Call* c, Frame& frame) {
+  std::string symbol = packed_symbol(in, c->args[0], frame);
+  if (!find_packed(symbol)) raise(DiagId::RX5022, c->span, {symbol});
+  std::vector<Value> args = c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
+  std::vector<runtime::TensorPtr> outputs = allocate_outputs(in, c, frame);
+  for (const runtime::TensorPtr& t : outputs) args.push_back(t);
+  in.call_packed(symbol, args, c->span);
+  return outputs_value(c, std::vector<Value>(outputs.begin(), outputs.end()));
+}
+
+const runtime::TensorPtr& tensor_arg(const Value& v, const char* op, Span at) {
+  const runtime::TensorPtr* t = v.tensor();
+  if (!t) raise(DiagId::RX5020, at, {std::string("the argument of ") + op, "a tensor", "it is " + describe_value(v)});
+  return *t;
+}
+
+Value shape_of(Interpreter& in, const ir::Call* c, Frame& frame) {
+  Value v = in.eval(c->args.at(0), frame);
+  return runtime::Shape{tensor_arg(v, "R.shape_of", c->span)->shape()};
+}
+
+Value tensor_to_shape(Interpreter& in, const ir::Call* c, Frame& frame) {
+  Value v = in.eval(c->args.at(0), frame);
+  const runtime::TensorPtr& t = tensor_arg(v, "R.tensor_to_shape", c->span);
+  if (t->ndim() != 1 || t->dtype().code == kDLFloat)
+    raise(DiagId::RX5020, c->span,
+          {"the argument of R.tensor_to_shape", "a 1-d integer tensor", "it is " + describe_value(v)});
+  runtime::Shape s;
+  for (int64_t i = 0; i < t->numel(); ++i) s.dims.push_back(t->get_i64(i));
+  return s;
+}
+
+Value shape_to_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {
+  Value v = in.eval(c->args.at(0), frame);
+  const auto* s = v.get_if<runtime::Shape>();
+  if (!s)
+    raise(DiagId::RX5020, c->span, {"the argument of R.shape_to_tensor", "a shape", "it is " + describe_value(v)});
+  runtime::TensorPtr t =
+      in.allocate({static_cast<int64_t>(s->dims.size())}, ir::DataType::Int(64), c->span);
+  for (size_t i = 0; i < s->dims.size(); ++i) t->set_i64(static_cast<int64_t>(i), s->dims[i]);
+  return t;
+}
+
+// Python's str.format with positional `{}` fields, which is how TVM formats R.print and
+// R.assert_op messages.
+std::string format_values(Interpreter& in, const std::string& format, const std::vector<Value>& values) {
+  auto text = [&](const Value& v) {
+    if (const auto* s = v.get_if<runtime::String>()) return s->value;
+    return in.options.format ? in.options.format(v) : describe_value(v);
+  };
+  if (format.empty()) {
+    std::string out;
+    for (size_t i = 0; i < values.size(); ++i) out += (i ? " " : "") + text(values[i]);
+    return out;
+  }
+  std::string out;
+  size_t next = 0;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '{') {
+      out += '{';
+      ++i;
+    } else if (format[i] == '}' && i + 1 < format.size() && format[i + 1] == '}') {
+      out += '}';
+      ++i;
+    } else if (format[i] == '{') {
+      size_t close = format.find('}', i);
+      if (close == std::string::npos) {
+        out += format.substr(i);
+        break;
+      }
+      std::string field = format.substr(i + 1, close - i - 1);
+      size_t index = next++;
+      if (!field.empty() && std::isdigit(static_cast<unsigned char>(field[0])))
+        index = std::stoul(field);
+      out += index < values.size() ? text(values[index]) : "{" + field + "}";
+      i = close;
+    } else {
+      out += format[i];
+    }
+  }
+  return out;
+}
+
+std::string format_attr(const ir::Call* c) {
+  if (const ir::AttrValue* a = c->attrs.find("format"))
+    if (const auto* s = a->get_if<std::string>()) return *s;
+  return {};
+}
+
+Value print(Interpreter& in, const ir::Call* c, Frame& frame) {
+  std::vector<Value> values = eval_args(in, c, frame);
+  std::string format = format_attr(c);
+  // The printed form keeps a leading format string argument, as TVM's printer emits it.
+  if (format.empty() && !values.empty() && values[0].is<runtime::String>() &&
+      ir::isa<ir::StringImm>(c->args[0])) {
+    format = values[0].get_if<runtime::String>()->value;
+    values.erase(values.begin());
+  }
+  in.out() << format_values(in, format, values) << "\n";
+  return runtime::Null{};
+}
+
+Value assert_op(Interpreter& in, const ir::Call* c, Frame& frame) {
+  std::vector<Value> values = eval_args(in, c, frame);
+  if (values.empty()) raise(DiagId::RX5000, c->span, {"R.assert_op without a condition"});
+  if (in.condition(values[0], c->args[0]->span)) return runtime::Null{};
+  std::vector<Value> rest(values.begin() + 1, values.end());
+  std::string format = format_attr(c);
+  if (format.empty() && !rest.empty() && rest[0].is<runtime::String>()) {
+    format = rest[0].get_if<runtime::String>()->value;
+    rest.erase(rest.begin());
+  }
+  raise(DiagId::RX5023, c->span, {format_values(in, format, rest)});
+}
+
+Value null_value(Interpreter&, const ir::Call*, Frame&) { return runtime::Null{}; }
+
+Value hint_on_device(Interpreter& in, const ir::Call* c, Frame& frame) {
+  return in.eval(c->args.at(0), frame);
+}
+
+// Every vdevice of a CPU run is host memory; moving to another one is a copy (the value no
+// longer aliases its source, as on a real second device).
+Value to_vdevice(Interpreter& in, const ir::Call* c, Frame& frame) {
+  Value v = in.eval(c->args.at(0), frame);
+  const runtime::TensorPtr& t = tensor_arg(v, "R.to_vdevice", c->span);
+  runtime::TensorPtr out = runtime::Tensor::empty(t->shape(), t->dtype());
+  if (!out) raise(DiagId::RX5026, c->span, {"of the source", runtime::dtype_name(t->dtype())});
+  std::memcpy(out->data(), t->data(), static_cast<size_t>(t->nbytes()));
+  return out;
+}
+
+Value make_closure(Interpreter& in, const ir::Call* c, Frame& frame) {
+  const auto* gv = ir::dyn_cast<ir::GlobalVar>(c->args.at(0));
+  const ir::GlobalDef* g = gv ? in.program.module->find(gv->name) : nullptr;
+  if (!g) raise(DiagId::RX5000, c->span, {"R.make_closure of something other than a global"});
+  auto closure = std::make_shared<Closure>();
+  closure->global = g;
+  closure->name = g->gvar->name;
+  closure->bound = c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
+  return runtime::CallablePtr(closure);
+}
+
+Value invoke_closure(Interpreter& in, const ir::Call* c, Frame& frame) {
+  Value callee = in.eval(c->args.at(0), frame);
+  std::vector<Value> args = c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
+  return in.call_value(callee, std::move(args), c->span);
+}
+
+// R.builtin.alloc_tensor(shape, dtype, runtime_device_index): a new (zeroed) tensor.
+Value alloc_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {
+  Value shape = in.eval(c->args.at(0), frame);
+  Value dtype = in.eval(c->args.at(1), frame);
+  const auto* s = shape.get_if<runtime::Shape>();
+  const auto* d = dtype.get_if<runtime::DType>();
+  if (!s || !d) raise(DiagId::RX5000, c->span, {"R.builtin.alloc_tensor with these arguments"});
+  runtime::TensorPtr t = runtime::Tensor::empty(s->dims, d->dtype);
+  if (!t) {
+    std::string dims = describe_value(shape);
+    raise(DiagId::RX5026, c->span, {dims, runtime::dtype_name(d->dtype)});
+  }
+  return t;
+}
+
+const std::unordered_map<std::string_view, OpHandler>& op_table() {
+  static const std::unordered_map<std::string_view, OpHandler> table = {
+      {"relax.call_tir", call_tir},
+      {"relax.call_tir_with_grad", call_tir},
+      {"relax.call_tir_inplace", call_tir_inplace},
+      {"relax.call_dps_packed", call_dps_packed},
+      {"relax.call_packed", call_packed_op},
+      {"relax.call_pure_packed", call_packed_op},
+      {"relax.call_inplace_packed", call_packed_op},
+      {"relax.shape_of", shape_of},
+      {"relax.tensor_to_shape", tensor_to_shape},
+      {"relax.shape_to_tensor", shape_to_tensor},
+      {"relax.print", print},
+      {"relax.assert_op", assert_op},
+      {"relax.null_value", null_value},
+      {"relax.hint_on_device", hint_on_device},
+      {"relax.to_vdevice", to_vdevice},
+      {"relax.make_closure", make_closure},
+      {"relax.invoke_closure", invoke_closure},
+      {"relax.invoke_pure_closure", invoke_closure},
+      {"relax.builtin.alloc_tensor", alloc_tensor},
+  };
+  return table;
+}
+
+}  // namespace
+
+Value Interpreter::call_op(const std::string& op, const ir::Call* c, Frame& frame) {
+  auto it = op_table().find(op);
+  if (it != op_table().end()) return it->second(*this, c, frame);
+  std::string name = op.starts_with("relax.") ? "R." + op.substr(6) : op;
+  raise(DiagId::RX5000, c->op->span, {"the operator '" + name + "' (it has no lowering to TIR yet)"});
+}
+
+std::ostream& Interpreter::out() { return options.out ? *options.out : std::cout; }
+
+const PackedFunction* find_packed(const std::string& symbol) {
+  static const std::unordered_map<std::string, PackedFunction> registry = {};
+  auto it = registry.find(symbol);
+  return it == registry.end() ? nullptr : &it->second;
+}
+
+}  // namespace raxc::backend

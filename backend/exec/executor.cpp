@@ -1,0 +1,320 @@
+// The Relax evaluator (see executor.h): one handler per expression kind, calls dispatched by
+// callee kind, operators by name through the builtin table (builtins.cpp).
+#include "backend/exec/executor.h"
+
+#include <iostream>
+
+#include "backend/exec/checks.h"
+#include "backend/exec/interpreter.h"
+#include "backend/runtime/error.h"
+#include "frontend/printer/printer.h"
+
+namespace raxc::backend {
+
+using runtime::Value;
+
+Executor::Executor(Program program, const KernelLibrary& kernels, ExecOptions options)
+    : impl_(std::make_unique<Interpreter>(std::move(program), kernels, std::move(options))) {}
+Executor::~Executor() = default;
+
+std::optional<Value> Executor::call(const ir::GlobalDef& entry, std::vector<Value> args,
+                                    Diagnostic* error) {
+  try {
+    return impl_->call_global(entry, std::move(args), entry.gvar->span);
+  } catch (ExecError& e) {
+    if (error) *error = std::move(e.diagnostic);
+    return std::nullopt;
+  }
+}
+
+Interpreter::Interpreter(Program program, const KernelLibrary& kernels, ExecOptions options)
+    : program(std::move(program)), kernels(kernels), options(std::move(options)) {}
+
+// ------------------------------------------------------------------------------------ calls
+
+Value Interpreter::call_global(const ir::GlobalDef& g, std::vector<Value> args, Span call_site) {
+  if (const ir::PrimFunc* pf = g.prim_func()) return call_prim_func(g, *pf, args, call_site);
+  if (const ir::ExternFunc* ef = g.extern_func()) return call_packed(ef->global_symbol, args, call_site);
+  const ir::Function* f = program.function ? program.function(g) : nullptr;
+  if (!f) raise(DiagId::RX5000, g.gvar->span, {"function '" + g.gvar->name + "' (not analysed)"});
+  return call_function(*f, g.gvar->name, nullptr, std::move(args), call_site);
+}
+
+Value Interpreter::call_function(const ir::Function& f, const std::string& name, const Frame* captured,
+                          std::vector<Value> args, Span call_site) {
+  if (depth >= options.max_call_depth)
+    raise(DiagId::RX5024, call_site, {std::to_string(options.max_call_depth)});
+  struct DepthGuard {
+    int& d;
+    explicit DepthGuard(int& d) : d(d) { ++d; }
+    ~DepthGuard() { --d; }
+  } guard(depth);
+
+  if (args.size() != f.params.size())
+    raise(DiagId::RX5002, call_site,
+          {name, std::to_string(f.params.size()), std::to_string(args.size())});
+  Frame frame;
+  if (captured) frame = *captured;
+  StructMatcher matcher(frame);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ir::Var* param = f.params[i];
+    if (auto why = matcher.bind(args[i], param->annotation))
+      param_error(f, name, i, *why, call_site);
+  }
+  if (auto failed = matcher.finish()) param_error(f, name, failed->first, failed->second, call_site);
+  for (size_t i = 0; i < args.size(); ++i) frame.vars[f.params[i]] = std::move(args[i]);
+
+  Value result = eval(f.body, frame);
+  if (f.ret_struct_info) {
+    if (auto why = match_struct_info(result, f.ret_struct_info, frame)) {
+      Diagnostic d = make_diagnostic(
+          DiagId::RX5020, f.body->body ? f.body->body->span : f.span,
+          {"the value returned by '" + name + "'", printer::print_struct_info(f.ret_struct_info),
+           *why});
+      d.note(f.ret_struct_info->span, "the return annotation is here");
+      throw ExecError{std::move(d)};
+    }
+  }
+  return result;
+}
+
+void Interpreter::param_error(const ir::Function& f, const std::string& name, size_t index,
+                       const std::string& why, Span call_site) {
+  const ir::Var* param = f.params[index];
+  Diagnostic d = make_diagnostic(
+      DiagId::RX5020, param->span,
+      {"argument '" + param->name + "' of '" + name + "'",
+       printer::print_struct_info(param->annotation), why});
+  if (!call_site.empty() && call_site != f.span) d.note(call_site, "in this call");
+  throw ExecError{std::move(d)};
+}
+
+Value Interpreter::call_value(const Value& callee, std::vector<Value> args, Span call_site) {
+  const auto* c = callee.get_if<runtime::CallablePtr>();
+  if (!c) raise(DiagId::RX5027, call_site, {"this value", describe_value(callee)});
+  if (const auto* g = dynamic_cast<const GlobalRef*>(c->get()))
+    return call_global(*g->global, std::move(args), call_site);
+  if (const auto* closure = dynamic_cast<const Closure*>(c->get())) {
+    std::vector<Value> all = closure->bound;
+    for (Value& a : args) all.push_back(std::move(a));
+    if (closure->global) return call_global(*closure->global, std::move(all), call_site);
+    return call_function(*closure->function, closure->name, closure->captured.get(),
+                         std::move(all), call_site);
+  }
+  if (const auto* p = dynamic_cast<const PackedRef*>(c->get()))
+    return call_packed(p->symbol, args, call_site);
+  raise(DiagId::RX5027, call_site, {"this value", (*c)->describe()});
+}
+
+// A PrimFunc called directly (`cls.f(x, y)`) or through call_tir: tensors by DLTensor, scalars
+// by value; a non-zero status is the kernel's recorded error, located where the kernel
+// raised it, with a note at the call.
+Value Interpreter::call_prim_func(const ir::GlobalDef& g, const ir::PrimFunc& pf,
+                           const std::vector<Value>& args, Span call_site) {
+  RaxcPackedFunc kernel = kernels.find(g.gvar->name);
+  if (!kernel) raise(DiagId::RX5000, call_site, {"PrimFunc '" + g.gvar->name + "' (not compiled)"});
+  std::vector<RaxcArg> packed(args.size());
+  std::vector<int32_t> kinds(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Value& a = args[i];
+    if (const runtime::TensorPtr* t = a.tensor()) {
+      packed[i].tensor = (*t)->dl();
+      kinds[i] = RAXC_ARG_TENSOR;
+    } else if (const auto* p = a.get_if<runtime::Prim>()) {
+      if (p->is_float()) {
+        packed[i].f64 = p->f;
+        kinds[i] = RAXC_ARG_FLOAT;
+      } else {
+        packed[i].i64 = p->i;
+        kinds[i] = RAXC_ARG_INT;
+      }
+    } else {
+      raise(DiagId::RX5003, call_site,
+            {std::to_string(i), g.gvar->name, "a tensor or a scalar, not " + describe_value(a)});
+    }
+  }
+  RaxcArg ret{};
+  ret.i64 = 0;
+  int32_t status = kernel(packed.data(), kinds.data(), static_cast<int32_t>(packed.size()), &ret);
+  if (status != 0) kernel_error(call_site);
+  if (pf.ret_type && !pf.ret_type->is_void()) {
+    runtime::Prim p;
+    p.dtype = to_dl(*pf.ret_type);
+    if (pf.ret_type->is_float()) p.f = ret.f64;
+    else p.i = ret.i64;
+    return p;
+  }
+  return runtime::Null{};
+}
+
+[[noreturn]] void Interpreter::kernel_error(Span call_site) {
+  std::optional<runtime::RuntimeError> e = runtime::take_last_error();
+  if (!e) raise(DiagId::RX5000, call_site, {"a kernel that failed without an error"});
+  std::optional<DiagId> id = find_diagnostic(e->code);
+  Diagnostic d = make_diagnostic(id.value_or(DiagId::RX5000), Span{e->begin, e->end}, e->args);
+  if (!call_site.empty() && !(call_site == d.span)) d.note(call_site, "called from here");
+  throw ExecError{std::move(d)};
+}
+
+Value Interpreter::call_packed(const std::string& symbol, const std::vector<Value>& args, Span call_site) {
+  const PackedFunction* fn = find_packed(symbol);
+  if (!fn) raise(DiagId::RX5022, call_site, {symbol});
+  return (*fn)(*this, args, call_site);
+}
+
+// ------------------------------------------------------------------------------ expressions
+
+Value Interpreter::eval(const ir::Expr* e, Frame& frame) {
+  using K = ir::ExprKind;
+  switch (e->kind) {
+    case K::Var:
+    case K::DataflowVar: {
+      auto it = frame.vars.find(ir::cast<ir::Var>(e));
+      if (it == frame.vars.end())
+        raise(DiagId::RX5000, e->span,
+              {"variable '" + ir::cast<ir::Var>(e)->name + "' read before it has a value"});
+      return it->second;
+    }
+    case K::Constant: return constant(ir::cast<ir::Constant>(e));
+    case K::GlobalVar: {
+      const ir::GlobalDef* g = program.module->find(ir::cast<ir::GlobalVar>(e)->name);
+      if (!g) raise(DiagId::RX5000, e->span, {"an undefined global"});
+      auto ref = std::make_shared<GlobalRef>();
+      ref->global = g;
+      return runtime::CallablePtr(ref);
+    }
+    case K::Tuple: {
+      runtime::Tuple t;
+      for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) t.fields.push_back(eval(f, frame));
+      return t;
+    }
+    case K::TupleGetItem: {
+      const auto* g = ir::cast<ir::TupleGetItem>(e);
+      Value t = eval(g->tuple, frame);
+      const auto* tuple = t.get_if<runtime::Tuple>();
+      if (!tuple || g->index < 0 || g->index >= static_cast<int64_t>(tuple->fields.size()))
+        raise(DiagId::RX5020, e->span,
+              {"the tuple", "a tuple with field " + std::to_string(g->index),
+               "it is " + describe_value(t)});
+      return tuple->fields[g->index];
+    }
+    case K::SeqExpr: return seq(ir::cast<ir::SeqExpr>(e), frame);
+    case K::PrimValue: {
+      const auto* p = ir::cast<ir::PrimValue>(e);
+      Scalar s = eval_prim(p->value, frame);
+      runtime::Prim v;
+      v.dtype = to_dl(p->value->dtype);
+      if (p->value->dtype.is_float()) v.f = s.as_f64();
+      else v.i = s.is_float ? static_cast<int64_t>(s.f) : s.i;
+      return v;
+    }
+    case K::StringImm: return runtime::String{ir::cast<ir::StringImm>(e)->value};
+    case K::DataTypeImm: return runtime::DType{to_dl(ir::cast<ir::DataTypeImm>(e)->value)};
+    case K::ShapeExpr: {
+      runtime::Shape s;
+      for (const ir::PrimExpr* d : ir::cast<ir::ShapeExpr>(e)->values)
+        s.dims.push_back(eval_dim(d, frame));
+      return s;
+    }
+    case K::Function: {
+      auto closure = std::make_shared<Closure>();
+      closure->function = ir::cast<ir::Function>(e);
+      closure->captured = std::make_shared<Frame>(frame);
+      closure->name = "<nested function>";
+      return runtime::CallablePtr(closure);
+    }
+    case K::If: {
+      const auto* i = ir::cast<ir::If>(e);
+      Value c = eval(i->cond, frame);
+      return seq(condition(c, i->cond->span) ? i->true_branch : i->false_branch, frame);
+    }
+    case K::ExternFunc: {
+      auto ref = std::make_shared<PackedRef>();
+      ref->symbol = ir::cast<ir::ExternFunc>(e)->global_symbol;
+      return runtime::CallablePtr(ref);
+    }
+    case K::Call: return call_expr(ir::cast<ir::Call>(e), frame);
+    case K::Op: raise(DiagId::RX5000, e->span, {"an operator used as a value"});
+  }
+  raise(DiagId::RX5000, e->span, {"this expression"});
+}
+
+bool Interpreter::condition(const Value& c, Span at) {
+  if (const runtime::TensorPtr* t = c.tensor()) {
+    if ((*t)->ndim() == 0) return (*t)->get_f64(0) != 0;
+  } else if (const auto* p = c.get_if<runtime::Prim>()) {
+    return p->as_f64() != 0;
+  }
+  raise(DiagId::RX5025, at, {describe_value(c)});
+}
+
+Value Interpreter::seq(const ir::SeqExpr* s, Frame& frame) {
+  for (const ir::BindingBlock* block : s->blocks) {
+    for (const ir::Binding* b : block->bindings) {
+      Value v = eval(b->value, frame);
+      if (b->match_cast) {
+        if (auto why = match_struct_info(v, b->match_cast, frame))
+          raise(DiagId::RX5020, b->span,
+                {"the value of R.match_cast", printer::print_struct_info(b->match_cast), *why});
+      } else if (b->var->annotation) {
+        if (auto why = match_struct_info(v, b->var->annotation, frame))
+          raise(DiagId::RX5020, b->span,
+                {"the value of '" + b->var->name + "'",
+                 printer::print_struct_info(b->var->annotation), *why});
+      }
+      frame.vars[b->var] = std::move(v);
+    }
+  }
+  return eval(s->body, frame);
+}
+
+Value Interpreter::call_expr(const ir::Call* c, Frame& frame) {
+  if (const auto* op = ir::dyn_cast<ir::Op>(c->op)) return call_op(op->name, c, frame);
+  std::vector<Value> args;
+  args.reserve(c->args.size());
+  for (const ir::Expr* a : c->args) args.push_back(eval(a, frame));
+  if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(c->op)) {
+    const ir::GlobalDef* g = program.module->find(gv->name);
+    if (!g) raise(DiagId::RX5000, c->span, {"a call of an undefined global"});
+    return call_global(*g, std::move(args), c->span);
+  }
+  if (const auto* ef = ir::dyn_cast<ir::ExternFunc>(c->op))
+    return call_packed(ef->global_symbol, args, c->span);
+  return call_value(eval(c->op, frame), std::move(args), c->span);
+}
+
+Value Interpreter::constant(const ir::Constant* c) {
+  auto it = constants.find(c);
+  if (it != constants.end()) return it->second;
+  if (!c->has_data())
+    raise(DiagId::RX5021, c->span,
+          {"metadata[\"" + c->metadata->key + "\"][" + std::to_string(c->metadata->index) + "]"});
+  runtime::TensorPtr t = allocate(c->shape, c->dtype, c->span);
+  if (static_cast<int64_t>(c->data.size()) != t->nbytes())
+    raise(DiagId::RX5000, c->span, {"a constant whose data does not fill its shape"});
+  std::copy(c->data.begin(), c->data.end(), static_cast<uint8_t*>(t->data()));
+  constants.emplace(c, t);
+  return t;
+}
+
+runtime::TensorPtr Interpreter::allocate(const std::vector<int64_t>& shape, ir::DataType dtype, Span at) {
+  runtime::TensorPtr t = runtime::Tensor::empty(shape, to_dl(dtype));
+  if (!t) {
+    std::string dims = "(";
+    for (size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
+    raise(DiagId::RX5026, at, {dims + (shape.size() == 1 ? ",)" : ")"), dtype.str()});
+  }
+  return t;
+}
+
+DLDataType to_dl(ir::DataType t) {
+  if (t.is_bool()) return DLDataType{kDLUInt, 1, 1};
+  uint8_t code = t.is_int() ? kDLInt
+                 : t.is_integer() ? kDLUInt
+                 : t.code == ir::DataType::Code::BFloat ? kDLBfloat
+                 : t.code == ir::DataType::Code::Float ? kDLFloat
+                                                       : kDLOpaqueHandle;
+  return DLDataType{code, t.bits, t.lanes};
+}
+
+}  // namespace raxc::backend

@@ -1,0 +1,52 @@
+// Runs Relax functions (seed spec "Semantics") over the analysed module: bindings in order,
+// dataflow blocks, If, tuples, nested functions and closures, calls of globals (recursion
+// included, up to a depth limit), PrimFuncs through call_tir and direct calls into the
+// compiled kernels, and the builtins of the language (shape_of, print, assert_op, ...).
+// Annotations are checked where the spec says values meet them — every parameter on entry
+// (symbolic variables bound in parameter order), R.match_cast, the return value, every call_tir
+// output — and a failed check is a located RX5xxx diagnostic, never a crash.
+//
+// The executor walks the normalised IR the analysis produced; kernels are the machine code of
+// backend/jit. It never re-parses or re-infers.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include "backend/jit/kernels.h"
+#include "backend/runtime/value.h"
+#include "frontend/diagnostics.h"
+#include "frontend/ir/module.h"
+
+namespace raxc::backend {
+
+struct Program {
+  const ir::IRModule* module = nullptr;
+  // The normal form of a global Relax function (analysis::Engine::normalized), or null.
+  std::function<const ir::Function*(const ir::GlobalDef&)> function;
+};
+
+struct ExecOptions {
+  int max_call_depth = 4096;
+  std::ostream* out = nullptr;  // where R.print writes (null: std::cout)
+  // How R.print and R.assert_op show a value (the driver passes the numpy-style printer).
+  std::function<std::string(const runtime::Value&)> format;
+};
+
+class Executor {
+ public:
+  Executor(Program program, const KernelLibrary& kernels, ExecOptions options = {});
+  ~Executor();
+
+  // Calls the Relax function `entry` with `args`. On failure returns nullopt and sets `*error`
+  // (its span is an IR span of the module).
+  std::optional<runtime::Value> call(const ir::GlobalDef& entry, std::vector<runtime::Value> args,
+                                     Diagnostic* error);
+
+ private:
+  std::unique_ptr<class Interpreter> impl_;
+};
+
+}  // namespace raxc::backend

@@ -1,0 +1,53 @@
+// What one activation of a Relax function sees while it runs (private to backend/exec): the
+// values of its variables and of its symbolic shape variables, the callables the executor
+// creates, and the error type the executor unwinds with (it never crosses a kernel frame:
+// kernels return a status that is turned into this error after they return).
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/runtime/value.h"
+#include "frontend/diagnostics.h"
+#include "frontend/ir/module.h"
+
+namespace raxc::backend {
+
+struct Frame {
+  std::unordered_map<const ir::Var*, runtime::Value> vars;
+  std::unordered_map<const ir::PrimVar*, int64_t> dims;  // symbolic variables bound so far
+};
+
+struct ExecError {
+  Diagnostic diagnostic;
+};
+
+[[noreturn]] inline void raise(DiagId id, Span at, std::vector<std::string> args) {
+  throw ExecError{make_diagnostic(id, at, std::move(args))};
+}
+
+// A global function used as a value (`cls.f` passed around) or called.
+struct GlobalRef : runtime::Callable {
+  const ir::GlobalDef* global = nullptr;
+  std::string describe() const override { return "function '" + global->gvar->name + "'"; }
+};
+
+// A nested function with the frame it was created in, or R.make_closure's function with its
+// bound leading arguments.
+struct Closure : runtime::Callable {
+  const ir::Function* function = nullptr;
+  const ir::GlobalDef* global = nullptr;  // set for R.make_closure of a global
+  std::shared_ptr<const Frame> captured;
+  std::vector<runtime::Value> bound;
+  std::string name;
+  std::string describe() const override { return "closure '" + name + "'"; }
+};
+
+// A packed function referred to by name (R.ExternFunc, call_packed).
+struct PackedRef : runtime::Callable {
+  std::string symbol;
+  std::string describe() const override { return "packed function '" + symbol + "'"; }
+};
+
+}  // namespace raxc::backend

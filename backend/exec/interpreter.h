@@ -1,0 +1,63 @@
+// The evaluator behind Executor (private to backend/exec). executor.cpp evaluates expressions
+// and calls; builtins.cpp implements the language's operators (call_tir and its family,
+// shape_of, print, assert_op, closures, ...) and the packed-function registry.
+#pragma once
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/exec/executor.h"
+#include "backend/exec/frame.h"
+
+namespace raxc::backend {
+
+class Interpreter;
+
+// A packed function of the registry: called with evaluated arguments, returns a value or
+// raises (ExecError) at `call_site`.
+using PackedFunction =
+    std::function<runtime::Value(Interpreter&, const std::vector<runtime::Value>&, Span call_site)>;
+const PackedFunction* find_packed(const std::string& symbol);
+
+DLDataType to_dl(ir::DataType t);
+
+class Interpreter {
+ public:
+  Interpreter(Program program, const KernelLibrary& kernels, ExecOptions options);
+
+  runtime::Value call_global(const ir::GlobalDef& g, std::vector<runtime::Value> args,
+                             Span call_site);
+  runtime::Value call_function(const ir::Function& f, const std::string& name,
+                               const Frame* captured, std::vector<runtime::Value> args,
+                               Span call_site);
+  runtime::Value call_value(const runtime::Value& callee, std::vector<runtime::Value> args,
+                            Span call_site);
+  runtime::Value call_prim_func(const ir::GlobalDef& g, const ir::PrimFunc& pf,
+                                const std::vector<runtime::Value>& args, Span call_site);
+  runtime::Value call_packed(const std::string& symbol, const std::vector<runtime::Value>& args,
+                             Span call_site);
+
+  runtime::Value eval(const ir::Expr* e, Frame& frame);
+  runtime::Value seq(const ir::SeqExpr* s, Frame& frame);
+  runtime::Value call_expr(const ir::Call* c, Frame& frame);
+  // builtins.cpp: an operator call (`R.call_tir(...)`, `R.shape_of(x)`, ...).
+  runtime::Value call_op(const std::string& op, const ir::Call* c, Frame& frame);
+
+  runtime::Value constant(const ir::Constant* c);
+  runtime::TensorPtr allocate(const std::vector<int64_t>& shape, ir::DataType dtype, Span at);
+  bool condition(const runtime::Value& c, Span at);
+  [[noreturn]] void kernel_error(Span call_site);
+  [[noreturn]] void param_error(const ir::Function& f, const std::string& name, size_t index,
+                                const std::string& why, Span call_site);
+
+  std::ostream& out();
+
+  Program program;
+  const KernelLibrary& kernels;
+  ExecOptions options;
+  int depth = 0;
+  std::unordered_map<const ir::Constant*, runtime::TensorPtr> constants;
+};
+
+}  // namespace raxc::backend

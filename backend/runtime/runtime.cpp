@@ -1,0 +1,62 @@
+// The C entry points of raxc_runtime.h: error recording and workspace memory. Errors live in
+// a thread-local slot (the executor takes them after a kernel returns non-zero); generated code
+// never unwinds.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "backend/runtime/error.h"
+#include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/tensor.h"
+
+namespace raxc::runtime {
+namespace {
+thread_local std::optional<RuntimeError> last_error;
+thread_local std::string last_error_text;
+}  // namespace
+
+std::optional<RuntimeError> take_last_error() {
+  std::optional<RuntimeError> e = std::move(last_error);
+  last_error.reset();
+  return e;
+}
+
+void set_last_error(RuntimeError error) { last_error = std::move(error); }
+
+}  // namespace raxc::runtime
+
+using raxc::runtime::RuntimeError;
+
+extern "C" int32_t raxc_fail(const RaxcErrorSite* site, int64_t v0, int64_t v1, int64_t v2) {
+  RuntimeError e;
+  e.code = site->code;
+  e.begin = site->begin;
+  e.end = site->end;
+  for (int32_t i = 0; i < site->num_static; ++i) e.args.emplace_back(site->args[i]);
+  const int64_t values[3] = {v0, v1, v2};
+  for (int32_t i = 0; i < site->num_values && i < 3; ++i) e.args.push_back(std::to_string(values[i]));
+  raxc::runtime::set_last_error(std::move(e));
+  return 1;
+}
+
+extern "C" void* raxc_workspace_alloc(int64_t nbytes, const RaxcErrorSite* site) {
+  void* p = nullptr;
+  if (nbytes >= 0) {
+    size_t size = static_cast<size_t>(nbytes == 0 ? 1 : nbytes);
+    size = (size + raxc::runtime::kAllocAlignment - 1) / raxc::runtime::kAllocAlignment *
+           raxc::runtime::kAllocAlignment;
+    p = std::aligned_alloc(raxc::runtime::kAllocAlignment, size);
+  }
+  if (!p) raxc_fail(site, nbytes, 0, 0);
+  return p;
+}
+
+extern "C" void raxc_workspace_free(void* ptr) { std::free(ptr); }
+
+extern "C" const char* raxc_last_error(void) {
+  using namespace raxc::runtime;
+  if (!last_error) return "";
+  last_error_text = last_error->code + ":";
+  for (const std::string& a : last_error->args) last_error_text += " " + a;
+  return last_error_text.c_str();
+}

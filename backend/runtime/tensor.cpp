@@ -1,0 +1,207 @@
+// Tensor storage and element access for the runtime (allocation, dtype names, conversions).
+#include "backend/runtime/tensor.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace raxc::runtime {
+
+std::string dtype_name(DLDataType t) {
+  if (is_bool(t)) return "bool";
+  std::string base;
+  switch (t.code) {
+    case kDLInt: base = "int"; break;
+    case kDLUInt: base = "uint"; break;
+    case kDLFloat: base = "float"; break;
+    case kDLBfloat: base = "bfloat"; break;
+    default: base = "handle"; break;
+  }
+  base += std::to_string(t.bits);
+  if (t.lanes > 1) base += "x" + std::to_string(t.lanes);
+  return base;
+}
+
+std::optional<DLDataType> parse_dtype(std::string_view name) {
+  if (name == "bool") return DLDataType{kDLUInt, 1, 1};
+  struct Prefix {
+    std::string_view text;
+    uint8_t code;
+  };
+  static constexpr Prefix prefixes[] = {
+      {"uint", kDLUInt}, {"int", kDLInt}, {"float", kDLFloat}, {"bfloat", kDLBfloat}};
+  for (const Prefix& p : prefixes) {
+    if (!name.starts_with(p.text)) continue;
+    std::string_view rest = name.substr(p.text.size());
+    int bits = 0;
+    for (char c : rest) {
+      if (c < '0' || c > '9') return std::nullopt;
+      bits = bits * 10 + (c - '0');
+      if (bits > 64) return std::nullopt;
+    }
+    bool ok = p.code == kDLFloat ? (bits == 16 || bits == 32 || bits == 64)
+              : p.code == kDLBfloat ? bits == 16
+                                    : (bits == 8 || bits == 16 || bits == 32 || bits == 64);
+    if (!ok) return std::nullopt;
+    return DLDataType{p.code, static_cast<uint8_t>(bits), 1};
+  }
+  return std::nullopt;
+}
+
+int64_t dtype_bytes(DLDataType t) {
+  if (is_bool(t)) return 1;
+  return (int64_t{t.bits} * t.lanes + 7) / 8;
+}
+
+std::optional<int64_t> Tensor::byte_size(const std::vector<int64_t>& shape, DLDataType dtype) {
+  int64_t n = dtype_bytes(dtype);
+  for (int64_t d : shape) {
+    if (d < 0) return std::nullopt;
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dtype) {
+  std::optional<int64_t> bytes = byte_size(shape, dtype);
+  if (!bytes) return nullptr;
+  // Round up to the alignment (aligned_alloc requires a multiple); at least one block so that
+  // a 0-size tensor still has a valid, aligned pointer.
+  int64_t rounded = (*bytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
+  if (rounded == 0) rounded = kAllocAlignment;
+  if (rounded < *bytes) return nullptr;
+  void* storage = std::aligned_alloc(kAllocAlignment, static_cast<size_t>(rounded));
+  if (!storage) return nullptr;
+  std::memset(storage, 0, static_cast<size_t>(rounded));
+  std::shared_ptr<Tensor> t(new Tensor());
+  t->shape_ = std::move(shape);
+  t->storage_ = storage;
+  t->dl_.data = storage;
+  t->dl_.device = DLDevice{kDLCPU, 0};
+  t->dl_.ndim = static_cast<int32_t>(t->shape_.size());
+  t->dl_.dtype = dtype;
+  t->dl_.shape = t->shape_.data();
+  t->dl_.strides = nullptr;
+  t->dl_.byte_offset = 0;
+  return t;
+}
+
+Tensor::~Tensor() { std::free(storage_); }
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape_) n *= d;
+  return n;
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while (!(mant & 0x400u));
+      bits = sign | (uint32_t(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+uint16_t float_to_half(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) return uint16_t(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0));
+  if (absx >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // overflow to infinity
+  if (absx < 0x38800000u) {                                 // subnormal or zero
+    float magic = std::bit_cast<float>(absx) + 0.5f;        // round to nearest even in the ULP
+    return uint16_t(sign | (std::bit_cast<uint32_t>(magic) - std::bit_cast<uint32_t>(0.5f)));
+  }
+  uint32_t mant_odd = (absx >> 13) & 1u;
+  absx += 0xc8000fffu + mant_odd;  // rebias exponent (-112 << 23) and round to nearest even
+  return uint16_t(sign | (absx >> 13));
+}
+
+float bfloat_to_float(uint16_t b) { return std::bit_cast<float>(uint32_t(b) << 16); }
+
+uint16_t float_to_bfloat(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40u);  // quiet NaN
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return uint16_t(x >> 16);
+}
+
+double Tensor::get_f64(int64_t i) const {
+  const DLDataType t = dl_.dtype;
+  const char* p = static_cast<const char*>(data());
+  switch (t.code) {
+    case kDLFloat:
+      if (t.bits == 16) return half_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
+      if (t.bits == 32) return reinterpret_cast<const float*>(p)[i];
+      return reinterpret_cast<const double*>(p)[i];
+    case kDLBfloat: return bfloat_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
+    default: return static_cast<double>(get_i64(i));
+  }
+}
+
+int64_t Tensor::get_i64(int64_t i) const {
+  const DLDataType t = dl_.dtype;
+  const char* p = static_cast<const char*>(data());
+  if (t.code == kDLFloat || t.code == kDLBfloat) return static_cast<int64_t>(get_f64(i));
+  if (is_bool(t)) return reinterpret_cast<const uint8_t*>(p)[i] != 0;
+  bool s = t.code == kDLInt;
+  switch (t.bits) {
+    case 8: return s ? int64_t(reinterpret_cast<const int8_t*>(p)[i]) : reinterpret_cast<const uint8_t*>(p)[i];
+    case 16: return s ? int64_t(reinterpret_cast<const int16_t*>(p)[i]) : reinterpret_cast<const uint16_t*>(p)[i];
+    case 32: return s ? int64_t(reinterpret_cast<const int32_t*>(p)[i]) : reinterpret_cast<const uint32_t*>(p)[i];
+    default: return reinterpret_cast<const int64_t*>(p)[i];
+  }
+}
+
+void Tensor::set_f64(int64_t i, double v) {
+  const DLDataType t = dl_.dtype;
+  char* p = static_cast<char*>(data());
+  switch (t.code) {
+    case kDLFloat:
+      if (t.bits == 16) reinterpret_cast<uint16_t*>(p)[i] = float_to_half(static_cast<float>(v));
+      else if (t.bits == 32) reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
+      else reinterpret_cast<double*>(p)[i] = v;
+      return;
+    case kDLBfloat:
+      reinterpret_cast<uint16_t*>(p)[i] = float_to_bfloat(static_cast<float>(v));
+      return;
+    default:
+      if (std::isnan(v)) v = 0;
+      set_i64(i, is_bool(t) ? (v != 0) : static_cast<int64_t>(v));
+  }
+}
+
+void Tensor::set_i64(int64_t i, int64_t v) {
+  const DLDataType t = dl_.dtype;
+  char* p = static_cast<char*>(data());
+  if (t.code == kDLFloat || t.code == kDLBfloat) return set_f64(i, static_cast<double>(v));
+  if (is_bool(t)) {
+    reinterpret_cast<uint8_t*>(p)[i] = v != 0;
+    return;
+  }
+  switch (t.bits) {
+    case 8: reinterpret_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v); break;
+    case 16: reinterpret_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); break;
+    case 32: reinterpret_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); break;
+    default: reinterpret_cast<int64_t*>(p)[i] = v; break;
+  }
+}
+
+}  // namespace raxc::runtime

@@ -1,0 +1,71 @@
+// Tensors of the runtime: a DLTensor over 64-byte aligned memory the runtime owns (or a view of
+// someone else's), shared by reference as Relax values are. Generated code relies on the
+// alignment (its buffer pointers are declared `align 64`).
+#pragma once
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace raxc::runtime {
+
+inline constexpr int64_t kAllocAlignment = 64;
+
+// A dtype as DLPack spells it; bool is kDLUInt with 1 bit (DLPack 0.6 has no kDLBool) stored in
+// one byte.
+std::string dtype_name(DLDataType dtype);            // "float32", "bool", "int64"
+std::optional<DLDataType> parse_dtype(std::string_view name);
+int64_t dtype_bytes(DLDataType dtype);               // storage bytes per element (bool: 1)
+inline bool is_bool(DLDataType t) { return t.code == kDLUInt && t.bits == 1; }
+inline bool same_dtype(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+class Tensor {
+ public:
+  // Allocates zero-filled storage; nullptr when the size overflows or memory runs out.
+  static std::shared_ptr<Tensor> empty(std::vector<int64_t> shape, DLDataType dtype);
+  // Element count and byte size of `shape` × `dtype`; nullopt on overflow or a negative dim.
+  static std::optional<int64_t> byte_size(const std::vector<int64_t>& shape, DLDataType dtype);
+
+  const std::vector<int64_t>& shape() const { return shape_; }
+  DLDataType dtype() const { return dl_.dtype; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  int64_t numel() const;
+  int64_t nbytes() const { return numel() * dtype_bytes(dl_.dtype); }
+  void* data() const { return static_cast<char*>(dl_.data) + dl_.byte_offset; }
+  template <class T>
+  T* data_as() const {
+    return static_cast<T*>(data());
+  }
+  // The DLTensor handed to generated code (compact row-major: strides == nullptr).
+  DLTensor* dl() { return &dl_; }
+
+  // Element `i` (row-major) converted to double / int64 (any dtype; float16/bfloat16 included).
+  double get_f64(int64_t i) const;
+  int64_t get_i64(int64_t i) const;
+  void set_f64(int64_t i, double v);
+  void set_i64(int64_t i, int64_t v);
+
+  Tensor(const Tensor&) = delete;
+  Tensor& operator=(const Tensor&) = delete;
+  ~Tensor();
+
+ private:
+  Tensor() = default;
+  std::vector<int64_t> shape_;
+  DLTensor dl_{};
+  void* storage_ = nullptr;
+};
+using TensorPtr = std::shared_ptr<Tensor>;
+
+// Half-precision conversions used by the runtime and the printers (round to nearest even).
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);
+float bfloat_to_float(uint16_t b);
+uint16_t float_to_bfloat(float f);
+
+}  // namespace raxc::runtime

@@ -1,0 +1,239 @@
+// `raxc run FILE.rx [ARG...]`: check the module with the analysis engine, compile its PrimFuncs
+// (backend/jit), build the entry's arguments (backend/exec/arguments.h), run it (backend/exec)
+// and print the result like numpy, as JSON, or into .npy files. Every failure a user can cause
+// is a coded diagnostic: errors of the module (exit 1, as `raxc check` prints them), bad
+// arguments or unreadable inputs (exit 2), compile and run-time errors located in the .rx text
+// (exit 1).
+#include "driver/run_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "analysis/engine.h"
+#include "backend/exec/arguments.h"
+#include "backend/exec/executor.h"
+#include "backend/io/print.h"
+#include "backend/io/save.h"
+#include "backend/jit/kernels.h"
+#include "driver/commands.h"
+#include "frontend/source.h"
+
+namespace raxc::driver {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+class RunReporter {
+ public:
+  RunReporter(const RunOptions& options, const SourceFile& file)
+      : file_(file),
+        json_(options.diagnostics_format == "json"),
+        color_(options.color == "always" || (options.color == "auto" && isatty(STDERR_FILENO))) {}
+
+  void report(std::vector<Diagnostic> diagnostics) {
+    if (json_) {
+      nlohmann::json all = nlohmann::json::array({render_json(file_, diagnostics)});
+      std::cout << all.dump(2) << "\n";
+    } else {
+      std::cerr << render_text(file_, diagnostics, color_);
+    }
+  }
+
+ private:
+  const SourceFile& file_;
+  bool json_;
+  bool color_;
+};
+
+std::string function_list(const ir::IRModule& module) {
+  std::string names;
+  for (const ir::GlobalDef& g : module.globals) {
+    if (!g.function()) continue;
+    names += (names.empty() ? "" : ", ") + g.gvar->name;
+  }
+  return names.empty() ? "no Relax function" : names;
+}
+
+void print_result(const runtime::Value& result, const RunOptions& options) {
+  if (options.output_format == "json")
+    std::cout << io::value_to_json(result).dump() << "\n";
+  else
+    std::cout << io::format_value(result) << "\n";
+}
+
+}  // namespace
+
+CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
+  CLI::App* command = app.add_subcommand("run", "Compile and run a function of a module");
+  command->add_option("file", options.file, "The .rx file")->required();
+  // The arguments are the words after FILE that are not options, taken as written (see
+  // take_arguments): CLI11 would split "[1, 2]" into two values.
+  command->allow_extras();
+  command->add_option("--entry", options.entry, "The function to run (default: main)");
+  command->add_option("--bind", options.binds,
+                      "NAME=VALUE: a symbolic dimension no input fixes (repeatable)");
+  command->add_option("--default-dim", options.default_dim,
+                      "The value of symbolic dimensions neither an input nor --bind fixes")
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--random", options.random, "Generate every argument (see --seed)");
+  command->add_option("--seed", options.seed, "Seed of generated arguments (default 0)");
+  command->add_option("--save", options.save_dir,
+                      "Write each result tensor as N.npy and outputs.json into this directory");
+  command->add_option("--output-format", options.output_format, "How results are printed")
+      ->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--repeat", options.repeat, "Run N times and report compile and run times")
+      ->check(CLI::Range(1, 1000000));
+  command->add_flag("--check-bounds", options.check_bounds,
+                    "Check every buffer access of every PrimFunc against its shape");
+  command->add_flag("--emit-llvm", options.emit_llvm,
+                    "Print the optimised LLVM IR of the PrimFuncs instead of running");
+  command->add_option("--diagnostics-format", options.diagnostics_format,
+                      "How diagnostics are printed")
+      ->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--color", options.color, "Colour diagnostics")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  return command;
+}
+
+bool take_arguments(CLI::App& command, RunOptions& options, std::string& error) {
+  for (const std::string& word : command.remaining()) {
+    // A leftover word that looks like an option is a misspelled one, not an argument (negative
+    // numbers are arguments).
+    if (word.size() > 1 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1])) &&
+        word[1] != '.' && word != "-inf") {
+      error = "unknown option '" + word + "' for 'raxc run'";
+      return false;
+    }
+    options.args.push_back(word);
+  }
+  return true;
+}
+
+int run_run(const RunOptions& options) {
+  SourceManager sources;
+  auto loaded = sources.load(options.file);
+  if (!loaded.file) {
+    const SourceFile& empty = sources.add_virtual(options.file, "");
+    RunReporter(options, empty).report(
+        {make_diagnostic(DiagId::RX1000, Span{}, {options.file, loaded.error})});
+    return kExitUsage;
+  }
+  const SourceFile& file = *loaded.file;
+  RunReporter reporter(options, file);
+
+  // The module must check cleanly: the backend runs only valid, analysed IR.
+  analysis::Engine engine;
+  engine.open(options.file, file.text());
+  std::vector<Diagnostic> errors;
+  for (Diagnostic& d : engine.diagnostics(options.file))
+    if (d.severity == Severity::Error) errors.push_back(std::move(d));
+  if (!errors.empty()) {
+    reporter.report(std::move(errors));
+    return kExitErrors;
+  }
+  const frontend::Document& doc = *engine.document(options.file);
+  const ir::IRModule& module = doc.module();
+  auto fail = [&](Diagnostic d, int status) {
+    reporter.report({doc.to_text(std::move(d))});
+    return status;
+  };
+
+  const ir::GlobalDef* entry = module.find(options.entry);
+  const ir::Function* function = entry ? engine.normalized(options.file, options.entry) : nullptr;
+  if (!function)
+    return fail(make_diagnostic(DiagId::RX5001, Span{}, {options.entry, function_list(module)}),
+                kExitErrors);
+
+  backend::CodegenOptions codegen;
+  codegen.check_bounds = options.check_bounds;
+  if (options.emit_llvm) {
+    DiagnosticSink sink;
+    std::optional<std::string> ir = backend::KernelLibrary::llvm_ir(module, codegen, true, sink);
+    if (!ir) {
+      std::vector<Diagnostic> ds;
+      for (Diagnostic& d : sink.take()) ds.push_back(doc.to_text(std::move(d)));
+      reporter.report(std::move(ds));
+      return kExitErrors;
+    }
+    std::cout << *ir;
+    return kExitClean;
+  }
+
+  backend::ArgumentOptions arg_options;
+  for (const std::string& bind : options.binds) {
+    size_t eq = bind.find('=');
+    int64_t value = 0;
+    bool ok = eq != std::string::npos && eq > 0;
+    try {
+      size_t used = 0;
+      if (ok) value = std::stoll(bind.substr(eq + 1), &used);
+      ok = ok && used == bind.size() - eq - 1 && value >= 0;
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    if (!ok)
+      return fail(make_diagnostic(DiagId::RX5030, Span{},
+                                  {"--bind", bind, "expected NAME=VALUE with a non-negative integer"}),
+                  kExitUsage);
+    arg_options.binds.emplace_back(bind.substr(0, eq), value);
+  }
+  arg_options.default_dim = options.default_dim;
+  arg_options.random = options.random;
+  arg_options.seed = options.seed;
+  auto args = backend::make_arguments(*function, options.entry, options.args, arg_options);
+  if (auto* d = std::get_if<Diagnostic>(&args)) return fail(std::move(*d), kExitUsage);
+
+  auto compile_start = std::chrono::steady_clock::now();
+  DiagnosticSink compile_sink;
+  backend::CompileStats stats;
+  std::unique_ptr<backend::KernelLibrary> kernels =
+      backend::KernelLibrary::compile(module, codegen, compile_sink, &stats);
+  double compile_ms = ms_since(compile_start);
+  if (!kernels) {
+    std::vector<Diagnostic> ds;
+    for (Diagnostic& d : compile_sink.take()) ds.push_back(doc.to_text(std::move(d)));
+    reporter.report(std::move(ds));
+    return kExitErrors;
+  }
+
+  backend::Program program{&module, [&](const ir::GlobalDef& g) {
+                             return engine.normalized(options.file, g.gvar->name);
+                           }};
+  backend::ExecOptions exec_options;
+  exec_options.format = [](const runtime::Value& v) { return io::format_value(v); };
+  backend::Executor executor(program, *kernels, exec_options);
+  std::vector<double> times;
+  std::optional<runtime::Value> result;
+  const auto& values = std::get<std::vector<runtime::Value>>(args);
+  for (int i = 0; i < options.repeat; ++i) {
+    Diagnostic error;
+    auto start = std::chrono::steady_clock::now();
+    result = executor.call(*entry, values, &error);
+    times.push_back(ms_since(start));
+    if (!result) return fail(std::move(error), kExitErrors);
+  }
+
+  if (!options.save_dir.empty()) {
+    if (io::Status s = io::save_outputs(options.save_dir, *result))
+      return fail(make_diagnostic(DiagId::RX1000, Span{}, {options.save_dir, s->message}),
+                  kExitUsage);
+  }
+  print_result(*result, options);
+  if (options.repeat > 1) {
+    std::sort(times.begin(), times.end());
+    std::fprintf(stderr,
+                 "compile %.2f ms (%zu kernels: codegen %.2f, O3 %.2f, jit %.2f); run over %d: "
+                 "min %.3f ms, median %.3f ms\n",
+                 compile_ms, stats.kernels, stats.codegen_ms, stats.optimize_ms, stats.jit_ms,
+                 options.repeat, times.front(), times[times.size() / 2]);
+  }
+  return kExitClean;
+}
+
+}  // namespace raxc::driver
