@@ -90,11 +90,17 @@ class ArgumentBuilder {
       case ir::SInfoKind::Tensor: {
         const auto* ts = ir::cast<ir::TensorSInfo>(s);
         const auto* shape = ir::dyn_cast<ir::ShapeExpr>(ts->shape);
-        if (!shape || ts->dtype.is_void())
-          fail(param, text, "its shape and dtype must be annotated to generate it");
+        // A tensor of known rank but unknown shape takes --default-dim for every dimension.
+        if (!shape && (ts->shape || ts->ndim < 0 || !options_.default_dim))
+          fail(param, text, "its shape (or its rank, with --default-dim) must be annotated to generate it");
+        // R.Tensor(shape) without a dtype: TVMScript's default element type, float32.
+        ir::DataType dtype = ts->dtype.is_void() ? ir::DataType::Float(32) : ts->dtype;
         std::vector<int64_t> dims;
-        for (const ir::PrimExpr* d : shape->values) dims.push_back(dimension(param, d, frame));
-        runtime::TensorPtr t = runtime::Tensor::empty(dims, to_dl(ts->dtype));
+        if (shape)
+          for (const ir::PrimExpr* d : shape->values) dims.push_back(dimension(param, d, frame));
+        else
+          dims.assign(static_cast<size_t>(ts->ndim), *options_.default_dim);
+        runtime::TensorPtr t = runtime::Tensor::empty(dims, to_dl(dtype));
         if (!t) fail(param, text, "the tensor is too large to allocate");
         if (how == Generated::Random) io::fill_random(*t, rng_);
         else if (how == Generated::Ones) io::fill_ones(*t);

@@ -228,13 +228,13 @@ Value print(Interpreter& in, const ir::Call* c, Frame& frame) {
     values.erase(values.begin());
   }
   in.out() << format_values(in, format, values) << "\n";
-  return runtime::Null{};
+  return runtime::Tuple{};  // R.Tuple(): Relax's unit value
 }
 
 Value assert_op(Interpreter& in, const ir::Call* c, Frame& frame) {
   std::vector<Value> values = eval_args(in, c, frame);
   if (values.empty()) raise(DiagId::RX5000, c->span, {"R.assert_op without a condition"});
-  if (in.condition(values[0], c->args[0]->span)) return runtime::Null{};
+  if (in.condition(values[0], c->args[0]->span)) return runtime::Tuple{};
   std::vector<Value> rest(values.begin() + 1, values.end());
   std::string format = format_attr(c);
   if (format.empty() && !rest.empty() && rest[0].is<runtime::String>()) {
@@ -278,18 +278,23 @@ Value invoke_closure(Interpreter& in, const ir::Call* c, Frame& frame) {
   return in.call_value(callee, std::move(args), c->span);
 }
 
-// R.builtin.alloc_tensor(shape, dtype, runtime_device_index): a new (zeroed) tensor.
+// R.builtin.alloc_tensor(shape, dtype, runtime_device_index): a new (zeroed) tensor. The dtype
+// is an argument in some printed forms and an attribute (`dtype="float32"`) in others.
 Value alloc_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {
   Value shape = in.eval(c->args.at(0), frame);
-  Value dtype = in.eval(c->args.at(1), frame);
-  const auto* s = shape.get_if<runtime::Shape>();
-  const auto* d = dtype.get_if<runtime::DType>();
-  if (!s || !d) raise(DiagId::RX5000, c->span, {"R.builtin.alloc_tensor with these arguments"});
-  runtime::TensorPtr t = runtime::Tensor::empty(s->dims, d->dtype);
-  if (!t) {
-    std::string dims = describe_value(shape);
-    raise(DiagId::RX5026, c->span, {dims, runtime::dtype_name(d->dtype)});
+  std::optional<DLDataType> dtype;
+  if (c->args.size() > 1) {
+    Value given = in.eval(c->args[1], frame);
+    if (const auto* d = given.get_if<runtime::DType>()) dtype = d->dtype;
   }
+  if (const ir::AttrValue* a = c->attrs.find("dtype")) {
+    if (const auto* s = a->get_if<std::string>()) dtype = runtime::parse_dtype(*s);
+    if (const auto* d = a->get_if<ir::DataType>()) dtype = to_dl(*d);
+  }
+  const auto* s = shape.get_if<runtime::Shape>();
+  if (!s || !dtype) raise(DiagId::RX5000, c->span, {"R.builtin.alloc_tensor with these arguments"});
+  runtime::TensorPtr t = runtime::Tensor::empty(s->dims, *dtype);
+  if (!t) raise(DiagId::RX5026, c->span, {describe_value(shape), runtime::dtype_name(*dtype)});
   return t;
 }
 
@@ -322,7 +327,13 @@ const std::unordered_map<std::string_view, OpHandler>& op_table() {
 
 Value Interpreter::call_op(const std::string& op, const ir::Call* c, Frame& frame) {
   auto it = op_table().find(op);
-  if (it != op_table().end()) return it->second(*this, c, frame);
+  if (it != op_table().end()) {
+    try {
+      return it->second(*this, c, frame);
+    } catch (const std::out_of_range&) {  // args.at(): fewer arguments than the operator takes
+      raise(DiagId::RX5000, c->span, {"this form of '" + op + "'"});
+    }
+  }
   std::string name = op.starts_with("relax.") ? "R." + op.substr(6) : op;
   raise(DiagId::RX5000, c->op->span, {"the operator '" + name + "' (it has no lowering to TIR yet)"});
 }

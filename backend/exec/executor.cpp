@@ -3,6 +3,7 @@
 #include "backend/exec/executor.h"
 
 #include <iostream>
+#include <new>
 
 #include "backend/exec/checks.h"
 #include "backend/exec/interpreter.h"
@@ -23,6 +24,9 @@ std::optional<Value> Executor::call(const ir::GlobalDef& entry, std::vector<Valu
     return impl_->call_global(entry, std::move(args), entry.gvar->span);
   } catch (ExecError& e) {
     if (error) *error = std::move(e.diagnostic);
+    return std::nullopt;
+  } catch (const std::bad_alloc&) {
+    if (error) *error = make_diagnostic(DiagId::RX5026, entry.gvar->span, {"(unknown)", "(unknown)"});
     return std::nullopt;
   }
 }
@@ -144,7 +148,7 @@ Value Interpreter::call_prim_func(const ir::GlobalDef& g, const ir::PrimFunc& pf
     else p.i = ret.i64;
     return p;
   }
-  return runtime::Null{};
+  return runtime::Tuple{};  // a PrimFunc without a result returns the unit value, R.Tuple()
 }
 
 [[noreturn]] void Interpreter::kernel_error(Span call_site) {
