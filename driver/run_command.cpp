@@ -18,6 +18,7 @@
 #include "backend/io/print.h"
 #include "backend/io/save.h"
 #include "backend/jit/kernels.h"
+#include "backend/runtime/raxc_runtime.h"
 #include "driver/commands.h"
 #include "frontend/source.h"
 
@@ -89,6 +90,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("--repeat", options.repeat, "Run N times and report compile and run times")
       ->check(CLI::Range(1, 1000000));
+  command->add_option("--threads", options.threads,
+                      "Threads for T.parallel loops (default: the CPUs this process may use)")
+      ->check(CLI::Range(1, 1024));
   command->add_flag("--check-bounds", options.check_bounds,
                     "Check every buffer access of every PrimFunc against its shape");
   command->add_flag("--emit-llvm", options.emit_llvm,
@@ -189,6 +193,7 @@ int run_run(const RunOptions& options) {
   auto args = backend::make_arguments(*function, options.entry, options.args, arg_options);
   if (auto* d = std::get_if<Diagnostic>(&args)) return fail(std::move(*d), kExitUsage);
 
+  raxc_set_num_threads(options.threads);
   auto compile_start = std::chrono::steady_clock::now();
   DiagnosticSink compile_sink;
   backend::CompileStats stats;
@@ -228,10 +233,10 @@ int run_run(const RunOptions& options) {
   if (options.repeat > 1) {
     std::sort(times.begin(), times.end());
     std::fprintf(stderr,
-                 "compile %.2f ms (%zu kernels: codegen %.2f, O3 %.2f, jit %.2f); run over %d: "
-                 "min %.3f ms, median %.3f ms\n",
+                 "compile %.2f ms (%zu kernels: codegen %.2f, O3 %.2f, jit %.2f); run over %d "
+                 "with %d thread(s): min %.3f ms, median %.3f ms\n",
                  compile_ms, stats.kernels, stats.codegen_ms, stats.optimize_ms, stats.jit_ms,
-                 options.repeat, times.front(), times[times.size() / 2]);
+                 options.repeat, raxc_num_threads(), times.front(), times[times.size() / 2]);
   }
   return kExitClean;
 }

@@ -19,6 +19,7 @@ struct RunOptions {
   std::string save_dir;
   std::string output_format = "text";
   int repeat = 1;
+  int threads = 0;  // 0: every CPU this process may use
   bool check_bounds = false;
   bool emit_llvm = false;
   std::string diagnostics_format = "text";

@@ -24,6 +24,8 @@ struct CodegenOptions {
   // Every buffer access checks its indices against the buffer's shape (RX5011), with the .rx
   // span of the access. Off by default: it costs a compare and branch per index.
   bool check_bounds = false;
+  // T.parallel loops run on the runtime's thread pool; off, they run serially.
+  bool parallel = true;
 };
 
 // Emits `func` (named `name` in messages) as the external function `symbol` into `module`.

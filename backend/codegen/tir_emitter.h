@@ -53,6 +53,8 @@ class TirEmitter {
 
   // tir_stmt.cpp
   void for_loop(const ir::For* loop);
+  void serial_loop(const ir::For* loop, llvm::Value* begin, llvm::Value* end, llvm::Value* step);
+  void parallel_loop(const ir::For* loop, llvm::Value* begin, llvm::Value* end);
   void while_loop(const ir::While* loop);
   void if_then_else(const ir::IfThenElse* s);
   void block(const ir::Block* b);

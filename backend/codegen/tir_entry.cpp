@@ -74,6 +74,8 @@ llvm::Function* TirEmitter::runtime_function(const char* name) {
     type = llvm::FunctionType::get(builder_.getInt32Ty(), {ptr, i64t, i64t, i64t}, false);
   } else if (n == "raxc_workspace_alloc") {
     type = llvm::FunctionType::get(ptr, {i64t, ptr}, false);
+  } else if (n == "raxc_parallel_for") {
+    type = llvm::FunctionType::get(builder_.getInt32Ty(), {i64t, i64t, ptr, ptr}, false);
   } else if (n == "raxc_workspace_free") {
     type = llvm::FunctionType::get(builder_.getVoidTy(), {ptr}, false);
   }

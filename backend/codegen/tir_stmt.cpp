@@ -47,6 +47,10 @@ void TirEmitter::stmt(const ir::Stmt* s) {
     case K::AllocBuffer: allocate(ir::cast<ir::AllocBufferStmt>(s)->buffer, s->span); return;
     case K::Return: {
       const auto* r = ir::cast<ir::ReturnStmt>(s);
+      if (!ret_) {
+        unsupported(s->span, "a return inside a parallel loop");
+        return;
+      }
       if (r->value) {
         Value* v = expr(r->value);
         if (!v) return;
@@ -101,7 +105,15 @@ void TirEmitter::for_loop(const ir::For* loop) {
   extent = builder_.CreateIntCast(extent, vt, loop->extent->dtype.is_int());
   step = builder_.CreateIntCast(step, vt, true);
   Value* end = builder_.CreateAdd(begin, extent);
+  if (loop->for_kind == ir::ForKind::Parallel && !loop->step && options_.parallel)
+    parallel_loop(loop, begin, end);
+  else
+    serial_loop(loop, begin, end, step);
+}
 
+void TirEmitter::serial_loop(const ir::For* loop, Value* begin, Value* end, Value* step) {
+  ir::DataType t = loop->loop_var->dtype;
+  llvm::Type* vt = value_type(t);
   llvm::BasicBlock* preheader = builder_.GetInsertBlock();
   llvm::BasicBlock* header = new_block("for.header");
   llvm::BasicBlock* body = new_block("for.body");
@@ -133,6 +145,94 @@ void TirEmitter::for_loop(const ir::For* loop) {
   i->addIncoming(next, latch);
   builder_.CreateBr(header);
   builder_.SetInsertPoint(exit);
+}
+
+// T.parallel: the loop becomes a function `i32 body(i64 begin, i64 end, ptr closure)` run by
+// the runtime's thread pool over chunks of the range (raxc_parallel_for). Everything the body
+// uses from the enclosing function — variables and buffer views — travels in the closure, one
+// 8-byte slot per value, stored here and loaded at the top of the body function.
+void TirEmitter::parallel_loop(const ir::For* loop, Value* begin, Value* end) {
+  std::vector<Value*> captured;
+  std::unordered_map<Value*, size_t> slot_of;
+  auto capture = [&](Value* v) {
+    if (v && !llvm::isa<llvm::Constant>(v) && slot_of.emplace(v, captured.size()).second)
+      captured.push_back(v);
+  };
+  for (auto& [var, v] : vars_) capture(v);
+  for (auto& [buffer, view] : buffers_) {
+    capture(view.data);
+    capture(view.elem_offset);
+    for (Value* v : view.strides) capture(v);
+    for (Value* v : view.extents) capture(v);
+  }
+  llvm::Type* i64t = builder_.getInt64Ty();
+  llvm::Value* closure =
+      entry_alloca(i64t, i64(static_cast<int64_t>(std::max<size_t>(captured.size(), 1))),
+                   "closure", 8);
+  for (size_t k = 0; k < captured.size(); ++k)
+    builder_.CreateStore(captured[k], builder_.CreateConstGEP1_64(i64t, closure, k));
+
+  // Emit the body function with the emitter switched over to it.
+  auto* body_type = llvm::FunctionType::get(builder_.getInt32Ty(),
+                                            {i64t, i64t, builder_.getPtrTy()}, false);
+  auto* body_fn = llvm::Function::Create(body_type, llvm::GlobalValue::InternalLinkage,
+                                         function_->getName() + ".parallel", module_);
+  body_fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Function* saved_function = function_;
+  llvm::BasicBlock* saved_entry = entry_;
+  llvm::BasicBlock* saved_block = builder_.GetInsertBlock();
+  Value* saved_ret = ret_;
+  auto saved_vars = vars_;
+  auto saved_buffers = buffers_;
+  auto saved_loops = std::move(loops_);
+  auto saved_heap = std::move(heap_scopes_);
+  loops_.clear();  // break/continue cannot leave a parallel body
+  heap_scopes_.assign(1, {});
+  ret_ = nullptr;
+  function_ = body_fn;
+  entry_ = new_block("entry");
+  llvm::BasicBlock* start = new_block("start");
+  builder_.SetInsertPoint(start);
+  auto arg = body_fn->arg_begin();
+  Value* chunk_begin = &*arg++;
+  Value* chunk_end = &*arg++;
+  Value* closure_arg = &*arg;
+  std::unordered_map<Value*, Value*> inside;
+  for (size_t k = 0; k < captured.size(); ++k)
+    inside[captured[k]] = builder_.CreateLoad(captured[k]->getType(),
+                                              builder_.CreateConstGEP1_64(i64t, closure_arg, k));
+  auto remap = [&](Value*& v) {
+    auto it = inside.find(v);
+    if (it != inside.end()) v = it->second;
+  };
+  for (auto& [var, v] : vars_) remap(v);
+  for (auto& [buffer, view] : buffers_) {
+    remap(view.data);
+    remap(view.elem_offset);
+    for (Value*& v : view.strides) remap(v);
+    for (Value*& v : view.extents) remap(v);
+  }
+  llvm::Type* vt = value_type(loop->loop_var->dtype);
+  serial_loop(loop, builder_.CreateIntCast(chunk_begin, vt, true),
+              builder_.CreateIntCast(chunk_end, vt, true), llvm::ConstantInt::get(vt, 1));
+  builder_.CreateRet(builder_.getInt32(0));
+  builder_.SetInsertPoint(entry_);
+  builder_.CreateBr(start);
+
+  function_ = saved_function;
+  entry_ = saved_entry;
+  ret_ = saved_ret;
+  vars_ = std::move(saved_vars);
+  buffers_ = std::move(saved_buffers);
+  loops_ = std::move(saved_loops);
+  heap_scopes_ = std::move(saved_heap);
+  builder_.SetInsertPoint(saved_block);
+
+  Value* status = builder_.CreateCall(
+      runtime_function("raxc_parallel_for"),
+      {builder_.CreateIntCast(begin, i64t, true), builder_.CreateIntCast(end, i64t, true), body_fn,
+       closure});
+  fail_if(builder_.CreateICmpNE(status, builder_.getInt32(0)), nullptr);
 }
 
 void TirEmitter::while_loop(const ir::While* loop) {

@@ -143,6 +143,7 @@ std::unique_ptr<KernelLibrary> KernelLibrary::compile(const ir::IRModule& module
   add("raxc_fail", &raxc_fail);
   add("raxc_workspace_alloc", &raxc_workspace_alloc);
   add("raxc_workspace_free", &raxc_workspace_free);
+  add("raxc_parallel_for", &raxc_parallel_for);
   if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
     report_llvm_error(diags, llvm::toString(std::move(err)));
     return nullptr;

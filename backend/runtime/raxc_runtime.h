@@ -59,6 +59,16 @@ int32_t raxc_fail(const RaxcErrorSite* site, int64_t v0, int64_t v1, int64_t v2)
 void* raxc_workspace_alloc(int64_t nbytes, const RaxcErrorSite* site);
 void raxc_workspace_free(void* ptr);
 
+/* Parallel loops (T.parallel): `body` runs over disjoint chunks [b, e) of [begin, end) on the
+ * runtime's thread pool, the calling thread taking a share. The first non-zero status of a
+ * chunk is returned, with that chunk's error moved to the calling thread. A call from inside a
+ * parallel body runs serially (no nested pools). */
+typedef int32_t (*RaxcParallelBody)(int64_t begin, int64_t end, void* closure);
+int32_t raxc_parallel_for(int64_t begin, int64_t end, RaxcParallelBody body, void* closure);
+/* Threads used by raxc_parallel_for, the caller included; 0 = the CPUs this process may use. */
+void raxc_set_num_threads(int32_t n);
+int32_t raxc_num_threads(void);
+
 /* The last error recorded on this thread, as text "RX5003: message" (for C callers). */
 const char* raxc_last_error(void);
 
