@@ -15,6 +15,7 @@
 #include "analysis/engine.h"
 #include "backend/exec/arguments.h"
 #include "backend/exec/executor.h"
+#include "backend/exec/packed.h"
 #include "backend/io/print.h"
 #include "backend/io/save.h"
 #include "backend/jit/kernels.h"
@@ -93,6 +94,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   command->add_option("--threads", options.threads,
                       "Threads for T.parallel loops (default: the CPUs this process may use)")
       ->check(CLI::Range(1, 1024));
+  command->add_option("--load", options.plugins,
+                      "A plugin (shared library) whose packed functions the module calls "
+                      "(repeatable; C ABI in backend/runtime/raxc_runtime.h)");
   command->add_flag("--check-bounds", options.check_bounds,
                     "Check every buffer access of every PrimFunc against its shape");
   command->add_flag("--emit-llvm", options.emit_llvm,
@@ -193,6 +197,9 @@ int run_run(const RunOptions& options) {
   auto args = backend::make_arguments(*function, options.entry, options.args, arg_options);
   if (auto* d = std::get_if<Diagnostic>(&args)) return fail(std::move(*d), kExitUsage);
 
+  for (const std::string& plugin : options.plugins)
+    if (std::optional<std::string> why = backend::load_plugin(plugin))
+      return fail(make_diagnostic(DiagId::RX5033, Span{}, {plugin, *why}), kExitUsage);
   raxc_set_num_threads(options.threads);
   auto compile_start = std::chrono::steady_clock::now();
   DiagnosticSink compile_sink;

@@ -19,7 +19,8 @@ struct RunOptions {
   std::string save_dir;
   std::string output_format = "text";
   int repeat = 1;
-  int threads = 0;  // 0: every CPU this process may use
+  int threads = 0;
+  std::vector<std::string> plugins;  // --load  // 0: every CPU this process may use
   bool check_bounds = false;
   bool emit_llvm = false;
   std::string diagnostics_format = "text";

@@ -340,10 +340,4 @@ Value Interpreter::call_op(const std::string& op, const ir::Call* c, Frame& fram
 
 std::ostream& Interpreter::out() { return options.out ? *options.out : std::cout; }
 
-const PackedFunction* find_packed(const std::string& symbol) {
-  static const std::unordered_map<std::string, PackedFunction> registry = {};
-  auto it = registry.find(symbol);
-  return it == registry.end() ? nullptr : &it->second;
-}
-
 }  // namespace raxc::backend

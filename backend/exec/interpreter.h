@@ -14,8 +14,8 @@ namespace raxc::backend {
 
 class Interpreter;
 
-// A packed function of the registry: called with evaluated arguments, returns a value or
-// raises (ExecError) at `call_site`.
+// A packed function of the registry (packed.h): called with evaluated arguments, returns a
+// value or raises (ExecError) at `call_site`.
 using PackedFunction =
     std::function<runtime::Value(Interpreter&, const std::vector<runtime::Value>&, Span call_site)>;
 const PackedFunction* find_packed(const std::string& symbol);

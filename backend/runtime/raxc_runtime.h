@@ -38,6 +38,25 @@ enum RaxcArgKind { RAXC_ARG_TENSOR = 0, RAXC_ARG_INT = 1, RAXC_ARG_FLOAT = 2, RA
 typedef int32_t (*RaxcPackedFunc)(const RaxcArg* args, const int32_t* kinds, int32_t num_args,
                                   RaxcArg* ret);
 
+/* Packed functions from plugins (`raxc run --load plugin.so`). A plugin is a shared library that
+ * exports
+ *
+ *   int32_t raxc_plugin_register(RaxcRegisterFunc register_function, void* context);
+ *
+ * which calls register_function(context, "name", function) once per function it provides and
+ * returns 0. Such a function receives its arguments as a kernel does (tensors as DLTensor*,
+ * integers and bools as i64, floats as f64) and reports its result through *ret and *ret_kind:
+ * RAXC_ARG_INT or RAXC_ARG_FLOAT for a scalar, RAXC_RET_NONE (the default) for none. Tensors
+ * come back through destination arguments (R.call_dps_packed allocates the outputs and passes
+ * them after the inputs). A failure returns non-zero after raxc_plugin_fail(message). */
+#define RAXC_RET_NONE (-1)
+typedef int32_t (*RaxcPluginFunc)(const RaxcArg* args, const int32_t* kinds, int32_t num_args,
+                                  RaxcArg* ret, int32_t* ret_kind);
+typedef void (*RaxcRegisterFunc)(void* context, const char* name, RaxcPluginFunc function);
+typedef int32_t (*RaxcPluginRegister)(RaxcRegisterFunc register_function, void* context);
+/* Records the message of a failing plugin function (RX5032 at the call); returns 1. */
+int32_t raxc_plugin_fail(const char* message);
+
 /* Where an error happened, emitted by the code generator as a constant next to the check.
  * `code` is a diagnostic code ("RX5003"); its message template takes the `num_static` strings
  * of `args` first, then the int64 values given to raxc_fail (at most 3), printed in decimal.

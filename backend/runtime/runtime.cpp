@@ -60,3 +60,11 @@ extern "C" const char* raxc_last_error(void) {
   for (const std::string& a : last_error->args) last_error_text += " " + a;
   return last_error_text.c_str();
 }
+
+extern "C" int32_t raxc_plugin_fail(const char* message) {
+  raxc::runtime::RuntimeError e;
+  e.code = "RX5032";
+  e.args.emplace_back(message ? message : "");
+  raxc::runtime::set_last_error(std::move(e));
+  return 1;
+}

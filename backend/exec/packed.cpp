@@ -1,0 +1,113 @@
+// Packed-function registry: built-ins and plugins (see packed.h).
+#include "backend/exec/packed.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "backend/exec/checks.h"
+#include "backend/exec/interpreter.h"
+#include "backend/runtime/error.h"
+#include "backend/runtime/raxc_runtime.h"
+
+namespace raxc::backend {
+
+using runtime::Value;
+
+namespace {
+
+// vm.builtin.copy(x): a new tensor with x's contents (TVM's VM uses it where a value must not
+// alias its source).
+Value builtin_copy(Interpreter&, const std::vector<Value>& args, Span at) {
+  const runtime::TensorPtr* t = args.size() == 1 ? args[0].tensor() : nullptr;
+  if (!t) {
+    if (args.size() == 1 && !args[0].tensor()) return args[0];  // non-tensors are values
+    raise(DiagId::RX5032, at, {"vm.builtin.copy takes one argument"});
+  }
+  runtime::TensorPtr copy = runtime::Tensor::empty((*t)->shape(), (*t)->dtype());
+  if (!copy) raise(DiagId::RX5026, at, {describe_value(args[0]), runtime::dtype_name((*t)->dtype())});
+  std::memcpy(copy->data(), (*t)->data(), static_cast<size_t>((*t)->nbytes()));
+  return copy;
+}
+
+// A plugin function behind the PackedFunction interface: tensors and scalars in, a scalar or
+// nothing out.
+PackedFunction wrap_plugin(std::string name, RaxcPluginFunc fn) {
+  return [name, fn](Interpreter&, const std::vector<Value>& args, Span at) -> Value {
+    std::vector<RaxcArg> packed(args.size());
+    std::vector<int32_t> kinds(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (const runtime::TensorPtr* t = args[i].tensor()) {
+        packed[i].tensor = (*t)->dl();
+        kinds[i] = RAXC_ARG_TENSOR;
+      } else if (const auto* p = args[i].get_if<runtime::Prim>()) {
+        if (p->is_float()) {
+          packed[i].f64 = p->f;
+          kinds[i] = RAXC_ARG_FLOAT;
+        } else {
+          packed[i].i64 = p->i;
+          kinds[i] = RAXC_ARG_INT;
+        }
+      } else {
+        raise(DiagId::RX5032, at,
+              {"'" + name + "': argument " + std::to_string(i) + " is " + describe_value(args[i]) +
+               "; plugin functions take tensors and scalars"});
+      }
+    }
+    RaxcArg ret{};
+    int32_t ret_kind = RAXC_RET_NONE;
+    int32_t status = fn(packed.data(), kinds.data(), static_cast<int32_t>(packed.size()), &ret,
+                        &ret_kind);
+    if (status != 0) {
+      std::optional<runtime::RuntimeError> e = runtime::take_last_error();
+      std::string message = e && !e->args.empty() ? e->args[0] : "status " + std::to_string(status);
+      raise(DiagId::RX5032, at, {"'" + name + "': " + message});
+    }
+    if (ret_kind == RAXC_ARG_INT) return runtime::Prim{DLDataType{kDLInt, 64, 1}, ret.i64, 0};
+    if (ret_kind == RAXC_ARG_FLOAT) return runtime::Prim{DLDataType{kDLFloat, 64, 1}, 0, ret.f64};
+    return runtime::Tuple{};
+  };
+}
+
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<std::string, PackedFunction> functions{
+      {"vm.builtin.copy", builtin_copy},
+  };
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+const PackedFunction* find_packed(const std::string& symbol) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.functions.find(symbol);
+  return it == r.functions.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> load_plugin(const std::string& path) {
+  // A path without a slash would be searched for in the system's library directories.
+  std::string where = path.find('/') == std::string::npos ? "./" + path : path;
+  void* library = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) return std::string(dlerror());
+  auto entry = reinterpret_cast<RaxcPluginRegister>(dlsym(library, "raxc_plugin_register"));
+  if (!entry) return std::string("it does not export raxc_plugin_register");
+  auto add = [](void* context, const char* name, RaxcPluginFunc fn) {
+    if (!name || !fn) return;
+    auto* r = static_cast<Registry*>(context);
+    std::lock_guard<std::mutex> lock(r->mutex);
+    r->functions[name] = wrap_plugin(name, fn);
+  };
+  int32_t status = entry(add, &registry());
+  if (status != 0) return "raxc_plugin_register returned " + std::to_string(status);
+  return std::nullopt;  // the library stays loaded: its functions are registered
+}
+
+}  // namespace raxc::backend

@@ -1,0 +1,51 @@
+#!/bin/sh
+# raxc run --load: the example plugin (examples/plugin/scale.c) builds with the system C
+# compiler, registers its packed functions and computes what it should; a failing plugin
+# function is RX5032 at the call; a plugin that cannot be loaded is RX5033 (exit 2); a packed
+# function nobody registered is RX5022.
+# Usage: plugin_test.sh RAXC ROOT
+set -u
+raxc=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+passes=0
+check() {  # NAME EXPECTED_STATUS EXPECTED_TEXT COMMAND...
+  name=$1 want_status=$2 want_text=$3
+  shift 3
+  out=$("$@" 2>&1)
+  status=$?
+  if [ "$status" -ne "$want_status" ] || ! printf '%s' "$out" | grep -qF -- "$want_text"; then
+    echo "FAIL $name: exit $status, output:"
+    printf '%s\n' "$out"
+    failures=$((failures + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+cc -shared -fPIC -I"$root" -o "$tmp/scale.so" "$root/examples/plugin/scale.c" || {
+  echo "FAIL: the example plugin does not build"
+  exit 1
+}
+rx=$root/examples/plugin/scale.rx
+check "plugin result" 0 "[2.5 5.  7.5]" "$raxc" run "$rx" "[1, 2, 3]" 2.5 --load "$tmp/scale.so"
+check "plugin scalar result" 0 "15" "$raxc" run "$rx" "[1, 2, 3]" 2.5 --load "$tmp/scale.so"
+# RX5022 near miss: the same module with the plugin loaded runs (above); without it:
+check "no plugin: RX5022" 1 "[RX5022]" "$raxc" run "$rx" "[1, 2, 3]" 2.5
+check "missing plugin: RX5033" 2 "[RX5033]" "$raxc" run "$rx" "[1, 2, 3]" 2.5 --load "$tmp/nope.so"
+printf 'int x;\n' > "$tmp/empty.c" && cc -shared -fPIC -o "$tmp/empty.so" "$tmp/empty.c"
+check "not a plugin: RX5033" 2 "raxc_plugin_register" "$raxc" run "$rx" "[1]" 2.5 --load "$tmp/empty.so"
+# A plugin function that fails (example.scale of a float64 tensor): RX5032 at the call.
+cat > "$tmp/bad.rx" <<'RX'
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float64")) -> R.Tensor((2,), dtype="float64"):
+        y = R.call_dps_packed("example.scale", (x, R.prim_value(T.float64(2.0))), out_sinfo=R.Tensor((2,), dtype="float64"))
+        return y
+RX
+check "failing plugin function: RX5032" 1 "[RX5032]" "$raxc" run "$tmp/bad.rx" "[1, 2]" --load "$tmp/scale.so"
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]
