@@ -6,11 +6,12 @@
 #include <unordered_set>
 
 #include "analysis/arith/analyzer.h"
-#include "analysis/ir_visitor.h"
 #include "analysis/lint/unused.h"
 #include "analysis/normalize/normalize.h"
 #include "analysis/well_formed/call_graph.h"
 #include "analysis/well_formed/well_formed.h"
+#include "frontend/ir/visitor.h"
+#include "frontend/ir/walks.h"
 #include "frontend/printer/printer.h"
 
 namespace raxc::analysis {
@@ -18,35 +19,6 @@ namespace {
 
 using frontend::Definition;
 using frontend::Token;
-
-// ------------------------------------------------------------------------------ IR walking
-
-void collect_sinfo_vars(const ir::StructInfo* s, std::vector<const ir::PrimVar*>& out) {
-  if (!s) return;
-  switch (s->kind) {
-    case ir::SInfoKind::Prim: arith::collect_vars(ir::cast<ir::PrimSInfo>(s)->value, out); break;
-    case ir::SInfoKind::Shape:
-      if (const auto& values = ir::cast<ir::ShapeSInfo>(s)->values)
-        for (const ir::PrimExpr* v : *values) arith::collect_vars(v, out);
-      break;
-    case ir::SInfoKind::Tensor:
-      if (const auto* shape = ir::dyn_cast<ir::ShapeExpr>(ir::cast<ir::TensorSInfo>(s)->shape))
-        for (const ir::PrimExpr* v : shape->values) arith::collect_vars(v, out);
-      break;
-    case ir::SInfoKind::Tuple:
-      for (const ir::StructInfo* f : ir::cast<ir::TupleSInfo>(s)->fields)
-        collect_sinfo_vars(f, out);
-      break;
-    case ir::SInfoKind::Func: {
-      const auto* f = ir::cast<ir::FuncSInfo>(s);
-      if (f->params)
-        for (const ir::StructInfo* p : *f->params) collect_sinfo_vars(p, out);
-      collect_sinfo_vars(f->ret, out);
-      break;
-    }
-    case ir::SInfoKind::Object: break;
-  }
-}
 
 // The names a function can mention: variables with where they become visible, shape variables.
 struct LocalNames {
@@ -59,37 +31,18 @@ struct LocalNames {
   std::unordered_map<std::string, const ir::PrimVar*> shape_vars;  // first occurrence wins
 
   explicit LocalNames(const ir::Function& f) {
-    struct Collector : IrVisitor {
-      LocalNames& names;
-      explicit Collector(LocalNames& n) : names(n) {}
-      void on_function(const ir::Function& fn) override {
-        for (const ir::Var* p : fn.params) {
-          names.vars[p->name].push_back({p, p->span.begin, true});
-          names.add_sinfo(p->annotation);
-        }
-        names.add_sinfo(fn.ret_struct_info);
+    for (const ir::DefinedVar& d : ir::defined_vars(&f)) {
+      if (d.binding == nullptr) {
+        vars[d.var->name].push_back({d.var, d.var->span.begin, true});
+        continue;
       }
-      void on_binding(const ir::Binding& b) override {
-        uint32_t from = b.span.empty() ? b.var->span.end : std::max(b.span.end, b.var->span.end);
-        names.vars[b.var->name].push_back({b.var, from, false});
-        names.add_sinfo(b.var->annotation);
-        names.add_sinfo(b.match_cast);
-      }
-      void on_expr(const ir::Expr* e) override {
-        std::vector<const ir::PrimVar*> found;
-        if (const auto* pv = ir::dyn_cast<ir::PrimValue>(e)) arith::collect_vars(pv->value, found);
-        if (const auto* se = ir::dyn_cast<ir::ShapeExpr>(e))
-          for (const ir::PrimExpr* v : se->values) arith::collect_vars(v, found);
-        for (const ir::PrimVar* v : found) names.shape_vars.emplace(v->name, v);
-      }
-    } collector(*this);
-    collector.visit(&f);
-  }
-
-  void add_sinfo(const ir::StructInfo* s) {
-    std::vector<const ir::PrimVar*> found;
-    collect_sinfo_vars(s, found);
-    for (const ir::PrimVar* v : found) shape_vars.emplace(v->name, v);
+      const ir::Binding& b = *d.binding;
+      uint32_t from = b.span.empty() ? b.var->span.end : std::max(b.span.end, b.var->span.end);
+      vars[b.var->name].push_back({b.var, from, false});
+    }
+    // Every mention, not only binding positions: a name in an editor resolves wherever it is
+    // written, even in a Callable's return.
+    for (const ir::PrimVar* v : ir::mentioned_shape_vars(&f)) shape_vars.emplace(v->name, v);
   }
 
   // The variable a name at IR offset `at` denotes: the one whose name is there, else the last
@@ -276,7 +229,7 @@ std::unordered_set<std::string> Engine::State::update_call_edges() {
     auto [known, fresh] = call_edges_def.try_emplace(def->name, def->id);
     if (!fresh && known->second == def->id) continue;
     known->second = def->id;
-    std::vector<std::string> callees = wf::callees_of(f);
+    std::vector<std::string> callees = ir::called_globals(f);
     std::vector<std::string>& old = call_edges[def->name];
     std::vector<std::string> sorted_old = old, sorted_new = callees;
     std::sort(sorted_old.begin(), sorted_old.end());
@@ -347,7 +300,7 @@ Engine::State::Analysis Engine::State::analyse_function(const Definition& def) {
     // A bug in a checker must not take the editor down: keep what was reported.
   }
   // Every global the body names, whether or not inference asked for its signature.
-  for (std::string& name : global_names_in(def.global->function()))
+  for (std::string& name : ir::global_names_in(def.global->function()))
     referenced.insert(std::move(name));
   for (const std::string& name : referenced) {
     auto it = signatures.find(name);
@@ -687,7 +640,7 @@ std::optional<StructInfoAt> Engine::struct_info_at(const std::string& key, uint3
   const State::Analysis* a = st->analysis_of(def);
   if (!a || !a->normalized) return std::nullopt;
   uint32_t ir_offset = offset - def->begin + def->ir_begin;
-  struct Innermost : IrVisitor {
+  struct Innermost : ir::Visitor {
     uint32_t at;
     const FunctionInference& inference;
     const ir::Expr* best = nullptr;

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "analysis/engine.h"
-#include "analysis/ir_visitor.h"
 #include "analysis/well_formed/well_formed.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
 #include "frontend/ir/dump.h"
+#include "frontend/ir/visitor.h"
 #include "frontend/printer/printer.h"
 #include "frontend/source.h"
 #include "lsp/server.h"
@@ -210,7 +210,7 @@ void report_missing_entry_point(const frontend::Document& doc, DiagnosticSink& s
 // bound), in source order. The golden runner compares `# sinfo:` comments with it.
 nlohmann::json struct_info_json(const analysis::Engine& engine, const std::string& path,
                                 const SourceFile& file) {
-  struct Bindings : analysis::IrVisitor {
+  struct Bindings : ir::Visitor {
     std::vector<const ir::Var*> vars;
     void on_binding(const ir::Binding& b) override {
       if (b.var != nullptr) vars.push_back(b.var);

@@ -1105,39 +1105,4 @@ const ir::PrimExpr* Analyzer::substitute(const ir::PrimExpr* e, const VarMap& ma
   return simplify(replaced);
 }
 
-void collect_vars(const ir::PrimExpr* e, std::vector<const ir::PrimVar*>& out) {
-  if (e == nullptr) return;
-  switch (e->kind) {
-    case PrimKind::Var: {
-      const auto* v = ir::cast<ir::PrimVar>(e);
-      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-      return;
-    }
-    case PrimKind::Not: return collect_vars(ir::cast<ir::PrimNot>(e)->a, out);
-    case PrimKind::Cast: return collect_vars(ir::cast<ir::PrimCast>(e)->value, out);
-    case PrimKind::Select: {
-      const auto* s = ir::cast<ir::PrimSelect>(e);
-      collect_vars(s->condition, out);
-      collect_vars(s->true_value, out);
-      return collect_vars(s->false_value, out);
-    }
-    case PrimKind::Call:
-      for (const PrimExpr* arg : ir::cast<ir::PrimCall>(e)->args) collect_vars(arg, out);
-      return;
-    case PrimKind::BufferLoad:
-      for (const PrimExpr* index : ir::cast<ir::BufferLoad>(e)->indices) collect_vars(index, out);
-      return;
-    case PrimKind::Let: {
-      const auto* let = ir::cast<ir::PrimLet>(e);
-      collect_vars(let->value, out);
-      return collect_vars(let->body, out);  // the let var itself counts as bound, but is listed
-    }
-    default: break;
-  }
-  if (const auto* bin = ir::dyn_cast<ir::PrimBinary>(e)) {
-    collect_vars(bin->a, out);
-    collect_vars(bin->b, out);
-  }
-}
-
 }  // namespace raxc::analysis::arith

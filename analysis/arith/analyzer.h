@@ -64,7 +64,4 @@ class Analyzer {
   Impl* impl_;  // canonical-form cache
 };
 
-// Every PrimVar occurring in `e`, in first-occurrence order, without duplicates.
-void collect_vars(const ir::PrimExpr* e, std::vector<const ir::PrimVar*>& out);
-
 }  // namespace raxc::analysis::arith

@@ -19,10 +19,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "analysis/ir_visitor.h"
 #include "analysis/normalize/normalize.h"
 #include "analysis/ops/registry.h"
 #include "analysis/struct_info/relations.h"
+#include "frontend/ir/walks.h"
 #include "frontend/printer/printer.h"
 
 namespace raxc::analysis {
@@ -37,31 +37,6 @@ namespace {
 std::string text_of(const StructInfo* s) { return printer::print_struct_info(s); }
 
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
-
-void collect_vars(const StructInfo* s, std::vector<const ir::PrimVar*>& out) {
-  if (s == nullptr) return;
-  switch (s->kind) {
-    case SInfoKind::Prim: arith::collect_vars(ir::cast<ir::PrimSInfo>(s)->value, out); return;
-    case SInfoKind::Shape:
-      if (const auto& values = ir::cast<ir::ShapeSInfo>(s)->values)
-        for (const ir::PrimExpr* d : *values) arith::collect_vars(d, out);
-      return;
-    case SInfoKind::Tensor:
-      if (const auto* shape = ir::dyn_cast<ir::ShapeExpr>(ir::cast<ir::TensorSInfo>(s)->shape))
-        for (const ir::PrimExpr* d : shape->values) arith::collect_vars(d, out);
-      return;
-    case SInfoKind::Tuple:
-      for (const StructInfo* f : ir::cast<ir::TupleSInfo>(s)->fields) collect_vars(f, out);
-      return;
-    case SInfoKind::Func: {
-      const auto* f = ir::cast<ir::FuncSInfo>(s);
-      if (f->params)
-        for (const StructInfo* p : *f->params) collect_vars(p, out);
-      return;
-    }
-    case SInfoKind::Object: return;
-  }
-}
 
 bool is_force_pure(const ir::Function* f) {
   const ir::AttrValue* v = f->attrs.find("relax.force_pure");
@@ -158,7 +133,7 @@ class RecursionInfo {
     if (it != callees_.end()) return it->second;
     std::vector<std::string>& out = callees_[name];
     const ir::GlobalDef* def = module_.find(name);
-    if (def != nullptr && def->function() != nullptr) out = global_names_in(def->function());
+    if (def != nullptr && def->function() != nullptr) out = ir::global_names_in(def->function());
     return out;
   }
 
@@ -318,9 +293,7 @@ class Inferer {
     if (var_scope_.insert(v).second) var_log_.push_back(v);
   }
   void bind_new_shape_vars(const StructInfo* s) {
-    std::vector<const ir::PrimVar*> vars;
-    collect_vars(s, vars);
-    for (const ir::PrimVar* v : vars)
+    for (const ir::PrimVar* v : ir::shape_vars(s))
       if (shape_scope_.insert(v).second) shape_log_.push_back(v);
   }
   Scope scope() const {
@@ -530,9 +503,7 @@ class Inferer {
     // An own variable the arguments did not determine means nothing at the call site, even
     // when the callee is the current function: rename it to a fresh variable, which erasure
     // then removes.
-    std::vector<const ir::PrimVar*> vars;
-    collect_vars(&f, vars);
-    for (const ir::PrimVar* v : vars)
+    for (const ir::PrimVar* v : ir::shape_vars(&f))
       if (info.is_own(v) && own.count(v) == 0)
         own.emplace(v, arena().make<ir::PrimVar>(v->name, v->dtype, v->span));
     return own;

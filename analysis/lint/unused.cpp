@@ -3,8 +3,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "analysis/ir_visitor.h"
 #include "analysis/ops/registry.h"
+#include "frontend/ir/visitor.h"
 
 namespace raxc::analysis {
 namespace {
@@ -20,7 +20,7 @@ bool has_no_effect(const ir::Expr* value) {
   return def && def->purity == ops::Purity::Pure;
 }
 
-class UnusedBindings : public IrVisitor {
+class UnusedBindings : public ir::Visitor {
  public:
   void on_expr(const ir::Expr* e) override {
     if (const auto* var = ir::dyn_cast<ir::Var>(e)) used_.insert(var);

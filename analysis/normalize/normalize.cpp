@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/normalize/normal_form.h"
+#include "frontend/ir/walks.h"
 
 namespace raxc::analysis {
 namespace {
@@ -17,7 +18,8 @@ class NameSource {
   explicit NameSource(const ir::Function* f) : root_(f) {}
 
   std::string next() {
-    if (!collected_) collect_function(root_);
+    if (!collected_)
+      for (const ir::DefinedVar& d : ir::defined_vars(root_)) used_.insert(d.var->name);
     collected_ = true;
     for (;;) {
       std::string name = counter_ == 0 ? "lv" : "lv" + std::to_string(counter_);
@@ -27,43 +29,6 @@ class NameSource {
   }
 
  private:
-  void collect_function(const ir::Function* f) {
-    for (const ir::Var* p : f->params) used_.insert(p->name);
-    collect_seq(f->body);
-  }
-  void collect_seq(const ir::SeqExpr* s) {
-    for (const ir::BindingBlock* block : s->blocks)
-      for (const ir::Binding* b : block->bindings) {
-        if (b->var) used_.insert(b->var->name);
-        collect_expr(b->value);
-      }
-    collect_expr(s->body);
-  }
-  void collect_expr(const ir::Expr* e) {
-    switch (e->kind) {
-      case ir::ExprKind::Function: return collect_function(ir::cast<ir::Function>(e));
-      case ir::ExprKind::SeqExpr: return collect_seq(ir::cast<ir::SeqExpr>(e));
-      case ir::ExprKind::If: {
-        auto* i = ir::cast<ir::If>(e);
-        collect_expr(i->cond);
-        collect_seq(i->true_branch);
-        collect_seq(i->false_branch);
-        return;
-      }
-      case ir::ExprKind::Call: {
-        auto* c = ir::cast<ir::Call>(e);
-        collect_expr(c->op);
-        for (const ir::Expr* a : c->args) collect_expr(a);
-        return;
-      }
-      case ir::ExprKind::Tuple:
-        for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) collect_expr(f);
-        return;
-      case ir::ExprKind::TupleGetItem: return collect_expr(ir::cast<ir::TupleGetItem>(e)->tuple);
-      default: return;
-    }
-  }
-
   const ir::Function* root_;
   bool collected_ = false;
   std::unordered_set<std::string> used_;

@@ -1,6 +1,7 @@
 // Calling conventions: the call_tir family, packed calls, closures, VM builtins, print and
 // assert (operators.md §3.11, §4).
 #include "analysis/ops/common.h"
+#include "frontend/ir/walks.h"
 
 namespace raxc::analysis::ops {
 
@@ -153,8 +154,7 @@ void check_against_prim_func(InferContext& ctx, const ir::StructInfo* out) {
     bool bad = (!t->dtype.is_void() && t->dtype != b->dtype) ||
                (t->ndim >= 0 && size_t(t->ndim) != b->shape.size());
     for (size_t d = 0; !bad && dims && d < dims->size(); ++d) {
-      std::vector<const ir::PrimVar*> vars;
-      arith::collect_vars(b->shape[d], vars);
+      std::vector<const ir::PrimVar*> vars = ir::prim_vars(b->shape[d]);
       bool bound = true;
       for (const ir::PrimVar* v : vars) bound = bound && mapping.count(v);
       if (!bound) continue;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "frontend/ir/walks.h"
 #include "frontend/printer/printer.h"
 
 namespace raxc::analysis {
@@ -455,8 +456,7 @@ const StructInfo* lub(arith::Analyzer& analyzer, const StructInfo* a, const Stru
 // ------------------------------------------------------------------------------- erasure
 
 bool mentions_out_of_scope(const ir::PrimExpr* e, const Scope& scope) {
-  std::vector<const ir::PrimVar*> vars;
-  arith::collect_vars(e, vars);
+  std::vector<const ir::PrimVar*> vars = ir::prim_vars(e);
   return std::any_of(vars.begin(), vars.end(),
                      [&](const ir::PrimVar* v) { return !scope.has_shape_var(v); });
 }
@@ -464,31 +464,6 @@ bool mentions_out_of_scope(const ir::PrimExpr* e, const Scope& scope) {
 bool any_out_of_scope(const std::vector<const ir::PrimExpr*>& dims, const Scope& scope) {
   return std::any_of(dims.begin(), dims.end(),
                      [&](const ir::PrimExpr* d) { return mentions_out_of_scope(d, scope); });
-}
-
-void collect_sinfo_vars(const StructInfo* s, std::vector<const ir::PrimVar*>& out) {
-  if (s == nullptr) return;
-  switch (s->kind) {
-    case SInfoKind::Prim: arith::collect_vars(ir::cast<ir::PrimSInfo>(s)->value, out); return;
-    case SInfoKind::Shape:
-      if (const auto& values = ir::cast<ir::ShapeSInfo>(s)->values)
-        for (const ir::PrimExpr* d : *values) arith::collect_vars(d, out);
-      return;
-    case SInfoKind::Tensor:
-      if (const auto* shape = ir::dyn_cast<ir::ShapeExpr>(ir::cast<ir::TensorSInfo>(s)->shape))
-        for (const ir::PrimExpr* d : shape->values) arith::collect_vars(d, out);
-      return;
-    case SInfoKind::Tuple:
-      for (const StructInfo* f : ir::cast<ir::TupleSInfo>(s)->fields) collect_sinfo_vars(f, out);
-      return;
-    case SInfoKind::Func: {
-      const auto* f = ir::cast<ir::FuncSInfo>(s);
-      if (f->params)
-        for (const StructInfo* p : *f->params) collect_sinfo_vars(p, out);
-      return;  // the return type is not a binding position
-    }
-    case SInfoKind::Object: return;
-  }
 }
 
 const StructInfo* erase(arith::Analyzer& analyzer, const StructInfo* s, const Scope& scope) {
@@ -528,8 +503,7 @@ const StructInfo* erase(arith::Analyzer& analyzer, const StructInfo* s, const Sc
     case SInfoKind::Func: {
       const auto* f = ir::cast<ir::FuncSInfo>(s);
       // Shape variables first appearing in the parameters are bound by the call itself.
-      std::vector<const ir::PrimVar*> own;
-      collect_sinfo_vars(s, own);
+      std::vector<const ir::PrimVar*> own = ir::shape_vars(s);
       Scope inner = scope;
       if (!own.empty()) {
         auto set = std::make_shared<std::unordered_set<const ir::PrimVar*>>(own.begin(), own.end());

@@ -2,6 +2,8 @@
 
 #include <unordered_set>
 
+#include "frontend/ir/walks.h"
+
 namespace raxc::analysis::wf {
 namespace {
 
@@ -28,53 +30,6 @@ const ir::GlobalDef* lookup(GlobalIndex& index, const ir::IRModule& module, std:
   return nullptr;
 }
 
-class CalleeCollector {
- public:
-  std::vector<std::string> run(const ir::Function* f) {
-    function(f);
-    return std::move(names_);
-  }
-
- private:
-  void function(const ir::Function* f) { seq(f->body); }
-  void seq(const ir::SeqExpr* s) {
-    for (const ir::BindingBlock* block : s->blocks)
-      for (const ir::Binding* b : block->bindings) expr(b->value);
-    expr(s->body);
-  }
-  void expr(const ir::Expr* e) {
-    switch (e->kind) {
-      case ir::ExprKind::Call: {
-        auto* c = ir::cast<ir::Call>(e);
-        if (auto* g = ir::dyn_cast<ir::GlobalVar>(c->op)) {
-          if (seen_.insert(g->name).second) names_.push_back(g->name);
-        } else {
-          expr(c->op);
-        }
-        for (const ir::Expr* a : c->args) expr(a);
-        return;
-      }
-      case ir::ExprKind::Function: return function(ir::cast<ir::Function>(e));
-      case ir::ExprKind::SeqExpr: return seq(ir::cast<ir::SeqExpr>(e));
-      case ir::ExprKind::If: {
-        auto* i = ir::cast<ir::If>(e);
-        expr(i->cond);
-        seq(i->true_branch);
-        seq(i->false_branch);
-        return;
-      }
-      case ir::ExprKind::Tuple:
-        for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) expr(f);
-        return;
-      case ir::ExprKind::TupleGetItem: return expr(ir::cast<ir::TupleGetItem>(e)->tuple);
-      default: return;
-    }
-  }
-
-  std::vector<std::string> names_;
-  std::unordered_set<std::string> seen_;
-};
-
 }  // namespace
 
 const ir::GlobalDef* find_global(const ir::IRModule& module, std::string_view name) {
@@ -85,8 +40,6 @@ const ir::GlobalDef* find_global(const ir::IRModule& module, std::string_view na
   index.rebuild(module);
   return lookup(index, module, name);
 }
-
-std::vector<std::string> callees_of(const ir::Function* f) { return CalleeCollector().run(f); }
 
 std::unordered_set<std::string> affected_by_call_edges(const CallEdges& edges,
                                                        const std::vector<std::string>& changed) {
@@ -114,7 +67,7 @@ const std::vector<std::string>& CallGraph::callees(const std::string& name) {
   if (it != callees_.end()) return it->second;
   std::vector<std::string> result;
   if (const ir::GlobalDef* g = find_global(module_, name))
-    if (const ir::Function* f = g->function()) result = callees_of(f);
+    if (const ir::Function* f = g->function()) result = ir::called_globals(f);
   return callees_.emplace(name, std::move(result)).first->second;
 }
 

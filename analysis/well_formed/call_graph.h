@@ -15,11 +15,8 @@ namespace raxc::analysis::wf {
 // behind this is rebuilt whenever a lookup finds it stale (the engine edits modules in place).
 const ir::GlobalDef* find_global(const ir::IRModule& module, std::string_view name);
 
-// Names of the globals called (GlobalVar in callee position) anywhere in `f`, nested
-// functions included, in first-call order without duplicates.
-std::vector<std::string> callees_of(const ir::Function* f);
-
-// The call edges of a module's Relax functions: global name -> callees_of(its function).
+// The call edges of a module's Relax functions: global name -> the globals its function calls
+// (ir::called_globals).
 using CallEdges = std::unordered_map<std::string, std::vector<std::string>>;
 
 // The functions whose well-formedness verdicts can change when the call edges of the functions

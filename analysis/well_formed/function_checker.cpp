@@ -10,6 +10,7 @@
 
 #include "analysis/normalize/normal_form.h"
 #include "analysis/well_formed/call_graph.h"
+#include "frontend/ir/walks.h"
 
 namespace raxc::analysis::wf {
 namespace {
@@ -60,6 +61,10 @@ bool is_scalar_number(ir::DataType d) {
 
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
+// Where a signature or match_cast binds: a lone shape variable as a dimension or value, outside
+// Callables (a Callable's parameters bind only inside it, see func_sinfo).
+constexpr ir::ShapeVarPositions kBinding = ir::ShapeVarPositions::Lone;
+
 // What an annotation under inspection belongs to, named in messages about it (the name points
 // into the IR, which outlives the check).
 struct Owner {
@@ -73,7 +78,7 @@ class FunctionChecker {
       : module_(module), global_(global), diags_(diags), calls_(module) {}
 
   void run(const ir::Function* f) {
-    declare_function(f);
+    declare_all(f);
     function(f, nullptr, global_.gvar->name);
   }
 
@@ -117,41 +122,12 @@ class FunctionChecker {
     d.note(it->second.bound_at, quoted(v->name) + " is first bound here");
     diags_.report(std::move(d));
   }
-  void declare_function(const ir::Function* f) {
-    for (const ir::Var* p : f->params) declare(p, span_of(p, f->span));
-    declare_seq(f->body);
-  }
-  void declare_seq(const ir::SeqExpr* s) {
-    for (const ir::BindingBlock* block : s->blocks)
-      for (const ir::Binding* b : block->bindings) {
-        declare_expr(b->value);
-        if (b->var) declare(b->var, span_of(b->var, b->span));
-      }
-    declare_expr(s->body);
-  }
-  void declare_expr(const ir::Expr* e) {
-    switch (e->kind) {
-      case ir::ExprKind::Function: return declare_function(ir::cast<ir::Function>(e));
-      case ir::ExprKind::SeqExpr: return declare_seq(ir::cast<ir::SeqExpr>(e));
-      case ir::ExprKind::If: {
-        auto* i = ir::cast<ir::If>(e);
-        declare_expr(i->cond);
-        declare_seq(i->true_branch);
-        declare_seq(i->false_branch);
-        return;
-      }
-      case ir::ExprKind::Call: {
-        auto* c = ir::cast<ir::Call>(e);
-        declare_expr(c->op);
-        for (const ir::Expr* a : c->args) declare_expr(a);
-        return;
-      }
-      case ir::ExprKind::Tuple:
-        for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) declare_expr(f);
-        return;
-      case ir::ExprKind::TupleGetItem: return declare_expr(ir::cast<ir::TupleGetItem>(e)->tuple);
-      default: return;
-    }
+  // Parameters before their function's body, a binding's variable after its value: RX2012's
+  // "first bound here" is the binding site met first in that order.
+  void declare_all(const ir::Function* f) {
+    for (const ir::DefinedVar& d : ir::defined_vars(f))
+      declare(d.var,
+              d.binding ? span_of(d.var, d.binding->span) : span_of(d.var, d.function->span));
   }
 
   // ------------------------------------------------------------------ scopes
@@ -203,7 +179,7 @@ class FunctionChecker {
   void signature(const ir::Function* f, const std::string& name) {
     std::vector<const ir::PrimVar*> bound;
     for (const ir::Var* p : f->params)
-      if (p->annotation) binding_positions(p->annotation, bound);
+      if (p->annotation) ir::collect_shape_vars(p->annotation, bound, kBinding);
     for (const ir::PrimVar* v : bound) bind_sym(v);
     sym_diag_ = DiagId::RX2020;
     for (const ir::Var* p : f->params) {
@@ -290,7 +266,7 @@ class FunctionChecker {
 
   void match_cast(const ir::StructInfo* target, const ir::Var* v) {
     std::vector<const ir::PrimVar*> bound;
-    binding_positions(target, bound);
+    ir::collect_shape_vars(target, bound, kBinding);
     for (const ir::PrimVar* p : bound) bind_sym(p);
     annotation(target, {Owner::MatchCast, v ? &v->name : nullptr});
   }
@@ -433,34 +409,6 @@ class FunctionChecker {
   }
 
   // ------------------------------------------------------------------ StructInfo
-  // A dimension or value that is a lone shape variable: where a signature or match_cast binds.
-  static void binding_positions(const ir::StructInfo* s, std::vector<const ir::PrimVar*>& out) {
-    auto lone = [&out](const ir::PrimExpr* e) {
-      if (auto* v = e ? ir::dyn_cast<ir::PrimVar>(e) : nullptr) out.push_back(v);
-    };
-    switch (s->kind) {
-      case ir::SInfoKind::Tensor: {
-        auto* t = ir::cast<ir::TensorSInfo>(s);
-        if (auto* shape = t->shape ? ir::dyn_cast<ir::ShapeExpr>(t->shape) : nullptr)
-          for (const ir::PrimExpr* d : shape->values) lone(d);
-        return;
-      }
-      case ir::SInfoKind::Shape: {
-        auto* sh = ir::cast<ir::ShapeSInfo>(s);
-        if (sh->values)
-          for (const ir::PrimExpr* d : *sh->values) lone(d);
-        return;
-      }
-      case ir::SInfoKind::Prim: return lone(ir::cast<ir::PrimSInfo>(s)->value);
-      case ir::SInfoKind::Tuple:
-        for (const ir::StructInfo* f : ir::cast<ir::TupleSInfo>(s)->fields)
-          binding_positions(f, out);
-        return;
-      default:  // a Callable's parameters bind only inside it (see struct_info)
-        return;
-    }
-  }
-
   // An annotation written for `owner` ("parameter 'x'", "the return of 'f'", ...), named in the
   // messages about it.
   // Only a pointer to the name is kept: the text is built when a diagnostic needs it.
@@ -551,7 +499,7 @@ class FunctionChecker {
     size_t sym_mark = sym_scope_.size();
     if (f->params) {
       std::vector<const ir::PrimVar*> bound;
-      for (const ir::StructInfo* p : *f->params) binding_positions(p, bound);
+      for (const ir::StructInfo* p : *f->params) ir::collect_shape_vars(p, bound, kBinding);
       for (const ir::PrimVar* v : bound) bind_sym(v);
       for (const ir::StructInfo* p : *f->params) struct_info(p);
     }

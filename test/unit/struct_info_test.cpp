@@ -7,6 +7,7 @@
 
 #include "analysis/struct_info/relations.h"
 #include "frontend/frontend.h"
+#include "frontend/ir/walks.h"
 #include "frontend/printer/printer.h"
 
 using namespace raxc;
@@ -48,31 +49,12 @@ struct Sig {
     REQUIRE(fn->params.size() == annotations.size());
   }
   const ir::StructInfo* operator[](size_t i) const { return fn->params[i]->annotation; }
-  // The shape variable named `name` as used in the annotations.
+  // The shape variable named `name` as used in the annotations (Callable returns included).
   const ir::PrimVar* var(const std::string& name) const {
-    std::vector<const ir::PrimVar*> vars;
-    for (const ir::Var* p : fn->params) collect(p->annotation, vars);
-    for (const ir::PrimVar* v : vars)
+    for (const ir::PrimVar* v : ir::mentioned_shape_vars(fn))
       if (v->name == name) return v;
     FAIL("no shape variable " << name);
     return nullptr;
-  }
-  static void collect(const ir::StructInfo* s, std::vector<const ir::PrimVar*>& out) {
-    if (const auto* t = ir::dyn_cast<ir::TensorSInfo>(s)) {
-      if (auto dims = analysis::tensor_dims(*t))
-        for (const ir::PrimExpr* d : *dims) analysis::arith::collect_vars(d, out);
-    } else if (const auto* sh = ir::dyn_cast<ir::ShapeSInfo>(s)) {
-      if (sh->values)
-        for (const ir::PrimExpr* d : *sh->values) analysis::arith::collect_vars(d, out);
-    } else if (const auto* p = ir::dyn_cast<ir::PrimSInfo>(s)) {
-      analysis::arith::collect_vars(p->value, out);
-    } else if (const auto* tu = ir::dyn_cast<ir::TupleSInfo>(s)) {
-      for (const ir::StructInfo* f : tu->fields) collect(f, out);
-    } else if (const auto* fn = ir::dyn_cast<ir::FuncSInfo>(s)) {
-      if (fn->params)
-        for (const ir::StructInfo* f : *fn->params) collect(f, out);
-      collect(fn->ret, out);
-    }
   }
 };
 
