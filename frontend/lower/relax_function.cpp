@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "frontend/ir/equal.h"
 #include "frontend/lower/literals.h"
 
 namespace raxc::lower {
@@ -467,7 +468,7 @@ void FunctionLowerer::lower_simple_binding(TSNode stmt, TSNode left, TSNode ann,
       poison_names(stmt);
       return;
     }
-    if (annotation && !struct_info_equal(annotation, target))
+    if (annotation && !ir::structural_equal(annotation, target))
       error(DiagId::RX1142, span(ann_value), {name});
     // An annotation equal to the target adds nothing (TVM prints one on every match_cast).
     emit(b, name, nullptr, value, target, span(left), at);

@@ -49,10 +49,6 @@ bool is_void_annotation(const LowerContext& ctx, TSNode annotation_value);
 // arguments) that contains only literals; reports and returns nullopt on anything else.
 std::optional<ir::AttrValue> lower_literal_attr(LowerContext& ctx, TSNode node);
 
-// Structural equality of StructInfo (match_cast annotation vs target).
-bool struct_info_equal(const ir::StructInfo* a, const ir::StructInfo* b);
-bool prim_expr_equal(const ir::PrimExpr* a, const ir::PrimExpr* b);
-
 // If `node` is `<prefix>.a.b` with `<prefix>` bound to namespace `ns` (and not shadowed by a
 // name for which `shadowed` returns true), the dotted path after the prefix; "" otherwise.
 std::string namespace_path(const LowerContext& ctx, TSNode node, Namespace ns);

@@ -222,7 +222,8 @@ const PrimExpr* Printer::add(const PrimExpr* a, const PrimExpr* b) {
   if (ib && ib->value == 0) return a;
   if (ia && ia->value == 0) return b;
   // `min + (end - min)` reads back as `end`, which keeps `range(a, b)` stable.
-  if (auto sub = dyn_cast<PrimBinary>(b); sub && sub->kind == PrimKind::Sub && prim_equal(sub->b, a))
+  if (auto sub = dyn_cast<PrimBinary>(b);
+      sub && sub->kind == PrimKind::Sub && structural_equal(sub->b, a))
     return sub->a;
   return scratch_.make<PrimBinary>(PrimKind::Add, a->dtype, a, b);
 }

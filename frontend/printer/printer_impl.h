@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "frontend/ir/arena.h"
+#include "frontend/ir/equal.h"
 #include "frontend/ir/module.h"
 #include "frontend/printer/printer.h"
 
@@ -126,11 +127,6 @@ class CommentIndex {
 
 // True when the comment is one the printer writes itself (headers, root block, metadata).
 bool is_generated_comment(std::string_view text);
-
-// Structural equality, variables by identity.
-bool prim_equal(const ir::PrimExpr* a, const ir::PrimExpr* b);
-bool sinfo_equal(const ir::StructInfo* a, const ir::StructInfo* b);
-bool expr_equal(const ir::Expr* a, const ir::Expr* b);
 
 class Printer {
  public:

@@ -257,7 +257,7 @@ std::string Printer::binding_annotation(const Binding* b) {
   if (auto c = dyn_cast<Call>(b->value)) {
     auto op = dyn_cast<Op>(c->op);
     if (op && (op->name == "relax.call_tir" || op->name == "relax.call_dps_packed") &&
-        c->sinfo_args.size() == 1 && sinfo_equal(c->sinfo_args[0], s))
+        c->sinfo_args.size() == 1 && structural_equal(c->sinfo_args[0], s))
       return "";
   }
   return sinfo(s);

@@ -513,7 +513,8 @@ void Printer::block_stmt(const Block* b, Lines& out) {
     if (!var) return false;
     for (const For* loop : loops_) {
       if (loop->loop_var == var)
-        return prim_equal(loop->min, iv.dom.min) && prim_equal(loop->extent, iv.dom.extent);
+        return structural_equal(loop->min, iv.dom.min) &&
+               structural_equal(loop->extent, iv.dom.extent);
     }
     return false;
   };
