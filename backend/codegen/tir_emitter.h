@@ -67,6 +67,14 @@ class TirEmitter {
   void bind_tensor(const ir::Buffer* buffer, llvm::Value* dltensor, const std::string& what);
   void bind_or_check(const ir::PrimExpr* declared, llvm::Value* actual, DiagId code,
                      const std::vector<std::string>& statics);
+  void check_deferred();
+  struct DeferredCheck {
+    const ir::PrimExpr* declared;
+    llvm::Value* actual;
+    DiagId code;
+    std::vector<std::string> statics;
+  };
+  std::vector<DeferredCheck> deferred_checks_;
 
  public:
   // ---- shared helpers

@@ -109,18 +109,26 @@ llvm::AllocaInst* TirEmitter::entry_alloca(llvm::Type* type, Value* count, const
 }
 
 // `declared` is a dimension, stride or offset the PrimFunc declares; `actual` what the tensor
-// has. An unbound variable is bound (its first occurrence defines it); anything else is
-// evaluated and compared.
+// has. An unbound variable is bound (its first occurrence defines it); anything else is compared
+// once every buffer is bound (a shape `b * s` may come before the buffer that binds `b`), as
+// TVM's argument binder orders its checks after its bindings.
 void TirEmitter::bind_or_check(const ir::PrimExpr* declared, Value* actual, DiagId code,
                                const std::vector<std::string>& statics) {
   if (const auto* v = ir::dyn_cast<ir::PrimVar>(declared); v && !vars_.count(v)) {
     vars_[v] = builder_.CreateIntCast(actual, value_type(v->dtype), true);
     return;
   }
-  Value* expected = as_i64(declared);
-  if (!expected) return;
-  fail_if(builder_.CreateICmpNE(actual, expected), error_site(code, declared->span, statics, 2),
-          {actual, expected});
+  deferred_checks_.push_back({declared, actual, code, statics});
+}
+
+void TirEmitter::check_deferred() {
+  for (const DeferredCheck& c : deferred_checks_) {
+    Value* expected = as_i64(c.declared);
+    if (!expected) continue;
+    fail_if(builder_.CreateICmpNE(c.actual, expected),
+            error_site(c.code, c.declared->span, c.statics, 2), {c.actual, expected});
+  }
+  deferred_checks_.clear();
 }
 
 void TirEmitter::bind_tensor(const ir::Buffer* buffer, Value* dl, const std::string& what) {
@@ -184,7 +192,7 @@ void TirEmitter::bind_tensor(const ir::Buffer* buffer, Value* dl, const std::str
     actual->addIncoming(compact[k], from);
     if (k < buffer->strides.size()) {
       bind_or_check(buffer->strides[k], actual, DiagId::RX5007, {what, name_, std::to_string(k)});
-      view.strides.push_back(as_i64(buffer->strides[k]));
+      view.strides.push_back(actual);  // equal to the declared stride once the checks pass
     } else {
       // A size-1 axis may have any stride (numpy and PyTorch leave them arbitrary).
       Value* bad_stride = builder_.CreateAnd(builder_.CreateICmpNE(actual, compact[k]),
@@ -201,9 +209,9 @@ void TirEmitter::bind_tensor(const ir::Buffer* buffer, Value* dl, const std::str
   int64_t elem_bytes = t.is_bool() ? 1 : (t.bits + 7) / 8;
   if (buffer->elem_offset) {
     view.data = data;
-    bind_or_check(buffer->elem_offset, builder_.CreateSDiv(byte_offset, i64(elem_bytes)),
-                  DiagId::RX5007, {what, name_, "offset"});
-    view.elem_offset = as_i64(buffer->elem_offset);
+    Value* offset = builder_.CreateSDiv(byte_offset, i64(elem_bytes));
+    bind_or_check(buffer->elem_offset, offset, DiagId::RX5007, {what, name_, "offset"});
+    view.elem_offset = offset;
   } else {
     view.data = builder_.CreateGEP(builder_.getInt8Ty(), data, byte_offset);
     view.elem_offset = i64(0);
@@ -248,6 +256,7 @@ void TirEmitter::bind_arguments() {
     if (it == handles.end()) continue;  // reported by well-formedness
     bind_tensor(buffer, it->second, buffer->name);
   }
+  check_deferred();
   // Handle parameters without a buffer are plain pointers.
   for (const auto& [var, value] : handles)
     if (!vars_.count(var)) vars_[var] = value;
