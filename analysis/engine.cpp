@@ -673,6 +673,13 @@ const FunctionInference* Engine::inference(const std::string& key, std::string_v
   return a ? &a->inference : nullptr;
 }
 
+const ir::Function* Engine::normalized(const std::string& key, std::string_view global) const {
+  State* st = find(key);
+  if (!st) return nullptr;
+  const State::Analysis* a = st->analysis_of(st->definition_named(global));
+  return a ? a->normalized : nullptr;
+}
+
 std::vector<DocumentSymbol> Engine::document_symbols(const std::string& key) const {
   State* st = find(key);
   if (!st) return {};

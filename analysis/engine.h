@@ -145,6 +145,9 @@ class Engine {
   // The inference of one global Relax function, or null (not a function, or not analysed
   // because its definition has errors).
   const FunctionInference* inference(const std::string& key, std::string_view global) const;
+  // The normal form of a global Relax function as analysed (what inference() describes and the
+  // backend runs), or null under the same conditions as inference().
+  const ir::Function* normalized(const std::string& key, std::string_view global) const;
 
   // Module -> functions -> dataflow blocks.
   std::vector<DocumentSymbol> document_symbols(const std::string& key) const;

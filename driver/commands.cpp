@@ -15,6 +15,7 @@
 
 #include "analysis/engine.h"
 #include "analysis/well_formed/well_formed.h"
+#include "driver/run_command.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
 #include "frontend/ir/dump.h"
@@ -417,6 +418,9 @@ int run(int argc, char** argv) {
   LspOptions lsp_options;
   CLI::App* lsp_cmd = add_lsp_command(app, lsp_options);
 
+  RunOptions run_options;
+  CLI::App* run_cmd = add_run_command(app, run_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -436,6 +440,11 @@ int run(int argc, char** argv) {
   if (*check_cmd) return run_check(check);
   if (*fmt_cmd) return run_fmt(fmt);
   if (*lsp_cmd) return run_lsp(lsp_options);
+  if (*run_cmd) {
+    std::string error;
+    if (!take_arguments(*run_cmd, run_options, error)) return report_usage_error(error);
+    return run_run(run_options);
+  }
   return kExitUsage;
 }
 
