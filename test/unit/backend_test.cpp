@@ -1,0 +1,189 @@
+// The backend below the command line: runtime tensors and half-precision conversions, the
+// thread pool (chunks, errors moved to the caller, nesting), compiled kernels called directly
+// with DLTensors (entry checks and their error sites), and the executor on analysed modules.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+
+#include "analysis/engine.h"
+#include "backend/exec/executor.h"
+#include "backend/jit/kernels.h"
+#include "backend/runtime/error.h"
+#include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/tensor.h"
+#include "frontend/frontend.h"
+
+using namespace raxc;
+
+namespace {
+
+const char* kAddOne = R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def add_one(var_x: T.handle, var_y: T.handle):
+        n = T.int64()
+        x = T.match_buffer(var_x, (n,))
+        y = T.match_buffer(var_y, (n,))
+        for i in T.parallel(n):
+            with T.block("y"):
+                v = T.axis.spatial(n, i)
+                y[v] = x[v] + T.float32(1.0)
+
+    @R.function
+    def main(x: R.Tensor(("n",), dtype="float32")) -> R.Tensor(("n",), dtype="float32"):
+        n = T.int64()
+        cls = Module
+        y = R.call_tir(cls.add_one, (x,), out_sinfo=R.Tensor((n,), dtype="float32"))
+        return y
+)";
+
+runtime::TensorPtr vector_of(std::vector<float> values) {
+  auto t = runtime::Tensor::empty({static_cast<int64_t>(values.size())}, DLDataType{kDLFloat, 32, 1});
+  for (size_t i = 0; i < values.size(); ++i) t->set_f64(static_cast<int64_t>(i), values[i]);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("runtime tensors: sizes, overflow, element access", "[backend]") {
+  DLDataType f32{kDLFloat, 32, 1};
+  CHECK(runtime::Tensor::byte_size({2, 3}, f32) == 24);
+  CHECK(runtime::Tensor::byte_size({0, 5}, f32) == 0);
+  CHECK_FALSE(runtime::Tensor::byte_size({-1}, f32).has_value());
+  CHECK_FALSE(runtime::Tensor::byte_size({int64_t(1) << 40, int64_t(1) << 40}, f32).has_value());
+  CHECK(runtime::Tensor::empty({int64_t(1) << 40, int64_t(1) << 40}, f32) == nullptr);
+  auto t = runtime::Tensor::empty({2, 2}, f32);
+  REQUIRE(t);
+  CHECK(reinterpret_cast<uintptr_t>(t->data()) % runtime::kAllocAlignment == 0);
+  t->set_f64(3, 2.5);
+  CHECK(t->get_f64(3) == 2.5);
+  CHECK(t->get_f64(0) == 0.0);  // zero-filled
+  CHECK(runtime::dtype_name(DLDataType{kDLUInt, 1, 1}) == "bool");
+  CHECK(runtime::parse_dtype("bfloat16")->code == kDLBfloat);
+  CHECK_FALSE(runtime::parse_dtype("float7").has_value());
+}
+
+TEST_CASE("runtime: float16 and bfloat16 conversions round to nearest even", "[backend]") {
+  for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 0.000061035156f, 5.9604645e-08f})
+    CHECK(runtime::half_to_float(runtime::float_to_half(f)) == f);
+  CHECK(std::isinf(runtime::half_to_float(runtime::float_to_half(1e6f))));
+  CHECK(std::isnan(runtime::half_to_float(runtime::float_to_half(std::nanf("")))));
+  CHECK(runtime::bfloat_to_float(runtime::float_to_bfloat(1.0f)) == 1.0f);
+  // 1 + 2^-8 is halfway between two bfloat16 values: it rounds to the even one, 1.0.
+  CHECK(runtime::bfloat_to_float(runtime::float_to_bfloat(1.00390625f)) == 1.0f);
+}
+
+TEST_CASE("thread pool: every index once, errors reach the caller", "[backend]") {
+  raxc_set_num_threads(2);
+  static std::atomic<int64_t> sum;
+  sum = 0;
+  auto add = [](int64_t b, int64_t e, void*) -> int32_t {
+    for (int64_t i = b; i < e; ++i) sum += i;
+    return 0;
+  };
+  REQUIRE(raxc_parallel_for(0, 1000, add, nullptr) == 0);
+  CHECK(sum == 999 * 1000 / 2);
+
+  SECTION("RX5009 raised in a worker's chunk is the caller's error") {
+    static const char* const args[] = {"boom"};
+    static const RaxcErrorSite site{"RX5009", 3, 7, 1, 0, args};
+    auto fail_high = [](int64_t b, int64_t e, void*) -> int32_t {
+      return e > 900 && b <= 900 ? raxc_fail(&site, 0, 0, 0) : 0;
+    };
+    CHECK(raxc_parallel_for(0, 1000, fail_high, nullptr) == 1);
+    auto e = runtime::take_last_error();
+    REQUIRE(e);
+    CHECK(e->code == "RX5009");
+    CHECK(e->args == std::vector<std::string>{"boom"});
+  }
+  SECTION("near miss for RX5009: nothing fails, nothing is recorded") {
+    CHECK(raxc_parallel_for(0, 10, add, nullptr) == 0);
+    CHECK_FALSE(runtime::take_last_error().has_value());
+  }
+  SECTION("a parallel loop inside a parallel body runs serially") {
+    sum = 0;
+    auto outer = [](int64_t b, int64_t e, void*) -> int32_t {
+      auto inner = [](int64_t ib, int64_t ie, void*) -> int32_t {
+        for (int64_t i = ib; i < ie; ++i) sum += 1;
+        return 0;
+      };
+      for (int64_t i = b; i < e; ++i)
+        if (raxc_parallel_for(0, 10, inner, nullptr) != 0) return 1;
+      return 0;
+    };
+    CHECK(raxc_parallel_for(0, 8, outer, nullptr) == 0);
+    CHECK(sum == 80);
+  }
+}
+
+TEST_CASE("kernels: a compiled PrimFunc checks its arguments", "[backend]") {
+  frontend::ParsedFile file = frontend::parse_file(kAddOne);
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
+  REQUIRE(kernels);
+  RaxcPackedFunc add_one = kernels->find("add_one");
+  REQUIRE(add_one);
+  CHECK(kernels->find("main") == nullptr);  // Relax functions are not kernels
+
+  auto x = vector_of({1, 2, 3});
+  auto y = runtime::Tensor::empty({3}, DLDataType{kDLFloat, 32, 1});
+  RaxcArg args[2];
+  int32_t kinds[2] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
+  args[0].tensor = x->dl();
+  args[1].tensor = y->dl();
+  RaxcArg ret{};
+  SECTION("near miss for RX5006: matching shapes run") {
+    REQUIRE(add_one(args, kinds, 2, &ret) == 0);
+    CHECK(y->get_f64(2) == 4.0);
+  }
+  SECTION("RX5006: the output's dimension disagrees with n bound by the input") {
+    auto short_y = runtime::Tensor::empty({2}, DLDataType{kDLFloat, 32, 1});
+    args[1].tensor = short_y->dl();
+    REQUIRE(add_one(args, kinds, 2, &ret) == 1);
+    auto e = runtime::take_last_error();
+    REQUIRE(e);
+    CHECK(e->code == "RX5006");
+    CHECK(e->args == std::vector<std::string>{"y", "add_one", "0", "2", "3"});
+  }
+  SECTION("RX5002 and RX5003: wrong count and kind") {
+    CHECK(add_one(args, kinds, 1, &ret) == 1);
+    CHECK(runtime::take_last_error()->code == "RX5002");
+    kinds[1] = RAXC_ARG_INT;
+    CHECK(add_one(args, kinds, 2, &ret) == 1);
+    CHECK(runtime::take_last_error()->code == "RX5003");
+  }
+  SECTION("RX5005: dtype") {
+    auto ints = runtime::Tensor::empty({3}, DLDataType{kDLInt, 32, 1});
+    args[0].tensor = ints->dl();
+    CHECK(add_one(args, kinds, 2, &ret) == 1);
+    CHECK(runtime::take_last_error()->code == "RX5005");
+  }
+}
+
+TEST_CASE("executor: runs an analysed function, checks its parameters", "[backend]") {
+  analysis::Engine engine;
+  engine.open("m.rx", kAddOne);
+  REQUIRE(engine.diagnostics("m.rx").empty());
+  const ir::IRModule& module = engine.document("m.rx")->module();
+  DiagnosticSink sink;
+  auto kernels = backend::KernelLibrary::compile(module, {}, sink, nullptr);
+  REQUIRE(kernels);
+  backend::Program program{&module, [&](const ir::GlobalDef& g) {
+                             return engine.normalized("m.rx", g.gvar->name);
+                           }};
+  backend::Executor executor(program, *kernels);
+  Diagnostic error;
+  auto result = executor.call(*module.find("main"), {vector_of({1, 2})}, &error);
+  REQUIRE(result);
+  REQUIRE(result->tensor());
+  CHECK((*result->tensor())->get_f64(1) == 3.0);
+
+  auto matrix = runtime::Tensor::empty({2, 2}, DLDataType{kDLFloat, 32, 1});
+  CHECK_FALSE(executor.call(*module.find("main"), {matrix}, &error));
+  CHECK(error.id == DiagId::RX5020);
+  CHECK(error.message.find("argument 'x' of 'main'") != std::string::npos);
+}
