@@ -30,6 +30,7 @@ cc -shared -fPIC -I"$root" -o "$tmp/scale.so" "$root/examples/plugin/scale.c" ||
   exit 1
 }
 rx=$root/examples/plugin/scale.rx
+# Near miss (RX5032, RX5033): the plugin loads and both of its functions succeed.
 check "plugin result" 0 "[2.5 5.  7.5]" "$raxc" run "$rx" "[1, 2, 3]" 2.5 --load "$tmp/scale.so"
 check "plugin scalar result" 0 "15" "$raxc" run "$rx" "[1, 2, 3]" 2.5 --load "$tmp/scale.so"
 # RX5022 near miss: the same module with the plugin loaded runs (above); without it:
