@@ -22,10 +22,32 @@
 // must exit 0 (no errors) or 1 (errors), consistently with the diagnostics, print valid JSON
 // and nothing on stderr.
 //
+// Run cases: each own-line comment
+//
+//   # run: "[[1, 2], [3, 4]]" random --default-dim 3
+//   # out: [[2 4]
+//   # out:  [6 8]]
+//
+// also runs `<raxc> run --diagnostics-format=json FILE ARGS...` (FILE absolute, in the case's
+// directory, so a relative .npy path in ARGS is relative to the case), ARGS split like a POSIX
+// shell (quotes group words, backslash escapes). The `# out:` lines right after a `# run:` line
+// are its expected stdout, line by line (one space after "out:" is the separator, so
+// `# out:  [6 8]]` expects " [6 8]]"; `# out:` alone is an empty line; trailing blanks are
+// ignored): such a run must exit 0 and print exactly that. A run without `# out:` lines only
+// contributes its diagnostics. The diagnostics of every run (exit 1: compile or run-time
+// errors, 2: bad arguments; the JSON array after anything R.print wrote) are pooled with those
+// of `raxc check`, identical ones once, and compared with the expectations as above. A run must
+// not crash, write to stderr, or take longer than kRunSeconds.
+//
 // --update rewrites the expectations from the actual output: old expect comments are removed
 // and new ones are written as own-line `# expect-…@+N CODE: <RE2::QuoteMeta(message)>` comments
 // just above their line, atomically (temporary file + rename); then the case is run again to
-// check that the rewritten file passes.
+// check that the rewritten file passes. It also rewrites the `# out:` block of every run that
+// exits 0 from its actual stdout (adding the block when there is none) and removes the block
+// of a run that fails; expectations that still match are left as written. A diagnostic
+// without a place (an empty range at offset 0, such as RX5001 for a missing --entry) is on line
+// 1 whatever precedes it: --update writes those as the file's first lines, `# expect-error
+// RX5001: …` (the line itself) then `# expect-error@-1 …` and so on.
 //
 // Usage: raxc_golden --raxc PATH [--root DIR] [--update] [-j N] [-v] [PATH...]
 //   PATH: .rx files or directories searched recursively (default: test/cases). With --root,
@@ -33,6 +55,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <re2/re2.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -42,6 +65,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -74,15 +98,22 @@ struct Options {
 
 // ---------------------------------------------------------------------------- processes
 
+// A run case longer than this is killed (a hang in the JIT or an endless kernel loop).
+constexpr int kRunSeconds = 120;
+
 struct ProcessResult {
   bool started = false;
   std::string spawn_error;
   int exit_status = -1;  // when exited normally
   int signal = 0;        // when killed by a signal
+  bool timed_out = false;
   std::string out, err;
 };
 
-ProcessResult run_process(const std::vector<std::string>& argv) {
+// Runs argv[0] with stdin from /dev/null, collecting stdout and stderr; in `cwd` when not
+// empty; killed after `timeout_seconds` when positive.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd = {},
+                          int timeout_seconds = 0) {
   ProcessResult result;
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -100,6 +131,7 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -119,8 +151,21 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   std::string* sinks[2] = {&result.out, &result.err};
   int open_count = 2;
   char buffer[1 << 15];
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
   while (open_count > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    int wait_ms = -1;
+    if (timeout_seconds > 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        result.timed_out = true;
+        kill(pid, SIGKILL);
+        break;
+      }
+      wait_ms = static_cast<int>(left.count());
+    }
+    int ready = poll(fds, 2, wait_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -228,6 +273,7 @@ struct Expectation {
 struct Actual {
   std::string code, severity, message;
   int line = 0, column = 0;
+  bool placeless = false;  // an empty range at offset 0: about the file or the command line
 };
 
 // `# sinfo: <StructInfo>`: the exact text expected for the last binding on its line.
@@ -330,6 +376,109 @@ std::vector<SinfoExpectation> parse_sinfo_expectations(const std::vector<std::st
   return result;
 }
 
+// `# run: ARGS` and the `# out:` lines right after it.
+struct RunSpec {
+  int line = 0;                   // 1-based line of `# run:`
+  std::string text;               // ARGS as written
+  std::vector<std::string> args;  // split like a POSIX shell
+  bool has_out = false;
+  std::vector<std::string> out;  // the expected stdout, line by line, trailing blanks removed
+};
+
+const RE2& run_re() {
+  static const RE2 re(R"(^\s*#\s*run:(.*)$)");
+  return re;
+}
+const RE2& out_re() {
+  static const RE2 re(R"(^\s*#\s*out:(.*)$)");
+  return re;
+}
+
+std::string trim_right(std::string text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
+}
+
+// The text of an `# out:` line: one blank after the colon separates, the rest is the line.
+std::string out_text(const std::string& rest) {
+  size_t skip = !rest.empty() && (rest[0] == ' ' || rest[0] == '\t') ? 1 : 0;
+  return trim_right(rest.substr(skip));
+}
+
+// Splits like a POSIX shell (no expansions): blanks separate words; '...' is literal; in
+// "..." a backslash escapes " \ $ ` and a newline; elsewhere a backslash escapes any character.
+bool split_words(const std::string& text, std::vector<std::string>& words, std::string& error) {
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\\') {
+      if (i + 1 < text.size()) word += text[++i];
+    } else if (c == '\'') {
+      size_t close = text.find('\'', i + 1);
+      if (close == std::string::npos) {
+        error = "unterminated ' quote";
+        return false;
+      }
+      word += text.substr(i + 1, close - i - 1);
+      i = close;
+    } else if (c == '"') {
+      size_t j = i + 1;
+      for (; j < text.size() && text[j] != '"'; ++j) {
+        if (text[j] == '\\' && j + 1 < text.size() &&
+            std::string_view("\"\\$`\n").find(text[j + 1]) != std::string_view::npos)
+          ++j;
+        word += text[j];
+      }
+      if (j >= text.size()) {
+        error = "unterminated \" quote";
+        return false;
+      }
+      i = j;
+    } else {
+      word += c;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return true;
+}
+
+std::vector<RunSpec> parse_runs(const std::vector<std::string>& lines, Report& report) {
+  std::vector<RunSpec> result;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string rest;
+    if (RE2::PartialMatch(without_cr(lines[i]), out_re())) {  // not below a `# run:` line
+      report.error(static_cast<int>(i) + 1, 1,
+                   "`# out:` must follow a `# run:` line or another `# out:` line");
+      continue;
+    }
+    if (!RE2::PartialMatch(without_cr(lines[i]), run_re(), &rest)) continue;
+    RunSpec spec;
+    spec.line = static_cast<int>(i) + 1;
+    size_t first = rest.find_first_not_of(" \t");
+    spec.text = first == std::string::npos ? "" : trim_right(rest.substr(first));
+    for (; i + 1 < lines.size(); ++i) {
+      if (!RE2::PartialMatch(without_cr(lines[i + 1]), out_re(), &rest)) break;
+      spec.has_out = true;
+      spec.out.push_back(out_text(rest));
+    }
+    std::string error;
+    if (!split_words(spec.text, spec.args, error)) {
+      report.error(spec.line, 1, "malformed `# run:` arguments: " + error);
+      continue;
+    }
+    result.push_back(std::move(spec));
+  }
+  return result;
+}
+
 // ---------------------------------------------------------------------------- running raxc
 
 struct RunOutcome {
@@ -343,6 +492,31 @@ std::string indent(const std::string& text) {
   for (const std::string& line : split_lines(text))
     if (!line.empty()) out += "    | " + line + "\n";
   return out;
+}
+
+// The diagnostics (and with `bound`, the struct_info dump) of raxc's JSON output; counts the
+// errors. Throws when the JSON does not have the expected shape.
+void read_diagnostics(const nlohmann::json& j, std::vector<Actual>& actuals,
+                      std::vector<BoundSinfo>* bound, int& errors) {
+  if (!j.is_array()) throw std::runtime_error("the output is not a JSON array");
+  for (const nlohmann::json& file : j) {
+    for (const nlohmann::json& d : file.at("diagnostics")) {
+      Actual a;
+      a.code = d.at("code").get<std::string>();
+      a.severity = d.at("severity").get<std::string>();
+      a.message = d.at("message").get<std::string>();
+      a.line = d.at("range").at("start").at("line").get<int>();
+      a.column = d.at("range").at("start").at("column").get<int>();
+      a.placeless = d.at("range").at("start").value("offset", -1) == 0 &&
+                    d.at("range").at("end").value("offset", -1) == 0;
+      errors += a.severity == "error";
+      actuals.push_back(std::move(a));
+    }
+    if (!bound) continue;
+    for (const nlohmann::json& b : file.at("struct_info"))
+      bound->push_back({b.at("line").get<int>(), b.at("column").get<int>(),
+                        b.at("name").get<std::string>(), b.at("struct_info").get<std::string>()});
+  }
 }
 
 RunOutcome run_raxc(const Options& options, const std::string& path, Report& report,
@@ -376,25 +550,8 @@ RunOutcome run_raxc(const Options& options, const std::string& path, Report& rep
   }
   int errors = 0;
   try {
-    nlohmann::json j = nlohmann::json::parse(p.out);
-    if (!j.is_array()) throw std::runtime_error("the output is not a JSON array");
-    for (const nlohmann::json& file : j) {
-      for (const nlohmann::json& d : file.at("diagnostics")) {
-        Actual a;
-        a.code = d.at("code").get<std::string>();
-        a.severity = d.at("severity").get<std::string>();
-        a.message = d.at("message").get<std::string>();
-        a.line = d.at("range").at("start").at("line").get<int>();
-        a.column = d.at("range").at("start").at("column").get<int>();
-        errors += a.severity == "error";
-        outcome.actuals.push_back(std::move(a));
-      }
-      if (!with_struct_info) continue;
-      for (const nlohmann::json& b : file.at("struct_info"))
-        outcome.bound.push_back({b.at("line").get<int>(), b.at("column").get<int>(),
-                                 b.at("name").get<std::string>(),
-                                 b.at("struct_info").get<std::string>()});
-    }
+    read_diagnostics(nlohmann::json::parse(p.out), outcome.actuals,
+                     with_struct_info ? &outcome.bound : nullptr, errors);
   } catch (const std::exception& e) {
     report.error(1, 1, std::string("cannot read raxc's JSON output: ") + e.what());
     report.text(indent(p.out));
@@ -408,6 +565,146 @@ RunOutcome run_raxc(const Options& options, const std::string& path, Report& rep
   }
   outcome.ok = true;
   return outcome;
+}
+
+// One `# run:` line's outcome.
+struct RunResult {
+  bool ok = false;  // raxc run finished properly: exit 0, or 1/2 with coded errors in JSON
+  int exit_status = -1;
+  std::vector<std::string> out;  // stdout of a run that exited 0, lines without trailing blanks
+  std::vector<Actual> actuals;
+};
+
+// A successful run's stdout as `# out:` lines compare it: trailing blanks removed, no entry
+// for the end of a final newline.
+std::vector<std::string> output_lines(const std::string& text) {
+  if (text.empty()) return {};
+  std::vector<std::string> lines = split_lines(text);
+  if (text.back() == '\n') lines.pop_back();
+  for (std::string& line : lines) line = trim_right(line);
+  return lines;
+}
+
+// Lines indented for a report, empty ones kept (output comparisons show them).
+std::string indent_all(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) out += "    | " + line + "\n";
+  return out;
+}
+
+// The JSON array a failed run prints after anything R.print wrote: parsed from the first line
+// start from which the rest of the output is one JSON value.
+std::optional<nlohmann::json> trailing_json(const std::string& out) {
+  size_t at = 0;
+  while (at < out.size()) {
+    if (out[at] == '[') {
+      nlohmann::json j = nlohmann::json::parse(out.begin() + static_cast<long>(at), out.end(),
+                                               nullptr, false);
+      if (!j.is_discarded()) return j;
+    }
+    size_t newline = out.find('\n', at);
+    if (newline == std::string::npos) break;
+    at = newline + 1;
+  }
+  return std::nullopt;
+}
+
+RunResult run_raxc_run(const Options& options, const std::string& path, const RunSpec& spec,
+                       Report& report) {
+  RunResult result;
+  std::error_code ec;
+  fs::path file = fs::absolute(path, ec);
+  std::vector<std::string> argv = {options.raxc, "run", "--diagnostics-format=json",
+                                   file.string()};
+  argv.insert(argv.end(), spec.args.begin(), spec.args.end());
+  ProcessResult p = run_process(argv, file.parent_path().string(), kRunSeconds);
+  std::string what = "`raxc run FILE " + spec.text + "`";
+  if (!p.started) {
+    report.error(spec.line, 1, "cannot run " + options.raxc + ": " + p.spawn_error);
+    return result;
+  }
+  if (p.timed_out) {
+    report.error(spec.line, 1,
+                 what + " did not finish in " + std::to_string(kRunSeconds) + " s (killed)");
+    return result;
+  }
+  if (p.signal != 0) {
+    report.error(spec.line, 1,
+                 what + " was killed by signal " + std::to_string(p.signal) + " (" +
+                     strsignal(p.signal) + ")");
+    report.text(indent(p.err));
+    return result;
+  }
+  result.exit_status = p.exit_status;
+  if (p.exit_status != 0 && p.exit_status != 1 && p.exit_status != 2) {
+    report.error(spec.line, 1,
+                 what + " exited with status " + std::to_string(p.exit_status) +
+                     " (expected 0, 1: errors or 2: bad arguments)");
+    report.text(indent(p.err) + indent(p.out));
+    return result;
+  }
+  if (!p.err.empty()) {
+    report.error(spec.line, 1, what + " wrote to stderr in JSON mode");
+    report.text(indent(p.err));
+    return result;
+  }
+  if (p.exit_status == 0) {
+    result.out = output_lines(p.out);
+    result.ok = true;
+    return result;
+  }
+  std::optional<nlohmann::json> j = trailing_json(p.out);
+  int errors = 0;
+  try {
+    if (!j) throw std::runtime_error("no JSON array at the end of the output");
+    read_diagnostics(*j, result.actuals, nullptr, errors);
+  } catch (const std::exception& e) {
+    report.error(spec.line, 1, "cannot read the JSON diagnostics of " + what + ": " + e.what());
+    report.text(indent(p.out));
+    return result;
+  }
+  if (errors == 0) {
+    report.error(spec.line, 1,
+                 what + " exited with status " + std::to_string(p.exit_status) +
+                     " but reported no error");
+    return result;
+  }
+  result.ok = true;
+  return result;
+}
+
+// Everything the raxc invocations of a case report.
+struct CaseOutcome {
+  bool ok = false;  // `raxc check` and every run ran properly
+  RunOutcome check;
+  std::vector<RunSpec> runs;
+  std::vector<RunResult> results;  // per run
+  std::vector<Actual> pooled;      // check's diagnostics, then new ones of the runs
+};
+
+bool same(const Actual& x, const Actual& y) {
+  return x.code == y.code && x.severity == y.severity && x.message == y.message &&
+         x.line == y.line && x.column == y.column;
+}
+
+CaseOutcome evaluate(const Options& options, const std::string& path,
+                     const std::vector<std::string>& lines, Report& report,
+                     bool with_struct_info) {
+  CaseOutcome c;
+  c.runs = parse_runs(lines, report);
+  c.check = run_raxc(options, path, report, with_struct_info);
+  if (!c.check.ok) return c;
+  c.ok = true;
+  c.pooled = c.check.actuals;
+  for (const RunSpec& spec : c.runs) {
+    c.results.push_back(run_raxc_run(options, path, spec, report));
+    c.ok &= c.results.back().ok;
+    for (const Actual& a : c.results.back().actuals)
+      if (std::none_of(c.pooled.begin(), c.pooled.end(),
+                       [&](const Actual& b) { return same(a, b); }))
+        c.pooled.push_back(a);
+  }
+  return c;
 }
 
 // ---------------------------------------------------------------------------- comparing
@@ -500,6 +797,33 @@ void compare_sinfo(const std::vector<SinfoExpectation>& expected,
   }
 }
 
+// A run with `# out:` lines must exit 0 and print exactly them.
+void compare_output(const RunSpec& spec, const RunResult& result, Report& report) {
+  if (!result.ok || !spec.has_out) return;
+  if (result.exit_status != 0) {
+    report.error(spec.line, 1,
+                 "`raxc run FILE " + spec.text + "` exited with status " +
+                     std::to_string(result.exit_status) +
+                     "; the `# out:` lines below it expect a successful run");
+    return;
+  }
+  const std::vector<std::string>& want = spec.out;
+  const std::vector<std::string>& got = result.out;
+  if (want == got) return;
+  size_t k = 0;
+  while (k < want.size() && k < got.size() && want[k] == got[k]) ++k;
+  int line = spec.line + 1 + static_cast<int>(std::min(k, want.size() - 1));
+  if (k < want.size() && k < got.size())
+    report.error(line, 1,
+                 "output line " + std::to_string(k + 1) + " is '" + got[k] + "', expected '" +
+                     want[k] + "'");
+  else
+    report.error(line, 1,
+                 "the output has " + std::to_string(got.size()) + " line(s), expected " +
+                     std::to_string(want.size()));
+  report.text("    actual output of `raxc run FILE " + spec.text + "`:\n" + indent_all(got));
+}
+
 // ---------------------------------------------------------------------------- --update
 
 // RE2::QuoteMeta, then made readable: backslashes are kept only before RE2 metacharacters
@@ -571,19 +895,35 @@ std::string rewrite(const std::vector<std::string>& lines, const std::vector<Act
     else
       next = new_index[i];
   }
-  // 2. Group the errors and warnings by their new line, in output order.
+  // 2. Group the errors and warnings by their new line, in output order. One on an `# out:`
+  // line (a diagnostic without a place is on line 1) goes above its `# run:` line: the block
+  // must stay together.
   std::map<int, std::vector<const Actual*>> by_line;
+  std::vector<const Actual*> top;  // placeless ones: on line 1 whatever is written above it
   for (const Actual& a : actual) {
     if (a.severity == "note") continue;
+    if (a.placeless) {
+      top.push_back(&a);
+      continue;
+    }
     int old = std::clamp(a.line, 1, static_cast<int>(lines.size())) - 1;
-    by_line[new_index[old]].push_back(&a);
+    int line = new_index[old];
+    while (line > 0 && RE2::PartialMatch(without_cr(kept[line]), out_re()) &&
+           (RE2::PartialMatch(without_cr(kept[line - 1]), out_re()) ||
+            RE2::PartialMatch(without_cr(kept[line - 1]), run_re())))
+      --line;
+    by_line[line].push_back(&a);
   }
   for (auto& [line, list] : by_line)
     std::stable_sort(list.begin(), list.end(),
                      [](const Actual* x, const Actual* y) { return x->column < y->column; });
-  // 3. Write the expectations above their lines, indented like them.
+  // 3. Write the expectations above their lines, indented like them; the placeless ones first
+  // (the first on line 1 targets itself, the next ones point back to it).
   std::string eol = crlf ? "\r\n" : "\n";
   std::string out;
+  for (size_t j = 0; j < top.size(); ++j)
+    out += "# expect-" + top[j]->severity + (j ? "@-" + std::to_string(j) : "") + " " +
+           top[j]->code + ": " + quote_pattern(top[j]->message) + eol;
   for (size_t i = 0; i < kept.size(); ++i) {
     auto it = by_line.find(static_cast<int>(i));
     if (it != by_line.end()) {
@@ -605,6 +945,41 @@ std::string rewrite(const std::vector<std::string>& lines, const std::vector<Act
   return out;
 }
 
+// Whether --update must rewrite `# out:` blocks: a successful run whose block differs or is
+// missing, or a failed run that has one.
+bool outputs_differ(const CaseOutcome& c) {
+  for (size_t i = 0; i < c.results.size(); ++i) {
+    const RunResult& r = c.results[i];
+    if (!r.ok) continue;
+    if (r.exit_status == 0 ? !c.runs[i].has_out || c.runs[i].out != r.out : c.runs[i].has_out)
+      return true;
+  }
+  return false;
+}
+
+// The file's text with the `# out:` block under each `# run:` line replaced by the actual
+// output of a successful run, removed for a failed one (indented like the `# run:` line).
+std::string rewrite_outputs(const std::vector<std::string>& lines, const CaseOutcome& c,
+                            bool crlf) {
+  std::map<size_t, const RunResult*> by_line;  // 0-based index of the `# run:` line
+  for (size_t i = 0; i < c.results.size(); ++i)
+    if (c.results[i].ok) by_line[static_cast<size_t>(c.runs[i].line - 1)] = &c.results[i];
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    kept.push_back(lines[i]);
+    auto it = by_line.find(i);
+    if (it == by_line.end()) continue;
+    while (i + 1 < lines.size() && RE2::PartialMatch(without_cr(lines[i + 1]), out_re())) ++i;
+    if (it->second->exit_status != 0) continue;
+    std::string lead = lines[it->first].substr(0, lines[it->first].find_first_not_of(" \t"));
+    for (const std::string& out : it->second->out)
+      kept.push_back(lead + (out.empty() ? "# out:" : "# out: " + out) + (crlf ? "\r" : ""));
+  }
+  std::string text;
+  for (size_t i = 0; i < kept.size(); ++i) text += kept[i] + (i + 1 < kept.size() ? "\n" : "");
+  return text;
+}
+
 // ---------------------------------------------------------------------------- one case
 
 void run_case(const Options& options, Report& report) {
@@ -617,37 +992,67 @@ void run_case(const Options& options, Report& report) {
   Report parse_report{report.path, "", false, false};
   std::vector<Expectation> expected = parse_expectations(lines, parse_report);
   std::vector<SinfoExpectation> sinfo = parse_sinfo_expectations(lines);
-  RunOutcome outcome = run_raxc(options, report.path, report, !sinfo.empty());
-  if (!outcome.ok) {
+  CaseOutcome outcome = evaluate(options, report.path, lines, report, !sinfo.empty());
+  if (!outcome.check.ok) {
     report.text(parse_report.messages);
     return;
   }
   if (!options.update) {
     report.text(parse_report.messages);
     report.failed |= parse_report.failed;
-    compare(expected, outcome.actuals, report);
-    compare_sinfo(sinfo, outcome.bound, report);
+    compare(expected, outcome.pooled, report);
+    compare_sinfo(sinfo, outcome.check.bound, report);
+    for (size_t i = 0; i < outcome.results.size(); ++i)
+      compare_output(outcome.runs[i], outcome.results[i], report);
     return;
   }
   // --update: rewrite when anything differs (malformed expectations included), then re-check.
-  // `# sinfo:` comments are written by hand: a mismatch is reported, never rewritten.
-  compare_sinfo(sinfo, outcome.bound, report);
-  Report check{report.path, "", false, false};
-  if (!parse_report.failed && compare(expected, outcome.actuals, check)) return;
+  // `# sinfo:` comments are written by hand: a mismatch is reported, never rewritten. A run
+  // that did not finish properly leaves the file as it is.
+  compare_sinfo(sinfo, outcome.check.bound, report);
+  if (!outcome.ok) return;
   bool crlf = text.find("\r\n") != std::string::npos;
-  std::string updated = rewrite(lines, outcome.actuals, crlf);
-  if (updated != text) {
+  bool rewritten = false;
+  auto write = [&](const std::string& updated) {
+    rewritten = true;
+    if (updated == text) return true;
     std::string error;
     if (!write_atomically(report.path, updated, error)) {
       report.error(1, 1, "cannot update: " + error);
-      return;
+      return false;
     }
     report.updated = true;
+    text = updated;
+    lines = split_lines(text);
+    return true;
+  };
+  // 1. The `# out:` blocks. They move the lines below them, so the case runs again.
+  if (outputs_differ(outcome)) {
+    if (!write(rewrite_outputs(lines, outcome, crlf))) return;
+    parse_report = Report{report.path, "", false, false};
+    expected = parse_expectations(lines, parse_report);
+    Report again{report.path, "", false, false};
+    outcome = evaluate(options, report.path, lines, again, false);
+    if (!outcome.ok) {
+      report.error(1, 1, "the case no longer runs properly after updating its `# out:` lines");
+      report.text(again.messages);
+      return;
+    }
   }
+  // 2. The expectations.
+  Report check{report.path, "", false, false};
+  if (parse_report.failed || !compare(expected, outcome.pooled, check))
+    if (!write(rewrite(lines, outcome.pooled, crlf))) return;
+  if (!rewritten) return;
+  // 3. The rewritten file must pass.
   Report recheck{report.path, "", false, false};
-  std::vector<Expectation> again = parse_expectations(split_lines(updated), recheck);
-  RunOutcome second = run_raxc(options, report.path, recheck, false);
-  if (second.ok) compare(again, second.actuals, recheck);
+  std::vector<Expectation> again = parse_expectations(lines, recheck);
+  CaseOutcome second = evaluate(options, report.path, lines, recheck, false);
+  if (second.check.ok) {
+    compare(again, second.pooled, recheck);
+    for (size_t i = 0; i < second.results.size(); ++i)
+      compare_output(second.runs[i], second.results[i], recheck);
+  }
   if (recheck.failed || !second.ok) {
     report.error(1, 1, "the updated expectations do not pass (the comments changed the output?)");
     report.text(recheck.messages);
@@ -660,8 +1065,9 @@ int usage(const char* message) {
   if (message) std::cerr << "raxc_golden: " << message << "\n";
   std::cerr << "usage: raxc_golden --raxc PATH [--root DIR] [--update] [-j N] [-v] [PATH...]\n"
                "  runs `raxc check --diagnostics-format=json` on every .rx file under PATH\n"
-               "  (default test/cases) and compares with its `# expect-error RXnnnn: <RE2>`\n"
-               "  comments; --update rewrites the comments from the actual output\n";
+               "  (default test/cases), and `raxc run` for each `# run: ARGS` line, and\n"
+               "  compares with its `# expect-error RXnnnn: <RE2>` and `# out:` comments;\n"
+               "  --update rewrites the comments from the actual output\n";
   return 2;
 }
 
