@@ -156,7 +156,7 @@ int run_run(const RunOptions& options) {
   const ir::Function* function = entry ? engine.normalized(options.file, options.entry) : nullptr;
   if (!function)
     return fail(make_diagnostic(DiagId::RX5001, Span{}, {options.entry, function_list(module)}),
-                kExitErrors);
+                kExitUsage);  // a wrong --entry is a usage error
 
   backend::CodegenOptions codegen;
   codegen.check_bounds = options.check_bounds;
