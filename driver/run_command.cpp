@@ -78,8 +78,11 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   // take_arguments): CLI11 would split "[1, 2]" into two values.
   command->allow_extras();
   command->add_option("--entry", options.entry, "The function to run (default: main)");
-  command->add_option("--bind", options.binds,
-                      "NAME=VALUE: a symbolic dimension no input fixes (repeatable)");
+  // Repeatable options take one value per occurrence: the words after them are arguments.
+  command
+      ->add_option("--bind", options.binds,
+                   "NAME=VALUE: a symbolic dimension no input fixes (repeatable)")
+      ->allow_extra_args(false);
   command->add_option("--default-dim", options.default_dim,
                       "The value of symbolic dimensions neither an input nor --bind fixes")
       ->check(CLI::NonNegativeNumber);
@@ -94,9 +97,11 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   command->add_option("--threads", options.threads,
                       "Threads for T.parallel loops (default: the CPUs this process may use)")
       ->check(CLI::Range(1, 1024));
-  command->add_option("--load", options.plugins,
-                      "A plugin (shared library) whose packed functions the module calls "
-                      "(repeatable; C ABI in backend/runtime/raxc_runtime.h)");
+  command
+      ->add_option("--load", options.plugins,
+                   "A plugin (shared library) whose packed functions the module calls "
+                   "(repeatable; C ABI in backend/runtime/raxc_runtime.h)")
+      ->allow_extra_args(false);
   command->add_flag("--check-bounds", options.check_bounds,
                     "Check every buffer access of every PrimFunc against its shape");
   command->add_flag("--emit-llvm", options.emit_llvm,

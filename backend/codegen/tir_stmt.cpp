@@ -4,6 +4,9 @@
 // their iteration variables, run `T.init()` on the first iteration of their reduction axes and
 // are guarded by `T.where`. Buffers a block or statement allocates live until its scope ends:
 // small constant-size ones on the stack, others in runtime workspace memory.
+#include <limits>
+#include <optional>
+
 #include "backend/codegen/tir_emitter.h"
 
 namespace raxc::backend {
@@ -353,26 +356,46 @@ void TirEmitter::allocate(const ir::Buffer* buffer, Span at) {
   }
   BufferView view;
   view.elem_offset = i64(0);
-  // Compact row-major strides from the shape; extents from the shape.
-  Value* count = i64(1);
+  // Compact row-major strides from the shape; extents from the shape. The element count and
+  // byte size are computed with overflow checks: a size that does not fit 64 bits (or a
+  // negative extent) is RX5008, never a small allocation that later accesses overrun.
   std::vector<Value*> extents;
   for (const ir::PrimExpr* d : buffer->shape) {
     Value* e = as_i64(d);
     if (!e) return;
     extents.push_back(e);
   }
+  int64_t elem_bytes = buffer->dtype.is_bool() ? 1 : (buffer->dtype.bits + 7) / 8;
+  std::optional<int64_t> constant_bytes = elem_bytes;
+  for (Value* e : extents) {
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(e);
+    int64_t product = 0;
+    if (!constant_bytes || !c || c->isNegative() ||
+        __builtin_mul_overflow(*constant_bytes, c->getSExtValue(), &product))
+      constant_bytes.reset();
+    else
+      constant_bytes = product;
+  }
+  Value* count = i64(1);
+  Value* overflow = builder_.getFalse();
+  auto checked_mul = [&](Value* a, Value* b) {
+    Value* r = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, a, b);
+    overflow = builder_.CreateOr(overflow, builder_.CreateExtractValue(r, 1));
+    overflow = builder_.CreateOr(overflow, builder_.CreateICmpSLT(b, i64(0)));
+    return builder_.CreateExtractValue(r, 0);
+  };
   view.strides.assign(extents.size(), nullptr);
   for (size_t k = extents.size(); k-- > 0;) {
     view.strides[k] = count;
-    count = builder_.CreateMul(count, extents[k]);
+    count = checked_mul(count, extents[k]);
   }
   view.extents = extents;
-  int64_t elem_bytes = buffer->dtype.is_bool() ? 1 : (buffer->dtype.bits + 7) / 8;
-  auto* constant = llvm::dyn_cast<llvm::ConstantInt>(count);
-  if (constant && constant->getSExtValue() * elem_bytes <= kMaxStackBytes) {
-    view.data = entry_alloca(t, count, buffer->name.c_str(), 64);
+  if (constant_bytes && *constant_bytes <= kMaxStackBytes) {
+    view.data = entry_alloca(t, i64(*constant_bytes / elem_bytes), buffer->name.c_str(), 64);
   } else {
-    Value* bytes = builder_.CreateMul(count, i64(elem_bytes));
+    Value* bytes = checked_mul(count, i64(elem_bytes));
+    // An overflowing size asks for the largest one, which fails with RX5008.
+    bytes = builder_.CreateSelect(overflow, i64(std::numeric_limits<int64_t>::max()), bytes);
     Value* p = builder_.CreateCall(runtime_function("raxc_workspace_alloc"),
                                    {bytes, error_site(DiagId::RX5008, at, {buffer->name}, 1)});
     fail_if(builder_.CreateIsNull(p), nullptr);
@@ -399,13 +422,23 @@ void TirEmitter::match_buffer_region(const ir::MatchBufferRegion& m, Span at) {
     if (!start) return;
     view.elem_offset = builder_.CreateAdd(view.elem_offset, builder_.CreateMul(start, src.strides[k]));
   }
-  // The view keeps the innermost strides of the source for its own axes.
+  // The view's axes are the region's axes, less those of extent 1 when the view has fewer
+  // axes than the source (A[0:3, j] viewed as a (3,) buffer walks axis 0 with its stride).
   size_t rank = m.buffer->shape.size();
-  if (rank > src.strides.size()) {
-    unsupported(at, "a match_buffer with more axes than its source");
+  std::vector<size_t> axes;
+  if (rank == m.source.region.size()) {
+    for (size_t k = 0; k < rank; ++k) axes.push_back(k);
+  } else {
+    for (size_t k = 0; k < m.source.region.size(); ++k) {
+      const auto* extent = ir::dyn_cast<ir::IntImm>(m.source.region[k].extent);
+      if (!extent || extent->value != 1) axes.push_back(k);
+    }
+  }
+  if (axes.size() != rank || m.source.region.size() > src.strides.size()) {
+    unsupported(at, "a match_buffer whose shape does not follow its region's axes");
     return;
   }
-  view.strides.assign(src.strides.end() - static_cast<long>(rank), src.strides.end());
+  for (size_t k : axes) view.strides.push_back(src.strides[k]);
   for (const ir::PrimExpr* d : m.buffer->shape) {
     Value* e = as_i64(d);
     if (!e) return;

@@ -102,6 +102,12 @@ Value Interpreter::call_value(const Value& callee, std::vector<Value> args, Span
     std::vector<Value> all = closure->bound;
     for (Value& a : args) all.push_back(std::move(a));
     if (closure->global) return call_global(*closure->global, std::move(all), call_site);
+    if (closure->self) {  // a local function sees itself: recursion without a cycle of owners
+      Frame with_self = *closure->captured;
+      with_self.vars[closure->self] = callee;
+      return call_function(*closure->function, closure->name, &with_self, std::move(all),
+                           call_site);
+    }
     return call_function(*closure->function, closure->name, closure->captured.get(),
                          std::move(all), call_site);
   }
@@ -220,13 +226,7 @@ Value Interpreter::eval(const ir::Expr* e, Frame& frame) {
         s.dims.push_back(eval_dim(d, frame));
       return s;
     }
-    case K::Function: {
-      auto closure = std::make_shared<Closure>();
-      closure->function = ir::cast<ir::Function>(e);
-      closure->captured = std::make_shared<Frame>(frame);
-      closure->name = "<nested function>";
-      return runtime::CallablePtr(closure);
-    }
+    case K::Function: return closure(ir::cast<ir::Function>(e), frame, nullptr);
     case K::If: {
       const auto* i = ir::cast<ir::If>(e);
       Value c = eval(i->cond, frame);
@@ -252,10 +252,20 @@ bool Interpreter::condition(const Value& c, Span at) {
   raise(DiagId::RX5025, at, {describe_value(c)});
 }
 
+Value Interpreter::closure(const ir::Function* f, const Frame& frame, const ir::Var* self) {
+  auto c = std::make_shared<Closure>();
+  c->function = f;
+  c->captured = std::make_shared<Frame>(frame);
+  c->name = self ? self->name : "<nested function>";
+  c->self = self;
+  return runtime::CallablePtr(c);
+}
+
 Value Interpreter::seq(const ir::SeqExpr* s, Frame& frame) {
   for (const ir::BindingBlock* block : s->blocks) {
     for (const ir::Binding* b : block->bindings) {
-      Value v = eval(b->value, frame);
+      const auto* nested = ir::dyn_cast<ir::Function>(b->value);
+      Value v = nested ? closure(nested, frame, b->var) : eval(b->value, frame);
       if (b->match_cast) {
         if (auto why = match_struct_info(v, b->match_cast, frame))
           raise(DiagId::RX5020, b->span,

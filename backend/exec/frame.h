@@ -41,6 +41,9 @@ struct Closure : runtime::Callable {
   std::shared_ptr<const Frame> captured;
   std::vector<runtime::Value> bound;
   std::string name;
+  // The variable a nested function is bound to: its body sees itself under that name, so a
+  // local function can recur (the captured frame predates the binding).
+  const ir::Var* self = nullptr;
   std::string describe() const override { return "closure '" + name + "'"; }
 };
 

@@ -40,6 +40,7 @@ class Interpreter {
 
   runtime::Value eval(const ir::Expr* e, Frame& frame);
   runtime::Value seq(const ir::SeqExpr* s, Frame& frame);
+  runtime::Value closure(const ir::Function* f, const Frame& frame, const ir::Var* self);
   runtime::Value call_expr(const ir::Call* c, Frame& frame);
   // builtins.cpp: an operator call (`R.call_tir(...)`, `R.shape_of(x)`, ...).
   runtime::Value call_op(const std::string& op, const ir::Call* c, Frame& frame);

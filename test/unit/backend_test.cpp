@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "analysis/engine.h"
+#include "backend/exec/checks.h"
 #include "backend/exec/executor.h"
 #include "backend/jit/kernels.h"
 #include "backend/runtime/error.h"
@@ -186,4 +187,26 @@ TEST_CASE("executor: runs an analysed function, checks its parameters", "[backen
   CHECK_FALSE(executor.call(*module.find("main"), {matrix}, &error));
   CHECK(error.id == DiagId::RX5020);
   CHECK(error.message.find("argument 'x' of 'main'") != std::string::npos);
+}
+
+TEST_CASE("executor: RX5028 for a symbolic variable without a value", "[backend]") {
+  // The checker rejects every text where this can happen (RX1302 / RX2018 pre-empt it), so the
+  // executor's own check is exercised on hand-built IR.
+  ir::PrimVar n("n", ir::DataType::Int(64), Span{4, 5});
+  ir::IntImm two(ir::DataType::Int(64), 2);
+  ir::PrimBinary twice(ir::PrimKind::Mul, ir::DataType::Int(64), &n, &two);
+  backend::Frame frame;
+  SECTION("RX5028: 'n' is not bound") {
+    try {
+      backend::eval_dim(&twice, frame);
+      FAIL("no error");
+    } catch (const backend::ExecError& e) {
+      CHECK(e.diagnostic.id == DiagId::RX5028);
+      CHECK(e.diagnostic.span == Span{4, 5});
+    }
+  }
+  SECTION("RX5028 near miss: once bound, the expression evaluates") {
+    frame.dims[&n] = 21;
+    CHECK(backend::eval_dim(&twice, frame) == 42);
+  }
 }
