@@ -42,7 +42,10 @@ DECORATED_DEF = re.compile(r"^(?:    )?@R\.function(\([^)]*\))?\s*\n\s*def\s+(\w
 def public_functions(text):
     """Names of the public Relax functions (`@R.function` without private=True)."""
     names = []
+    in_class = "@I.ir_module" in text  # else a lone function: its nested ones are indented
     for m in DECORATED_DEF.finditer(text):
+        if not in_class and m.group(0).startswith(" "):
+            continue
         if m.group(1) and "private=True" in m.group(1).replace(" ", ""):
             continue
         names.append(m.group(2))
