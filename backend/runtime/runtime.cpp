@@ -41,7 +41,7 @@ extern "C" int32_t raxc_fail(const RaxcErrorSite* site, int64_t v0, int64_t v1, 
 
 extern "C" void* raxc_workspace_alloc(int64_t nbytes, const RaxcErrorSite* site) {
   void* p = nullptr;
-  if (nbytes >= 0) {
+  if (nbytes >= 0 && nbytes <= raxc::runtime::allocation_limit()) {
     size_t size = static_cast<size_t>(nbytes == 0 ? 1 : nbytes);
     size = (size + raxc::runtime::kAllocAlignment - 1) / raxc::runtime::kAllocAlignment *
            raxc::runtime::kAllocAlignment;

@@ -1,6 +1,8 @@
 // Tensor storage and element access for the runtime (allocation, dtype names, conversions).
 #include "backend/runtime/tensor.h"
 
+#include <unistd.h>
+
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -65,9 +67,18 @@ std::optional<int64_t> Tensor::byte_size(const std::vector<int64_t>& shape, DLDa
   return n;
 }
 
+int64_t allocation_limit() {
+  static const int64_t limit = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return std::numeric_limits<int64_t>::max();
+    return static_cast<int64_t>(pages) * page;
+  }();
+  return limit;
+}
+
 std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dtype) {
   std::optional<int64_t> bytes = byte_size(shape, dtype);
-  if (!bytes) return nullptr;
+  if (!bytes || *bytes > allocation_limit()) return nullptr;
   // Round up to the alignment (aligned_alloc requires a multiple); at least one block so that
   // a 0-size tensor still has a valid, aligned pointer.
   int64_t rounded = (*bytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;

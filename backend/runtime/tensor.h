@@ -14,6 +14,11 @@ namespace raxc::runtime {
 
 inline constexpr int64_t kAllocAlignment = 64;
 
+// The largest allocation the runtime asks for: the machine's physical memory. A larger request
+// cannot be met usefully (Linux would overcommit it and kill the process on first touch), so it
+// fails at once as an error (RX5008 / RX5026) without reaching malloc.
+int64_t allocation_limit();
+
 // A dtype as DLPack spells it; bool is kDLUInt with 1 bit (DLPack 0.6 has no kDLBool) stored in
 // one byte.
 std::string dtype_name(DLDataType dtype);            // "float32", "bool", "int64"

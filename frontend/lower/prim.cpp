@@ -1065,9 +1065,10 @@ class PrimLowerer {
       if (dt->is_uint()) {
         v = is_max ? (bits == 64 ? -1 : int64_t((uint64_t(1) << bits) - 1)) : 0;
       } else {
-        v = is_max ? int64_t((uint64_t(1) << (bits - 1)) - 1) : -int64_t(uint64_t(1) << (bits - 1));
-        if (bits == 64)
-          v = is_max ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+        // Two's complement limits; the minimum is formed unsigned (negating INT64_MIN as a
+        // signed value is undefined).
+        uint64_t half = uint64_t(1) << (bits - 1);
+        v = is_max ? int64_t(half - 1) : int64_t(~half + 1);
       }
       return Val::of(make<ir::IntImm>(*dt, v, sp));
     }
