@@ -126,22 +126,9 @@ Value Interpreter::call_prim_func(const ir::GlobalDef& g, const ir::PrimFunc& pf
   std::vector<RaxcArg> packed(args.size());
   std::vector<int32_t> kinds(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
-    const Value& a = args[i];
-    if (const runtime::TensorPtr* t = a.tensor()) {
-      packed[i].tensor = (*t)->dl();
-      kinds[i] = RAXC_ARG_TENSOR;
-    } else if (const auto* p = a.get_if<runtime::Prim>()) {
-      if (p->is_float()) {
-        packed[i].f64 = p->f;
-        kinds[i] = RAXC_ARG_FLOAT;
-      } else {
-        packed[i].i64 = p->i;
-        kinds[i] = RAXC_ARG_INT;
-      }
-    } else {
+    if (!pack_argument(args[i], packed[i], kinds[i]))
       raise(DiagId::RX5003, call_site,
-            {std::to_string(i), g.gvar->name, "a tensor or a scalar, not " + describe_value(a)});
-    }
+            {std::to_string(i), g.gvar->name, "a tensor or a scalar, not " + describe_value(args[i])});
   }
   RaxcArg ret{};
   ret.i64 = 0;
@@ -155,6 +142,24 @@ Value Interpreter::call_prim_func(const ir::GlobalDef& g, const ir::PrimFunc& pf
     return p;
   }
   return runtime::Tuple{};  // a PrimFunc without a result returns the unit value, R.Tuple()
+}
+
+bool pack_argument(const Value& value, RaxcArg& arg, int32_t& kind) {
+  if (const runtime::TensorPtr* t = value.tensor()) {
+    arg.tensor = (*t)->dl();
+    kind = RAXC_ARG_TENSOR;
+  } else if (const auto* p = value.get_if<runtime::Prim>()) {
+    if (p->is_float()) {
+      arg.f64 = p->f;
+      kind = RAXC_ARG_FLOAT;
+    } else {
+      arg.i64 = p->i;
+      kind = RAXC_ARG_INT;
+    }
+  } else {
+    return false;
+  }
+  return true;
 }
 
 [[noreturn]] void Interpreter::kernel_error(Span call_site) {

@@ -9,6 +9,7 @@
 
 #include "backend/exec/executor.h"
 #include "backend/exec/frame.h"
+#include "backend/runtime/raxc_runtime.h"
 
 namespace raxc::backend {
 
@@ -21,6 +22,10 @@ using PackedFunction =
 const PackedFunction* find_packed(const std::string& symbol);
 
 DLDataType to_dl(ir::DataType t);
+
+// A tensor or scalar as the C ABI passes it (raxc_runtime.h); false for any other value. Kernels
+// and plugin functions take their arguments this way.
+bool pack_argument(const runtime::Value& value, RaxcArg& arg, int32_t& kind);
 
 class Interpreter {
  public:

@@ -39,18 +39,7 @@ PackedFunction wrap_plugin(std::string name, RaxcPluginFunc fn) {
     std::vector<RaxcArg> packed(args.size());
     std::vector<int32_t> kinds(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
-      if (const runtime::TensorPtr* t = args[i].tensor()) {
-        packed[i].tensor = (*t)->dl();
-        kinds[i] = RAXC_ARG_TENSOR;
-      } else if (const auto* p = args[i].get_if<runtime::Prim>()) {
-        if (p->is_float()) {
-          packed[i].f64 = p->f;
-          kinds[i] = RAXC_ARG_FLOAT;
-        } else {
-          packed[i].i64 = p->i;
-          kinds[i] = RAXC_ARG_INT;
-        }
-      } else {
+      if (!pack_argument(args[i], packed[i], kinds[i])) {
         raise(DiagId::RX5032, at,
               {"'" + name + "': argument " + std::to_string(i) + " is " + describe_value(args[i]) +
                "; plugin functions take tensors and scalars"});
