@@ -140,6 +140,12 @@ function M.lsp_start(bufnr)
     return nil
   end
   local config = { name = M.client_name, cmd = cmd, root_dir = M.root_dir(bufnr) }
+  if not M.has_lsp_attach_event() then
+    -- 0.7: no LspAttach event (plugin/relax.lua uses it on 0.8+)
+    config.on_attach = function(client, buf)
+      M.on_attach(client, buf)
+    end
+  end
   if vim.lsp.start then
     return vim.lsp.start(config, { bufnr = bufnr })
   end
@@ -186,6 +192,150 @@ function M.restart()
       M.lsp_start(buf)
     end
   end, 200)
+end
+
+-- ---------------------------------------------------------------- keys, options, diagnostics
+
+-- Set on attach for every buffer the raxc client serves. Neovim 0.7 maps none of these to
+-- the language server (K runs 'keywordprg', i.e. man); 0.10/0.11 map some of them globally.
+-- The keys are 0.11's defaults plus gd, so every version answers the same keys; a key the
+-- person (or Neovim itself) already maps, globally or in the buffer, is left alone.
+local function diagnostic_jump(count)
+  return function()
+    if vim.diagnostic.jump then -- 0.11: goto_next/goto_prev are deprecated
+      vim.diagnostic.jump({ count = count * vim.v.count1 })
+    elseif count > 0 then
+      vim.diagnostic.goto_next({ float = false })
+    else
+      vim.diagnostic.goto_prev({ float = false })
+    end
+  end
+end
+
+M.keys = {
+  { 'n', 'K', 'hover', 'hover: the StructInfo inferred, an operator\'s signature' },
+  { 'n', 'gd', 'definition', 'go to definition' },
+  { 'n', 'grr', 'references', 'references (quickfix list)' },
+  { 'n', 'grn', 'rename', 'rename' },
+  { 'n', 'gra', 'code_action', 'code actions (fixes) at the cursor' },
+  { 'n', 'gO', 'document_symbol', 'functions and blocks of the module (location list)' },
+  { 'i', '<C-S>', 'signature_help', 'signature of the call being typed' },
+  { 'n', ']d', diagnostic_jump(1), 'next diagnostic' },
+  { 'n', '[d', diagnostic_jump(-1), 'previous diagnostic' },
+}
+
+-- True when lhs is mapped in mode (in this buffer or globally), or another key already runs
+-- the same vim.lsp.buf function: then the person has chosen, and the plugin stays out.
+local function key_taken(bufnr, mode, lhs, action)
+  return vim.api.nvim_buf_call(bufnr, function()
+    if not vim.tbl_isempty(vim.fn.maparg(lhs, mode, false, true)) then
+      return true
+    end
+    return type(action) == 'string' and vim.fn.hasmapto('vim.lsp.buf.' .. action, mode) == 1
+  end)
+end
+
+function M.set_keys(bufnr)
+  if vim.g.raxc_default_keys == false then
+    return
+  end
+  for _, key in ipairs(M.keys) do
+    local mode, lhs, action, desc = key[1], key[2], key[3], key[4]
+    local rhs = type(action) == 'string' and vim.lsp.buf[action] or action
+    if rhs and not key_taken(bufnr, mode, lhs, action) then
+      vim.keymap.set(mode, lhs, rhs, { buffer = bufnr, silent = true, desc = 'raxc: ' .. desc })
+    end
+  end
+end
+
+local function supports(client, capability)
+  local caps = client.server_capabilities or client.resolved_capabilities or {}
+  return caps[capability] ~= nil and caps[capability] ~= false
+end
+
+-- Completion (<C-x><C-o>), tags (<C-]>) and gq through the server, where the buffer has no
+-- other setting. 'formatexpr' only when the server formats ranges: vim.lsp.formatexpr
+-- formats nothing otherwise, which would turn gq into a no-op.
+function M.set_options(client, bufnr)
+  local bo = vim.bo[bufnr]
+  if bo.omnifunc == '' then
+    bo.omnifunc = 'v:lua.vim.lsp.omnifunc'
+  end
+  if bo.tagfunc == '' and vim.lsp.tagfunc then
+    bo.tagfunc = 'v:lua.vim.lsp.tagfunc'
+  end
+  if bo.formatexpr == '' and vim.lsp.formatexpr and supports(client, 'documentRangeFormattingProvider') then
+    bo.formatexpr = 'v:lua.vim.lsp.formatexpr()'
+  end
+end
+
+-- Unused bindings arrive as hints (faded by clients that know the Unnecessary tag, which 0.7
+-- does not); as virtual text on every new line they would flood the screen while typing, so
+-- the raxc client's virtual text starts at warnings, the severity `raxc check` shows by
+-- default. Signs and underlines still show hints. A person's own choices win:
+--   vim.g.raxc_diagnostic_config = false      leave the client's diagnostics as configured
+--   vim.g.raxc_diagnostic_config = { ... }    vim.diagnostic.config options for its namespace
+-- and virtual text turned off (or given a severity) globally stays that way.
+function M.diagnostic_config()
+  local user = vim.g.raxc_diagnostic_config
+  if user ~= nil then
+    return user
+  end
+  local virtual_text = vim.diagnostic.config().virtual_text
+  if virtual_text == true then
+    virtual_text = {}
+  end
+  if type(virtual_text) ~= 'table' or virtual_text.severity ~= nil then
+    return nil
+  end
+  virtual_text = vim.deepcopy(virtual_text)
+  virtual_text.severity = { min = vim.diagnostic.severity.WARN }
+  return { virtual_text = virtual_text }
+end
+
+function M.configure_diagnostics(client)
+  local config = M.diagnostic_config()
+  if type(config) ~= 'table' or not (vim.lsp.diagnostic and vim.lsp.diagnostic.get_namespace) then
+    return
+  end
+  -- Pushed diagnostics have one namespace per client; 0.10+ keeps pulled ones in another
+  -- (get_namespace(id, true)), and the server pulls when the client offers it.
+  vim.diagnostic.config(config, vim.lsp.diagnostic.get_namespace(client.id))
+  local ok, pull_ns = pcall(vim.lsp.diagnostic.get_namespace, client.id, true)
+  if ok and type(pull_ns) == 'number' then
+    vim.diagnostic.config(config, pull_ns)
+  end
+end
+
+-- Called for every buffer the raxc client attaches to (on_attach on 0.7, LspAttach after).
+function M.on_attach(client, bufnr)
+  if not client or client.name ~= M.client_name then
+    return
+  end
+  M.configure_diagnostics(client)
+  M.set_options(client, bufnr)
+  M.set_keys(bufnr)
+end
+
+function M.has_lsp_attach_event()
+  return vim.fn.exists('##LspAttach') == 1
+end
+
+-- :RaxcFormat — the buffer formatted by the raxc server (the text `raxc fmt` prints), with
+-- the API the running Neovim has: vim.lsp.buf.format (0.8+) or formatting_sync (0.7).
+function M.format(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if #clients_of(bufnr) == 0 then
+    vim.notify('relax: no raxc server attached to this buffer', vim.log.levels.WARN)
+    return
+  end
+  if vim.lsp.buf.format then
+    vim.lsp.buf.format({ bufnr = bufnr, name = M.client_name, timeout_ms = 5000 })
+  else
+    vim.api.nvim_buf_call(bufnr, function()
+      vim.lsp.buf.formatting_sync(nil, 5000)
+    end)
+  end
 end
 
 -- ---------------------------------------------------------------- building the parser
