@@ -478,11 +478,15 @@ module.exports = grammar({
         $._reserved_use,
       ),
 
+    // The dead end after the dot only makes the scanner run there, so that a
+    // line ending right after the dot (`z = R.nn.` while typing) ends the
+    // statement instead of joining the next line's first name to the
+    // attribute.  Any word after a dot is still an attribute name.
     attribute: ($) =>
       prec(PREC.call, seq(
         field('object', $._primary_expression),
         '.',
-        field('attribute', $.identifier),
+        choice(field('attribute', $.identifier), seq($._never, $._never)),
       )),
 
     call: ($) =>

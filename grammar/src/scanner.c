@@ -30,6 +30,17 @@
  *     through tokens that the grammar turns into ERROR nodes;
  *   - at end of input every open indentation level is closed.
  *
+ * Recovery (a statement that ends badly costs that statement only):
+ *   - outside brackets a line end is a _newline also while the parser is
+ *     recovering from an error, so that `z = R.nn.` does not swallow the
+ *     next line;
+ *   - inside brackets, a line that starts at the enclosing block's column or
+ *     left of it with something that begins a statement (a decorator, a
+ *     statement keyword, a binding `a =` / `a: ...` / `a, b =`, `R.output`)
+ *     closes every open bracket: the scanner forgets them and emits a
+ *     _newline there, so `z = R.add(out, ` ends before the next statement
+ *     instead of joining the rest of the block.
+ *
  * Which state the parser is in is read from valid_symbols: _indent is valid
  * wherever a statement may start (the grammar's `_unexpected_indent` dead end
  * makes it so; also at the start of a suite and after a decorator), and
@@ -85,6 +96,13 @@ static const char *const RESERVED_ALWAYS[] = {
 static const char *const RESERVED_MID_STATEMENT[] = {
     "if", "elif", "else", "for", "while", "with", "def", "class", "return",
     "pass", "break", "continue", "assert", "import", "from",
+};
+
+/* Keywords that begin a statement: a line inside brackets that starts with
+ * one at or left of the block's column ends the unclosed statement. */
+static const char *const STATEMENT_KEYWORDS[] = {
+    "return", "with", "if", "elif", "else", "def", "class", "for", "while",
+    "pass", "assert", "import", "from", "break", "continue",
 };
 
 static bool word_in(const char *word, const char *const *list, size_t n) {
@@ -249,6 +267,51 @@ static bool lookahead_is_dot_dataflow(TSLexer *lexer) {
   return lexer->eof(lexer) || !is_ident_char(lexer->lookahead);
 }
 
+static inline void skip_blanks(TSLexer *lexer) {
+  while (!lexer->eof(lexer) && (lexer->lookahead == ' ' || lexer->lookahead == '\t')) advance(lexer);
+}
+
+/* After the first word of a line: does the rest make it a statement?  A
+ * binding (`a =`, `a: ann =`, `a, b =`) or `<ns>.output(` / `<ns>.func_attr(`.
+ * Only looks ahead; the caller's token end is already marked. */
+static bool rest_begins_statement(TSLexer *lexer) {
+  skip_blanks(lexer);
+  if (lexer->eof(lexer)) return false;
+  if (lexer->lookahead == '.') {
+    advance(lexer);
+    skip_blanks(lexer);
+    char word[16];
+    unsigned length = 0;
+    while (!lexer->eof(lexer) && is_ident_char(lexer->lookahead)) {
+      if (length < sizeof(word) - 1) word[length++] = (char)lexer->lookahead;
+      advance(lexer);
+    }
+    word[length] = '\0';
+    skip_blanks(lexer);
+    return (strcmp(word, "output") == 0 || strcmp(word, "func_attr") == 0) &&
+           !lexer->eof(lexer) && lexer->lookahead == '(';
+  }
+  /* `a, b, c =`: more names separated by commas. */
+  while (lexer->lookahead == ',') {
+    advance(lexer);
+    skip_blanks(lexer);
+    if (lexer->eof(lexer) || !is_ident_start(lexer->lookahead)) return false;
+    while (!lexer->eof(lexer) && is_ident_char(lexer->lookahead)) advance(lexer);
+    skip_blanks(lexer);
+    if (lexer->eof(lexer)) return false;
+  }
+  if (lexer->lookahead == ':') {
+    advance(lexer);
+    /* `a := b` is not a binding of this format; `a: ann = v` is */
+    return lexer->eof(lexer) || lexer->lookahead != '=';
+  }
+  if (lexer->lookahead == '=') {
+    advance(lexer);
+    return lexer->eof(lexer) || lexer->lookahead != '=';
+  }
+  return false;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Main entry                                                              */
 /* ---------------------------------------------------------------------- */
@@ -317,6 +380,18 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
     }
   }
 
+  /* A line inside brackets that starts at or left of the block's column: it
+   * may begin the next statement (checked below, once its first word is
+   * read). */
+  bool low_line_in_brackets = found_end_of_line && s->brackets > 0 && !lexer->eof(lexer) &&
+                              first_comment_column < 0 &&
+                              column <= s->indents[s->depth - 1];
+  if (low_line_in_brackets && lexer->lookahead == '@') {
+    s->brackets = 0;
+    lexer->result_symbol = NEWLINE;
+    return true;
+  }
+
   if (found_end_of_line && s->brackets == 0) {
     uint16_t current = s->indents[s->depth - 1];
 
@@ -336,6 +411,14 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
     }
 
     if (valid[NEWLINE] && !error_recovery) {
+      lexer->result_symbol = NEWLINE;
+      return true;
+    }
+
+    /* While recovering, a line end still ends the broken statement; without
+     * this the parser would join the next line to it (`z = R.nn.` followed
+     * by `a = ...` read as the attribute `R.nn.a`). */
+    if (error_recovery && column <= current && !lexer->eof(lexer)) {
       lexer->result_symbol = NEWLINE;
       return true;
     }
@@ -373,7 +456,7 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
   bool want_string = valid[STRING_START];
   bool want_namespace = valid[DATAFLOW_NAMESPACE] && !error_recovery;
   bool want_reserved = valid[RESERVED_WORD] && !error_recovery;
-  if (!want_string && !want_namespace && !want_reserved) return false;
+  if (!want_string && !want_namespace && !want_reserved && !low_line_in_brackets) return false;
   if (lexer->eof(lexer)) return false;
 
   int32_t c = lexer->lookahead;
@@ -393,6 +476,23 @@ static bool scan(Scanner *s, TSLexer *lexer, const bool *valid) {
   }
   bool truncated = length >= sizeof(word);
   if (!truncated) word[length] = '\0';
+
+  if (low_line_in_brackets) {
+    bool keyword = !truncated && word_in(word, STATEMENT_KEYWORDS, COUNT_OF(STATEMENT_KEYWORDS));
+    bool string_prefix = !truncated && length <= 2 && !lexer->eof(lexer) &&
+                         (lexer->lookahead == '"' || lexer->lookahead == '\'');
+    bool reserved = !truncated && word_in(word, RESERVED_ALWAYS, COUNT_OF(RESERVED_ALWAYS));
+    if (keyword || (!string_prefix && !reserved && rest_begins_statement(lexer))) {
+      /* The token stays zero-width (its end was marked before the line
+       * break): the next scan sees the line break again, now at bracket
+       * depth 0, and produces the indentation tokens of the new line. */
+      s->brackets = 0;
+      lexer->result_symbol = NEWLINE;
+      return true;
+    }
+    if (!string_prefix && !reserved) return false;
+    if (!want_string && !want_reserved) return false;
+  }
 
   if (want_string && !truncated && length <= 2 && !lexer->eof(lexer) &&
       (lexer->lookahead == '"' || lexer->lookahead == '\'')) {
