@@ -15,6 +15,7 @@
 
 #include "analysis/engine.h"
 #include "analysis/well_formed/well_formed.h"
+#include "driver/explain_command.h"
 #include "driver/run_command.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
@@ -421,6 +422,9 @@ int run(int argc, char** argv) {
   RunOptions run_options;
   CLI::App* run_cmd = add_run_command(app, run_options);
 
+  ExplainOptions explain;
+  CLI::App* explain_cmd = add_explain_command(app, explain);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -440,6 +444,7 @@ int run(int argc, char** argv) {
   if (*check_cmd) return run_check(check);
   if (*fmt_cmd) return run_fmt(fmt);
   if (*lsp_cmd) return run_lsp(lsp_options);
+  if (*explain_cmd) return run_explain(explain);
   if (*run_cmd) {
     std::string error;
     if (!take_arguments(*run_cmd, run_options, error)) return report_usage_error(error);

@@ -37,8 +37,30 @@ size_t resident_bytes() {
 
 }  // namespace
 
+// The page `raxc explain` renders, written next to the executable by the build and by
+// `cmake --install` (<build>/share/raxc for <build>/raxc, <prefix>/share/raxc for
+// <prefix>/bin/raxc). Without one, diagnostics carry no link: a source file is not documentation.
 std::string default_diagnostic_url() {
-  return std::string("file://") + RAXC_SOURCE_DIR + "/frontend/diagnostics.def#{code}";
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return "";
+  std::string dir(exe, size_t(n));
+  dir.erase(dir.find_last_of('/') + 1);
+  for (const char* relative : {"../share/raxc/diagnostics.html", "share/raxc/diagnostics.html"}) {
+    std::string path = dir + relative;
+    if (!std::ifstream(path)) continue;
+    std::string url = "file://";
+    for (unsigned char c : path) {  // percent-encode all but unreserved characters and '/'
+      if (std::isalnum(c) || std::string_view("-._~/").find(char(c)) != std::string_view::npos) {
+        url += char(c);
+      } else {
+        const char* hex = "0123456789ABCDEF";
+        url += {'%', hex[c >> 4], hex[c & 15]};
+      }
+    }
+    return url + "#{code}";
+  }
+  return "";
 }
 
 Server::Server(MessageWriter& out, ServerOptions options)

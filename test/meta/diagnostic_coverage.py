@@ -137,6 +137,12 @@ def main():
         elif c not in expected:
             untriggered.append(c)
     without_near_miss = [c for c in codes if c not in near_missed]
+    # `raxc explain`: every code has its section (test/meta/explain_examples.py runs them).
+    explained = set(re.findall(r"^## (RX\d{4})\b",
+                               read(os.path.join(ROOT, "frontend", "diagnostics_explained.md")),
+                               re.M))
+    problems += [f"no explanation: {c} (add a '## {c}' section to "
+                 f"frontend/diagnostics_explained.md)" for c in codes if c not in explained]
 
     print(f"{len(codes)} diagnostic codes: {len(expected & known)} triggered by golden cases, "
           f"{len(unit_only)} exempted and triggered by unit/CLI/LSP tests, "
