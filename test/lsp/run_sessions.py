@@ -345,6 +345,12 @@ def diagnostics_lifecycle(s):
     d = params["diagnostics"][0]
     assert d["code"].startswith("RX1") and d["source"] == "raxc" and d["severity"] == 1
     assert d["codeDescription"]["href"].endswith("#" + d["code"])
+    # The code's anchor in the page `raxc explain` renders, the copy next to the executable
+    # (<build>/share/raxc), never a source file.
+    href = d["codeDescription"]["href"]
+    assert href.startswith("file://") and "/share/raxc/diagnostics.html#" in href, href
+    page = href[len("file://"):href.index("#")]
+    assert os.path.isfile(page) and 'id="%s"' % d["code"] in open(page).read(), href
     assert d["range"]["start"]["line"] == 7
     # Fix it with an incremental edit: remove " +" at the end of line 7.
     line = BROKEN.splitlines()[7]
