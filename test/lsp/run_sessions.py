@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -360,6 +361,32 @@ def diagnostics_lifecycle(s):
     closed = s.diagnostics(uri)
     assert closed["diagnostics"] == [] and "version" not in closed
     assert s.finish() == 0
+
+
+@test
+def no_diagnostic_link_without_the_page(s):
+    # A raxc with no share/raxc/diagnostics.html beside it (a copy in an empty directory) sends
+    # no codeDescription at all, rather than a link into the source tree.
+    global RAXC
+    s.initialize()
+    assert s.finish() == 0
+    with tempfile.TemporaryDirectory() as scratch:
+        lone = os.path.join(scratch, "raxc")
+        try:
+            os.link(RAXC, lone)
+        except OSError:
+            shutil.copy(RAXC, lone)
+        saved, RAXC = RAXC, lone
+        try:
+            t = Session()
+        finally:
+            RAXC = saved
+        t.initialize()
+        uri = "file:///t/broken.rx"
+        t.open(uri, BROKEN, version=1)
+        diagnostics = t.diagnostics(uri, 1)["diagnostics"]
+        assert diagnostics and all("codeDescription" not in d for d in diagnostics), diagnostics
+        assert t.finish() == 0
 
 
 @test
