@@ -298,8 +298,9 @@ function M.configure_diagnostics(client)
   if type(config) ~= 'table' or not (vim.lsp.diagnostic and vim.lsp.diagnostic.get_namespace) then
     return
   end
-  -- Pushed diagnostics have one namespace per client; 0.10+ keeps pulled ones in another
-  -- (get_namespace(id, true)), and the server pulls when the client offers it.
+  -- Pushed diagnostics have one namespace per client. 0.10+ declares pull diagnostics, which
+  -- the server then answers instead of pushing, and keeps them in another namespace
+  -- (get_namespace(id, true)).
   vim.diagnostic.config(config, vim.lsp.diagnostic.get_namespace(client.id))
   local ok, pull_ns = pcall(vim.lsp.diagnostic.get_namespace, client.id, true)
   if ok and type(pull_ns) == 'number' then
