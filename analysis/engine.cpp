@@ -509,6 +509,15 @@ std::optional<Symbol> global_symbol(const Engine::State& st, const std::string& 
   return s;
 }
 
+// A shape variable introduced by a string (`R.Tensor(("n", 4))`) is the name inside the quotes:
+// the token references and rename find, and what a rename replaces.
+Span without_quotes(const std::string& text, Span span) {
+  if (span.end - span.begin >= 2 && span.end <= text.size() && text[span.begin] == '"' &&
+      text[span.end - 1] == '"')
+    return {span.begin + 1, span.end - 1};
+  return span;
+}
+
 // The symbol a token denotes; `def` is the definition containing it (may be null).
 std::optional<Symbol> resolve_token(const Engine::State& st, const Token& token,
                                     const Definition* def, std::unique_ptr<LocalNames>& locals) {
@@ -536,7 +545,7 @@ std::optional<Symbol> resolve_token(const Engine::State& st, const Token& token,
       Symbol s;
       s.kind = SymbolKind::ShapeVar;
       s.name = token.text;
-      s.definition = st.doc->to_text(sv->second->span);
+      s.definition = without_quotes(st.doc->text(), st.doc->to_text(sv->second->span));
       s.scope = def->text_span();
       s.prim_var = sv->second;
       return s;

@@ -4,9 +4,7 @@
 #include <cctype>
 #include <map>
 
-#include "analysis/ops/registry.h"
-#include "frontend/frontend.h"
-#include "frontend/printer/printer.h"
+#include "ide/ide.h"
 #include "lsp/jsonrpc.h"
 
 namespace raxc::lsp {
@@ -76,37 +74,29 @@ json symbol_json(const SourceFile& file, const analysis::DocumentSymbol& s,
           {"children", std::move(children)}};
 }
 
-std::string op_signature(const analysis::ops::OpDef& op) {
-  std::string text = std::string(op.text) + "(";
-  bool first = true;
-  auto add = [&](const analysis::ops::ParamSpec& p, bool attribute) {
-    if (!first) text += ", ";
-    first = false;
-    text += p.name;
-    if (attribute || p.optional)
-      text += "=" + (p.default_text.empty() ? std::string("None") : std::string(p.default_text));
-  };
-  for (const auto& p : op.args) add(p, false);
-  if (op.variadic && !op.args.empty())
-    text.insert(text.rfind(std::string(op.args.back().name)), "*");
-  for (const auto& p : op.attrs) add(p, true);
-  return text + ")";
-}
+// An ide::FileRef over a snapshot (its engine holds the snapshot's text under its URI).
+ide::FileRef file_of(const Snapshot& snapshot) { return {*snapshot.engine, snapshot.uri}; }
 
-const char* symbol_kind_name(analysis::SymbolKind kind, const ir::Var* var) {
-  switch (kind) {
-    case analysis::SymbolKind::Var:
-      return var && var->is_dataflow() ? "dataflow variable" : "variable";
-    case analysis::SymbolKind::Param: return "parameter";
-    case analysis::SymbolKind::ShapeVar: return "shape variable";
-    case analysis::SymbolKind::Function: return "function";
-    case analysis::SymbolKind::PrimFunc: return "prim_func";
-    case analysis::SymbolKind::ExternFunc: return "extern function";
+json hover_contents(const ide::HoverInfo& info, bool markdown) {
+  // The code first (the float's first line is what a person reads), then plain sentences: no
+  // headings, which Neovim 0.7's float and plain-text clients show raw.
+  std::string value;
+  if (markdown) {
+    value = "```python\n" + info.code + "\n```";
+    for (const std::string& note : info.notes) value += "\n\n" + note;
+    if (!info.documentation.empty()) value += "\n\n---\n\n" + info.documentation;
+    return {{"kind", "markdown"}, {"value", value}};
   }
-  return "symbol";
+  value = info.code;
+  for (const std::string& note : info.notes) {
+    std::string plain;
+    for (char c : note)
+      if (c != '`') plain += c;
+    value += "\n\n" + plain;
+  }
+  if (!info.documentation.empty()) value += "\n\n" + info.documentation;
+  return {{"kind", "plaintext"}, {"value", value}};
 }
-
-std::string fence(const std::string& code) { return "```python\n" + code + "\n```"; }
 
 }  // namespace
 
@@ -160,51 +150,19 @@ json hover(const Snapshot& snapshot, const json& params, const FeatureOptions& o
   uint32_t offset = request_offset(snapshot, params, options);
   if (!snapshot.engine) return nullptr;
   std::lock_guard lock(snapshot.query_mutex);
-  const analysis::Engine& engine = *snapshot.engine;
-  std::optional<analysis::Symbol> symbol = engine.symbol_at(snapshot.uri, offset);
-  std::optional<analysis::StructInfoAt> at = engine.struct_info_at(snapshot.uri, offset);
-  if (!symbol && !at) return nullptr;
-
-  std::string markdown;
-  Span range = at ? at->span : symbol->definition;
-  if (symbol) {
-    markdown = "### " + std::string(symbol_kind_name(symbol->kind, symbol->var)) + " `" +
-               symbol->name + "`";
-    const ir::StructInfo* sinfo = at ? at->struct_info : nullptr;
-    if (symbol->kind == analysis::SymbolKind::ShapeVar) {
-      LineCol where = snapshot.file->location(symbol->definition.begin);
-      markdown += "\n\n" + fence(symbol->name + ": T.int64") + "\n\nbound at line " +
-                  std::to_string(where.line) + ", column " + std::to_string(where.column);
-    } else if (sinfo) {
-      markdown += "\n\n" + fence(symbol->name + ": " + printer::print_struct_info(sinfo));
-    }
-    if (at && at->annotation && sinfo) {
-      std::string annotation = printer::print_struct_info(at->annotation);
-      if (annotation != printer::print_struct_info(sinfo))
-        markdown += "\n\nannotation: `" + annotation + "`";
-    }
-  } else {
-    markdown = "### expression";
-    const ir::Call* call = at->expr ? ir::dyn_cast<ir::Call>(at->expr) : nullptr;
-    const ir::Op* op = call && call->op ? ir::dyn_cast<ir::Op>(call->op) : nullptr;
-    const analysis::ops::OpDef* def = op ? analysis::ops::find_op(op->name) : nullptr;
-    if (def)
-      markdown = "### operator `" + std::string(def->text) + "`\n\n" + fence(op_signature(*def));
-    if (at->struct_info)
-      markdown += "\n\nresult: `" + printer::print_struct_info(at->struct_info) + "`";
-    if (def && !def->doc.empty()) markdown += "\n\n---\n\n" + std::string(def->doc);
-  }
-  return {{"contents", {{"kind", "markdown"}, {"value", markdown}}},
-          {"range", range_json(*snapshot.file, range, options.encoding)}};
+  std::optional<ide::HoverInfo> info = ide::hover(file_of(snapshot), offset);
+  if (!info) return nullptr;
+  return {{"contents", hover_contents(*info, options.hover_markdown)},
+          {"range", range_json(*snapshot.file, info->range, options.encoding)}};
 }
 
 json definition(const Snapshot& snapshot, const json& params, const FeatureOptions& options) {
   uint32_t offset = request_offset(snapshot, params, options);
   if (!snapshot.engine) return nullptr;
   std::lock_guard lock(snapshot.query_mutex);
-  auto symbol = snapshot.engine->symbol_at(snapshot.uri, offset);
-  if (!symbol) return nullptr;
-  return json::array({location(snapshot, symbol->definition, options)});
+  std::optional<Span> span = ide::definition(file_of(snapshot), offset);
+  if (!span) return nullptr;
+  return json::array({location(snapshot, *span, options)});
 }
 
 json references(const Snapshot& snapshot, const json& params, const FeatureOptions& options) {
@@ -215,8 +173,8 @@ json references(const Snapshot& snapshot, const json& params, const FeatureOptio
   json out = json::array();
   if (!snapshot.engine) return out;
   std::lock_guard lock(snapshot.query_mutex);
-  for (Span span : snapshot.engine->references(snapshot.uri, offset, include_declaration))
-    out.push_back(location(snapshot, span, options));
+  for (const ide::Reference& r : ide::references(file_of(snapshot), offset, include_declaration))
+    out.push_back(location(snapshot, r.span, options));
   return out;
 }
 
@@ -226,13 +184,10 @@ json document_highlight(const Snapshot& snapshot, const json& params,
   json out = json::array();
   if (!snapshot.engine) return out;
   std::lock_guard lock(snapshot.query_mutex);
-  auto symbol = snapshot.engine->symbol_at(snapshot.uri, offset);
-  if (!symbol) return out;
   // DocumentHighlightKind: 2 Read for uses, 3 Write for the binding.
-  for (Span span : snapshot.engine->references(snapshot.uri, offset, true)) {
-    out.push_back({{"range", range_json(*snapshot.file, span, options.encoding)},
-                   {"kind", span == symbol->definition ? 3 : 2}});
-  }
+  for (const ide::Reference& r : ide::references(file_of(snapshot), offset, true))
+    out.push_back({{"range", range_json(*snapshot.file, r.span, options.encoding)},
+                   {"kind", r.is_definition ? 3 : 2}});
   return out;
 }
 
@@ -263,64 +218,41 @@ json folding_ranges(const Snapshot& snapshot, const json&, const FeatureOptions&
 }
 
 json formatting(const Snapshot& snapshot, const json&, const FeatureOptions& options) {
-  const std::string& text = snapshot.file->text();
-  frontend::ParsedFile parsed = frontend::parse_file(text);
-  if (parsed.has_errors()) return nullptr;  // never print a module that did not lower cleanly
-  std::string formatted = printer::print_module(*parsed.module, {}, parsed.comments, text);
-  if (formatted == text) return json::array();
+  ide::FormatResult result = ide::format(snapshot.file->text());
+  if (!result.formatted) {
+    // Formatting never prints a module that did not lower cleanly; the person is told why
+    // (clients show a null result as "nothing to do").
+    if (options.show_message) options.show_message(result.error);
+    return nullptr;
+  }
+  if (*result.formatted == snapshot.file->text()) return json::array();
   Span all{0, snapshot.file->size()};
-  return json::array(
-      {{{"range", range_json(*snapshot.file, all, options.encoding)}, {"newText", formatted}}});
+  return json::array({{{"range", range_json(*snapshot.file, all, options.encoding)},
+                       {"newText", *result.formatted}}});
 }
-
-namespace {
-
-bool is_identifier(const std::string& name) {
-  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
-  static const char* const keywords[] = {
-      "False",   "None",     "True",     "and",    "as",   "assert", "async",  "await",
-      "break",   "class",    "continue", "def",    "del",  "elif",   "else",   "except",
-      "finally", "for",      "from",     "global", "if",   "import", "in",     "is",
-      "lambda",  "nonlocal", "not",      "or",     "pass", "raise",  "return", "try",
-      "while",   "with",     "yield",    "R",      "T",    "I",      "cls"};
-  for (const char* k : keywords)
-    if (name == k) return false;
-  for (unsigned char c : name)
-    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          c >= 0x80))
-      return false;
-  return true;
-}
-
-}  // namespace
 
 json prepare_rename(const Snapshot& snapshot, const json& params, const FeatureOptions& options) {
   uint32_t offset = request_offset(snapshot, params, options);
   if (!snapshot.engine) return nullptr;
   std::lock_guard lock(snapshot.query_mutex);
-  auto symbol = snapshot.engine->symbol_at(snapshot.uri, offset);
-  const frontend::Document* document = snapshot.engine->document(snapshot.uri);
-  auto token = document ? document->token_at(offset) : std::nullopt;
-  if (!symbol || !token || token->text != symbol->name) return nullptr;
-  return {{"range", range_json(*snapshot.file, token->span, options.encoding)},
-          {"placeholder", symbol->name}};
+  std::optional<ide::RenameTarget> target = ide::prepare_rename(file_of(snapshot), offset);
+  if (!target) return nullptr;
+  return {{"range", range_json(*snapshot.file, target->span, options.encoding)},
+          {"placeholder", target->name}};
 }
 
 json rename(const Snapshot& snapshot, const json& params, const FeatureOptions& options) {
   uint32_t offset = request_offset(snapshot, params, options);
   if (!params.contains("newName") || !params["newName"].is_string())
     throw RequestError{error_code::kInvalidParams, "missing newName"};
-  std::string name = params["newName"];
-  if (!is_identifier(name))
-    throw RequestError{error_code::kRequestFailed, "'" + name + "' is not a valid name"};
   if (!snapshot.engine) return nullptr;
   std::lock_guard lock(snapshot.query_mutex);
-  auto symbol = snapshot.engine->symbol_at(snapshot.uri, offset);
-  if (!symbol) throw RequestError{error_code::kRequestFailed, "nothing to rename here"};
+  ide::RenameResult result = ide::rename(file_of(snapshot), offset, params["newName"]);
+  if (!result.error.empty()) throw RequestError{error_code::kRequestFailed, result.error};
   json edits = json::array();
-  for (Span span : snapshot.engine->references(snapshot.uri, offset, true))
+  for (const ide::Edit& e : result.edits)
     edits.push_back(
-        {{"range", range_json(*snapshot.file, span, options.encoding)}, {"newText", name}});
+        {{"range", range_json(*snapshot.file, e.span, options.encoding)}, {"newText", e.new_text}});
   return {{"changes", {{snapshot.uri, std::move(edits)}}}};
 }
 
@@ -335,44 +267,13 @@ json inlay_hints(const Snapshot& snapshot, const json& params, const FeatureOpti
   json out = json::array();
   if (!snapshot.engine) return out;
   std::lock_guard lock(snapshot.query_mutex);
-  const analysis::Engine& engine = *snapshot.engine;
-  const frontend::Document* document = engine.document(snapshot.uri);
-  if (!document) return out;
-  std::vector<std::pair<uint32_t, std::string>> hints;  // (offset after the name, StructInfo)
-  for (const auto& module : engine.document_symbols(snapshot.uri)) {
-    std::vector<const analysis::DocumentSymbol*> functions;
-    if (module.kind == analysis::DocumentSymbol::Kind::Module) {
-      for (const auto& f : module.children) functions.push_back(&f);
-    } else {
-      functions.push_back(&module);
-    }
-    for (const analysis::DocumentSymbol* f : functions) {
-      if (f->kind != analysis::DocumentSymbol::Kind::Function) continue;
-      if (f->range.end <= range.begin || f->range.begin >= range.end) continue;
-      const analysis::FunctionInference* inference = engine.inference(snapshot.uri, f->name);
-      if (!inference) continue;
-      for (const auto& [var, sinfo] : inference->var_sinfo) {
-        if (!var || !sinfo || var->annotation) continue;
-        Span name = document->to_text(var->span);
-        if (name.end < range.begin || name.end > range.end) continue;
-        // Only binding sites written as the bare name (not parameters, which are annotated).
-        if (file.text().compare(name.begin, name.end - name.begin, var->name) != 0) continue;
-        hints.emplace_back(name.end, printer::print_struct_info(sinfo));
-      }
-    }
-  }
-  std::sort(hints.begin(), hints.end());
-  constexpr size_t kMaxLabel = 40;
-  for (auto& [offset, text] : hints) {
-    json hint = {{"position", to_json(position_at(file, offset, options.encoding))},
+  for (const ide::InlayHint& h : ide::inlay_hints(file_of(snapshot), range)) {
+    json hint = {{"position", to_json(position_at(file, h.offset, options.encoding))},
                  {"kind", 1},  // InlayHintKind.Type
-                 {"paddingLeft", false}};
-    if (text.size() > kMaxLabel) {
-      hint["label"] = ": " + text.substr(0, kMaxLabel) + "…";
-      hint["data"] = {{"structInfo", text}};  // the tooltip, sent on inlayHint/resolve
-    } else {
-      hint["label"] = ": " + text;
-    }
+                 {"paddingLeft", false},
+                 {"label", h.label}};
+    if (h.label != ": " + h.struct_info)
+      hint["data"] = {{"structInfo", h.struct_info}};  // the tooltip, sent on inlayHint/resolve
     out.push_back(std::move(hint));
   }
   return out;
@@ -380,276 +281,75 @@ json inlay_hints(const Snapshot& snapshot, const json& params, const FeatureOpti
 
 namespace {
 
-// LSP CompletionItemKind values used here.
-constexpr int kItemFunction = 3, kItemClass = 7, kItemModule = 9, kItemEnumMember = 20,
-              kItemKeyword = 14;
-
-json snippet_item(const analysis::ops::OpDef& op, std::string_view name) {
-  std::string snippet = std::string(name) + "(";
-  int index = 0;
-  for (const auto& p : op.args) {
-    if (p.optional) break;
-    if (index > 0) snippet += ", ";
-    ++index;
-    snippet += "${" + std::to_string(index) + ":" + std::string(p.name) + "}";
+// LSP CompletionItemKind.
+int completion_kind(ide::CompletionItem::Kind kind) {
+  using K = ide::CompletionItem::Kind;
+  switch (kind) {
+    case K::Variable: return 6;
+    case K::Function:
+    case K::Operator: return 3;
+    case K::Namespace: return 9;
+    case K::StructInfo: return 7;
+    case K::Keyword: return 14;
+    case K::DType: return 20;
   }
-  snippet += ")$0";
-  return {{"label", std::string(name)}, {"kind", kItemFunction},
-          {"detail", op_signature(op)}, {"documentation", std::string(op.doc)},
-          {"insertText", snippet},      {"insertTextFormat", 2}};  // Snippet
+  return 1;
 }
 
-// The parameters and variables of the Relax function at `cursor` (a line of the snapshot's
-// text) bound before that line, with their inferred StructInfo.
-void add_variables_in_scope(const Snapshot& snapshot, Position cursor, json& items) {
-  constexpr int kItemVariable = 6;
-  if (!snapshot.engine) return;
-  const SourceFile& file = *snapshot.file;
-  uint32_t offset = file.line_begin(std::min<uint32_t>(cursor.line + 1, file.line_count()));
-  std::lock_guard lock(snapshot.query_mutex);
-  const analysis::Engine& engine = *snapshot.engine;
-  const frontend::Document* document = engine.document(snapshot.uri);
-  if (!document) return;
-  for (const auto& module : engine.document_symbols(snapshot.uri)) {
-    std::vector<const analysis::DocumentSymbol*> functions;
-    if (module.kind == analysis::DocumentSymbol::Kind::Module) {
-      for (const auto& f : module.children) functions.push_back(&f);
-    } else {
-      functions.push_back(&module);
-    }
-    for (const analysis::DocumentSymbol* f : functions) {
-      if (f->kind != analysis::DocumentSymbol::Kind::Function || !f->range.contains(offset))
-        continue;
-      const analysis::FunctionInference* inference = engine.inference(snapshot.uri, f->name);
-      if (!inference) return;
-      std::map<std::string, std::string> seen;  // name -> StructInfo (sorted, no duplicates)
-      for (const auto& [var, sinfo] : inference->var_sinfo) {
-        if (!var || var->name.empty() || document->to_text(var->span).begin >= offset) continue;
-        seen[var->name] = sinfo ? printer::print_struct_info(sinfo) : "";
-      }
-      for (const auto& [name, sinfo] : seen)
-        items.push_back({{"label", name}, {"kind", kItemVariable}, {"detail", sinfo}});
-      return;
-    }
+json completion_json(const ide::CompletionItem& item, bool snippets) {
+  json out = {{"label", item.label}, {"kind", completion_kind(item.kind)}};
+  if (!item.detail.empty()) out["detail"] = item.detail;
+  if (!item.documentation.empty()) out["documentation"] = item.documentation;
+  if (item.kind == ide::CompletionItem::Kind::Operator && snippets) {
+    std::string snippet = item.label + "(";
+    for (size_t i = 0; i < item.required_arguments.size(); ++i)
+      snippet += (i ? ", " : "") + std::string("${") + std::to_string(i + 1) + ":" +
+                 item.required_arguments[i] + "}";
+    out["insertText"] = snippet + ")$0";
+    out["insertTextFormat"] = 2;  // Snippet
   }
-}
-
-bool ends_with_word(std::string_view prefix, std::string_view word) {
-  if (prefix.size() < word.size() || prefix.substr(prefix.size() - word.size()) != word)
-    return false;
-  if (prefix.size() == word.size()) return true;
-  char before = prefix[prefix.size() - word.size() - 1];
-  return !(before == '_' || before == '.' || std::isalnum(static_cast<unsigned char>(before)));
+  return out;
 }
 
 }  // namespace
 
-json completion(const Snapshot* snapshot, const std::string& line_prefix, Position cursor) {
+json completion(const Snapshot* snapshot, const std::string& before_cursor, Position cursor,
+                const FeatureOptions& options) {
   json items = json::array();
-  std::string_view prefix = line_prefix;
-  // Drop the partial word being typed: the client filters by it.
-  size_t word = prefix.size();
-  while (word > 0 &&
-         (prefix[word - 1] == '_' || std::isalnum(static_cast<unsigned char>(prefix[word - 1]))))
-    --word;
-  std::string_view before = prefix.substr(0, word);
-  // Inside a string literal (an odd number of quotes before the cursor): dtypes.
-  if (std::count(before.begin(), before.end(), '"') % 2 == 1) {
-    for (const char* dtype :
-         {"float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8",
-          "uint32", "bool", "e4m3_float8", "e5m2_float8"})
-      items.push_back({{"label", dtype}, {"kind", kItemEnumMember}});
-    return items;
-  }
-  if (before.empty() || before.back() != '.') {
-    if (snapshot) add_variables_in_scope(*snapshot, cursor, items);
-    return items;
-  }
-  before.remove_suffix(1);
-  for (std::string_view ns : {"R", "T", "I"}) {
-    if (!ends_with_word(before, ns)) continue;
-    std::string wanted = std::string(ns) + ".";
-    for (const auto& op : analysis::ops::all_ops()) {
-      std::string_view text = op.text;
-      if (text.substr(0, wanted.size()) != wanted) continue;
-      std::string_view name = text.substr(wanted.size());
-      if (name.find('.') != std::string_view::npos) {
-        // R.nn.conv2d: offer the sub-namespace once.
-        std::string sub(name.substr(0, name.find('.')));
-        bool seen = std::any_of(items.begin(), items.end(),
-                                [&](const json& i) { return i["label"] == sub; });
-        if (!seen) items.push_back({{"label", sub}, {"kind", kItemModule}});
-        continue;
-      }
-      items.push_back(snippet_item(op, name));
-    }
-    if (ns == "R") {
-      for (const char* sinfo : {"Tensor", "Shape", "Tuple", "Object", "Prim", "Callable"})
-        items.push_back({{"label", sinfo}, {"kind", kItemClass}, {"detail", "StructInfo"}});
-      for (const char* word : {"function", "dataflow", "output", "match_cast", "func_attr"})
-        items.push_back({{"label", word}, {"kind", kItemKeyword}});
-    }
-    return items;
-  }
-  bool globals = ends_with_word(before, "cls") || ends_with_word(before, "Module");
-  if (globals && snapshot && snapshot->engine) {
+  std::vector<ide::CompletionItem> found;
+  if (snapshot && snapshot->engine) {
     std::lock_guard lock(snapshot->query_mutex);
-    for (const auto& module : snapshot->engine->document_symbols(snapshot->uri)) {
-      for (const auto& f : module.children) {
-        if (f.kind == analysis::DocumentSymbol::Kind::DataflowBlock) continue;
-        json item = {{"label", f.name}, {"kind", kItemFunction}};
-        if (const ir::StructInfo* sig = snapshot->engine->signature(snapshot->uri, f.name))
-          item["detail"] = printer::print_struct_info(sig);
-        items.push_back(std::move(item));
-      }
-    }
+    const SourceFile& file = *snapshot->file;
+    // Variables bound before the cursor's line of the analysed text.
+    uint32_t offset = file.line_begin(std::min<uint32_t>(cursor.line + 1, file.line_count()));
+    ide::FileRef ref = file_of(*snapshot);
+    found = ide::completion(&ref, before_cursor, offset);
+  } else {
+    found = ide::completion(nullptr, before_cursor, 0);
   }
+  for (const ide::CompletionItem& item : found)
+    items.push_back(completion_json(item, options.snippet_support));
   return items;
 }
 
-}  // namespace raxc::lsp
-
-// ------------------------------------------------------------------------ signature help
-
-namespace raxc::lsp {
-namespace {
-
-// The call the cursor is inside: the callee as written ("R.nn.conv2d", "cls.helper") and the
-// text of its arguments up to the cursor. Scans back over balanced brackets and strings.
-struct OpenCall {
-  std::string callee;
-  std::string arguments;
-};
-
-std::optional<OpenCall> open_call(std::string_view text) {
-  int depth = 0;
-  for (size_t i = text.size(); i-- > 0;) {
-    char c = text[i];
-    if (c == ')' || c == ']' || c == '}') ++depth;
-    if (c == '[' || c == '{') --depth;
-    if (c != '(') continue;
-    if (depth > 0) {
-      --depth;
-      continue;
-    }
-    size_t end = i;
-    size_t begin = end;
-    while (begin > 0 && (text[begin - 1] == '.' || text[begin - 1] == '_' ||
-                         std::isalnum(static_cast<unsigned char>(text[begin - 1]))))
-      --begin;
-    if (begin == end) return std::nullopt;  // a parenthesised expression or a tuple
-    return OpenCall{std::string(text.substr(begin, end - begin)), std::string(text.substr(i + 1))};
-  }
-  return std::nullopt;
-}
-
-std::string_view trim_view(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-const analysis::ops::OpDef* find_op_by_text(std::string_view text) {
-  for (const auto& op : analysis::ops::all_ops())
-    if (op.text == text) return &op;
-  return nullptr;
-}
-
-// Index of the argument being written: top-level commas, or the keyword's position.
-size_t active_argument(const std::string& arguments, const std::vector<std::string>& names) {
-  size_t index = 0, start = 0;
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    char c = arguments[i];
-    if (c == '"') in_string = !in_string;
-    if (in_string) continue;
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-    if (c == ',' && depth == 0) ++index, start = i + 1;
-  }
-  std::string current = arguments.substr(start);
-  size_t equals = current.find('=');
-  if (equals != std::string::npos) {
-    std::string keyword(trim_view(std::string_view(current).substr(0, equals)));
-    for (size_t k = 0; k < names.size(); ++k)
-      if (names[k] == keyword) return k;
-  }
-  return index;
-}
-
-json signature_json(const std::string& label, const std::vector<std::string>& parameters,
-                    const std::vector<std::pair<size_t, size_t>>& offsets, const std::string& doc) {
-  json params = json::array();
-  for (size_t i = 0; i < parameters.size(); ++i)
-    params.push_back({{"label", {offsets[i].first, offsets[i].second}}});
-  json signature = {{"label", label}, {"parameters", std::move(params)}};
-  if (!doc.empty()) signature["documentation"] = {{"kind", "markdown"}, {"value", doc}};
-  return signature;
-}
-
-// "R.add(x1, x2)" with the [begin, end) of every parameter in the label.
-json op_signature_help(const analysis::ops::OpDef& op, std::vector<std::string>& names) {
-  std::string label = std::string(op.text) + "(";
-  std::vector<std::pair<size_t, size_t>> offsets;
-  auto add = [&](const analysis::ops::ParamSpec& p, bool attribute) {
-    if (!names.empty()) label += ", ";
-    size_t begin = label.size();
-    label += p.name;
-    if (attribute || p.optional)
-      label += "=" + (p.default_text.empty() ? std::string("None") : std::string(p.default_text));
-    offsets.emplace_back(begin, label.size());
-    names.emplace_back(p.name);
-  };
-  for (const auto& p : op.args) add(p, false);
-  for (const auto& p : op.attrs) add(p, true);
-  label += ")";
-  return signature_json(label, names, offsets, std::string(op.doc));
-}
-
-// "helper(a: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor(...)" for a module function.
-std::optional<json> global_signature_help(const Snapshot& snapshot, const std::string& name,
-                                          std::vector<std::string>& names) {
-  const frontend::Document* document = snapshot.engine->document(snapshot.uri);
-  const ir::GlobalDef* global = document ? document->module().find(name) : nullptr;
-  const ir::Function* f = global ? global->function() : nullptr;
-  if (!f) return std::nullopt;
-  std::string label = name + "(";
-  std::vector<std::pair<size_t, size_t>> offsets;
-  for (const ir::Var* p : f->params) {
-    if (!names.empty()) label += ", ";
-    size_t begin = label.size();
-    label += p->name;
-    if (p->annotation) label += ": " + printer::print_struct_info(p->annotation);
-    offsets.emplace_back(begin, label.size());
-    names.push_back(p->name);
-  }
-  label += ")";
-  if (f->ret_struct_info) label += " -> " + printer::print_struct_info(f->ret_struct_info);
-  return signature_json(label, names, offsets, "");
-}
-
-}  // namespace
-
 json signature_help(const Snapshot* snapshot, const std::string& before_cursor) {
-  std::optional<OpenCall> call = open_call(before_cursor);
-  if (!call) return nullptr;
-  std::vector<std::string> names;
-  json signature;
-  if (const analysis::ops::OpDef* op = find_op_by_text(call->callee)) {
-    signature = op_signature_help(*op, names);
-  } else {
-    size_t dot = call->callee.rfind('.');
-    if (!snapshot || !snapshot->engine || dot == std::string::npos) return nullptr;
+  std::optional<ide::SignatureInfo> info;
+  if (snapshot && snapshot->engine) {
     std::lock_guard lock(snapshot->query_mutex);
-    auto global = global_signature_help(*snapshot, call->callee.substr(dot + 1), names);
-    if (!global) return nullptr;
-    signature = std::move(*global);
+    ide::FileRef ref = file_of(*snapshot);
+    info = ide::signature_help(&ref, before_cursor);
+  } else {
+    info = ide::signature_help(nullptr, before_cursor);
   }
-  size_t active = active_argument(call->arguments, names);
+  if (!info) return nullptr;
+  json params = json::array();
+  for (auto [begin, end] : info->parameters) params.push_back({{"label", {begin, end}}});
+  json signature = {{"label", info->label}, {"parameters", std::move(params)}};
+  if (!info->documentation.empty())
+    signature["documentation"] = {{"kind", "markdown"}, {"value", info->documentation}};
   return {{"signatures", json::array({std::move(signature)})},
           {"activeSignature", 0},
-          {"activeParameter", active}};
+          {"activeParameter", info->active_parameter}};
 }
 
 }  // namespace raxc::lsp

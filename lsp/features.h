@@ -3,6 +3,7 @@
 // snapshot's query mutex, and never touch server state. Malformed params throw RequestError
 // (-32602).
 #pragma once
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -16,6 +17,11 @@ struct FeatureOptions {
   // codeDescription.href for a code; "{code}" is replaced by e.g. "RX1001". Empty: no href.
   std::string diagnostic_url = "";
   bool related_information = true;  // the client supports relatedInformation
+  bool snippet_support = false;      // completionItem.snippetSupport (LSP: false when absent)
+  bool hover_markdown = true;        // hover.contentFormat lists markdown (or is absent)
+  // Tells the person something no result can carry (window/showMessage), e.g. why a document
+  // cannot be formatted. May be empty.
+  std::function<void(const std::string&)> show_message;
 };
 
 // The "diagnostics" array of publishDiagnostics: severity, code, codeDescription, source
@@ -35,9 +41,9 @@ nlohmann::json code_actions(const Snapshot& snapshot, const nlohmann::json& para
 // Hierarchical DocumentSymbol[]: the module, its functions, their dataflow blocks.
 nlohmann::json document_symbols(const Snapshot& snapshot, const FeatureOptions& options);
 
-// Markdown: the kind and name, the inferred StructInfo (and the annotation when it differs) in
-// a python code fence; an operator call's signature and doc; a global's signature; a shape
-// variable's binding site. null when there is nothing under the cursor.
+// ide::hover as MarkupContent: the code block first, then sentences (markdown, or plain text for
+// clients whose contentFormat does not list markdown). null when there is nothing under the
+// cursor.
 nlohmann::json hover(const Snapshot& snapshot, const nlohmann::json& params,
                      const FeatureOptions& options);
 nlohmann::json definition(const Snapshot& snapshot, const nlohmann::json& params,
@@ -56,7 +62,8 @@ nlohmann::json selection_ranges(const Snapshot& snapshot, const nlohmann::json& 
 nlohmann::json folding_ranges(const Snapshot& snapshot, const nlohmann::json& params,
                               const FeatureOptions& options);
 // TextEdit[] turning the text into `raxc fmt`'s output (comments kept): one edit for the whole
-// document, [] when it is already formatted; null (nothing to do) when it has syntax errors.
+// document, [] when it is already formatted; null when it has syntax errors, after telling the
+// person which one through options.show_message.
 nlohmann::json formatting(const Snapshot& snapshot, const nlohmann::json& params,
                           const FeatureOptions& options);
 
@@ -73,13 +80,11 @@ nlohmann::json rename(const Snapshot& snapshot, const nlohmann::json& params,
 nlohmann::json inlay_hints(const Snapshot& snapshot, const nlohmann::json& params,
                            const FeatureOptions& options);
 
-// CompletionItem[] for the text before the cursor on its line (`line_prefix`, taken from the
-// current text, not the snapshot, so typing never waits for an analysis): after `R.` / `T.` /
-// `I.` the registry's operators (with snippets and docs) and StructInfo constructors; after
-// `cls.` / `Module.` the module's functions (from the snapshot, if any); inside a string a dtype.
-// Elsewhere, the variables in scope at `cursor` (from the snapshot).
-nlohmann::json completion(const Snapshot* snapshot, const std::string& line_prefix,
-                          Position cursor);
+// CompletionItem[] (ide::completion) for the text before the cursor (`before_cursor`, a window
+// of the current text, not the snapshot's, so typing never waits for an analysis). Operators
+// come as snippets only to clients that declared snippetSupport.
+nlohmann::json completion(const Snapshot* snapshot, const std::string& before_cursor,
+                          Position cursor, const FeatureOptions& options);
 
 // SignatureHelp for the call the cursor is in, from the text before the cursor (the current
 // text, like completion): an operator's registry signature and doc, or a module function's

@@ -66,6 +66,9 @@ std::string default_diagnostic_url() {
 Server::Server(MessageWriter& out, ServerOptions options)
     : out_(out), options_(std::move(options)) {
   features_.diagnostic_url = options_.diagnostic_url;
+  features_.show_message = [this](const std::string& message) {
+    send(make_notification("window/showMessage", {{"type", 2}, {"message", message}}));
+  };
   // Answered from the newest snapshot, even one older than the text (never queued behind an
   // analysis); or needing the snapshot of the current text.
   auto add = [this](const char* method,
@@ -346,6 +349,21 @@ json Server::initialize(const json& params) {
           text["publishDiagnostics"].value("relatedInformation", true) == true;
     }
     pull_diagnostics = text.is_object() && text.contains("diagnostic");
+    features_.snippet_support = false;
+    features_.hover_markdown = true;
+    if (text.is_object()) {
+      const json completion = text.value("completion", json::object());
+      const json item = completion.is_object() ? completion.value("completionItem", json::object())
+                                               : json::object();
+      features_.snippet_support = item.is_object() && item.value("snippetSupport", false) == true;
+      const json hover = text.value("hover", json::object());
+      if (hover.is_object() && hover.contains("contentFormat") &&
+          hover["contentFormat"].is_array()) {
+        const json& formats = hover["contentFormat"];
+        features_.hover_markdown =
+            std::find(formats.begin(), formats.end(), "markdown") != formats.end();
+      }
+    }
     if (params.contains("trace") && params["trace"].is_string()) {
       std::string value = params["trace"];
       if (value == "messages" || value == "verbose") trace_ = value;
@@ -386,12 +404,14 @@ json Server::initialize(const json& params) {
 }
 
 // Completion reads the current text (what the user just typed), not the snapshot: it must
-// never wait for the debounce or an analysis.
+// never wait for the debounce or an analysis. It gets a window before the cursor, since an
+// unclosed call spans lines.
 json Server::complete(const json& params) {
   const std::string& uri = text_document_uri(params);
   auto position = params.contains("position") ? parse_position(params["position"]) : std::nullopt;
   if (!position) throw RequestError{error_code::kInvalidParams, "missing or invalid position"};
-  std::string line_prefix;
+  constexpr uint32_t kWindow = 4096;
+  std::string before;
   std::shared_ptr<const Snapshot> snapshot;
   {
     std::lock_guard lock(mutex_);
@@ -400,11 +420,11 @@ json Server::complete(const json& params) {
       throw RequestError{error_code::kInvalidParams, "the document is not open: " + uri};
     SourceFile file(uri, it->second.text);
     uint32_t end = offset_at(file, *position, features_.encoding);
-    uint32_t begin = file.line_begin(file.location(end).line);
-    line_prefix = file.text().substr(begin, end - begin);
+    uint32_t begin = end > kWindow ? end - kWindow : 0;
+    before = file.text().substr(begin, end - begin);
     snapshot = it->second.snapshot;
   }
-  return completion(snapshot.get(), line_prefix, *position);
+  return completion(snapshot.get(), before, *position, features_);
 }
 
 // Like completion: the text before the cursor (a bounded window: calls span a few lines).
@@ -525,8 +545,9 @@ void Server::did_change(const json& params) {
     }
   }
   document.text = std::move(text);
+  // Neovim 0.7 sends several changes of one tick under one version: applied in order, as sent.
   if (version <= document.version)
-    log(LogLevel::Warning, "didChange did not increase the version of " + uri);
+    log(LogLevel::Debug, "didChange did not increase the version of " + uri);
   document.version = version;
   document.generation = next_generation_++;
   document.edits.record(document.generation, std::move(applied));

@@ -635,8 +635,14 @@ class Inferer {
       return annotation;  // the user's intent; avoids a cascade
     }
     if (r.result == Compat::Possibly && !(is_call && value->kind == SInfoKind::Object)) {
-      Diagnostic d = make_diagnostic(DiagId::RX4000, use_span(b.value, b.span),
-                                     {text_of(annotation), b.var->name, text_of(value), r.detail});
+      // Either the annotation is a subtype of the value's StructInfo (R.Tensor((4,)) written
+      // for an R.Tensor(ndim=1)), or the two only overlap ((n, 10) written for (8, 10)): say
+      // which, since "more specific" is wrong for the second.
+      bool narrower = check_compatibility(an_, value, annotation).result == Compat::Compatible;
+      Diagnostic d = make_diagnostic(
+          DiagId::RX4000, use_span(b.value, b.span),
+          {text_of(annotation), b.var->name, narrower ? "is more specific than" : "differs from",
+           text_of(value), r.detail});
       note_annotation(d, annotation);
       report(std::move(d));
     }

@@ -339,6 +339,16 @@ void register_calls(std::vector<OpDef>& table) {
       "aborts with a message when condition is false (impure)", Purity::Impure);
   assert_op.variadic = true;
   table.push_back(assert_op);
+  // The StructInfo parameters of the written signatures (hover, completion, signature help).
+  for (OpDef& op : table) {
+    if (op.name == "relax.call_tir" || op.name == "relax.call_tir_inplace" ||
+        op.name == "relax.call_tir_with_grad" || op.name == "relax.call_dps_packed")
+      op.struct_info_params = {{"out_sinfo", K::StructInfo}};
+    if (op.name == "relax.call_pure_packed" || op.name == "relax.call_inplace_packed" ||
+        op.name == "relax.call_builtin_with_ctx" || op.name == "relax.invoke_closure" ||
+        op.name == "relax.invoke_pure_closure")
+      op.struct_info_params = {{"sinfo_args", K::StructInfo, true, "None"}};
+  }
 }
 
 }  // namespace raxc::analysis::ops

@@ -75,6 +75,10 @@ struct OpDef {
   std::string_view text;         // as written in TVMScript: "R.add", "R.nn.conv2d"
   std::vector<ParamSpec> args;   // positional arguments
   std::vector<ParamSpec> attrs;  // keyword attributes with defaults
+  // StructInfo the parser takes into the call's sinfo_args, as signatures write them: the
+  // `out_sinfo` of the call_tir family and call_dps_packed (`out_ty` in the newest dialect), the
+  // `sinfo_args` of packed calls and closures. Not arguments: arity checks do not count them.
+  std::vector<ParamSpec> struct_info_params = {};
   Purity purity = Purity::Pure;
   InferFn infer = nullptr;
   std::string_view doc;  // one line, for hover / completion

@@ -1010,7 +1010,8 @@ def signature_help_for_operators_and_module_functions(s):
 @test
 @server_args("--debounce-ms", "5000")
 def completion_uses_the_current_text(s):
-    uri, _ = nav_session(s)
+    uri, _ = nav_session(s, capabilities={
+        "textDocument": {"completion": {"completionItem": {"snippetSupport": True}}}})
     # Type "R." on a new line: the analysis is 5 s away, completion must not wait for it.
     s.change(uri, 2, [change_range(16, 0, 16, 0, "        q = R.\n")])
     started = time.monotonic()
@@ -1025,6 +1026,230 @@ def completion_uses_the_current_text(s):
     s.change(uri, 4, [change_range(16, 0, 17, 0, '        q = R.astype(x, "fl\n')])
     items = s.result("textDocument/completion", at(uri, {"line": 16, "character": 30}))
     assert "float32" in {i["label"] for i in items}
+    assert s.finish() == 0
+
+
+# examples/mlp.rx with line 45 annotated (8, 128) where (n, 128) is inferred: an RX4000 on `a`,
+# and the knock-on one on `logits` (annotated (n, 10), inferred (8, 10)).
+MLP = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "mlp.rx")).read()
+MLP8 = MLP.replace('a: R.Tensor((n, 128), dtype="float32") = R.nn.relu(hb)',
+                   'a: R.Tensor((8, 128), dtype="float32") = R.nn.relu(hb)')
+A_LINE = next(i for i, l in enumerate(MLP8.splitlines()) if l.strip().startswith("a: R.Tensor((8"))
+MAIN_LINE = next(i for i, l in enumerate(MLP8.splitlines()) if "def main(" in l)
+
+
+def mlp_session(s, capabilities=None):
+    uri = "file:///t/mlp.rx"
+    s.initialize(capabilities)
+    s.open(uri, MLP8)
+    return uri, s.diagnostics(uri, 1)["diagnostics"]
+
+
+@test
+def hover_on_an_annotated_binding_shows_what_was_inferred(s):
+    uri, _ = mlp_session(s)
+    h = s.result("textDocument/hover", at(uri, pos(MLP8, A_LINE, "a:")))
+    text = h["contents"]["value"]
+    # The code block comes first: Neovim 0.7's float shows it as the first line.
+    assert text.startswith('```python\na: R.Tensor((8, 128), dtype="float32")\n```'), text
+    assert "###" not in text, text
+    assert 'inferred from the value: `R.Tensor((n, 128), dtype="float32")`' in text, text
+    assert "only possibly compatible (dimension 0: 'n' vs '8')" in text, text
+    # An unannotated binding: just its StructInfo; equal annotations say so.
+    h = s.result("textDocument/hover", at(uri, pos(MLP8, A_LINE - 1, "hb")))
+    assert 'hb: R.Tensor((n, 128), dtype="float32")' in h["contents"]["value"], h
+    assert s.finish() == 0
+
+
+@test
+def hover_on_an_annotation_shows_that_annotation(s):
+    uri, _ = mlp_session(s)
+    h = s.result("textDocument/hover", at(uri, pos(MLP8, A_LINE, "Tensor")))
+    text = h["contents"]["value"]
+    assert text.startswith('```python\nR.Tensor((8, 128), dtype="float32")\n```'), text
+    # A parameter's annotation: that annotation, and where its shape variable is bound.
+    h = s.result("textDocument/hover", at(uri, pos(MLP8, MAIN_LINE, "Tensor")))
+    text = h["contents"]["value"]
+    assert text.startswith('```python\nR.Tensor((n, 784), dtype="float32")\n```'), text
+    assert "R.Callable" not in text and "`n` is bound at line %d" % (MAIN_LINE + 1) in text, text
+    # The return annotation.
+    h = s.result("textDocument/hover", at(uri, pos(MLP8, MAIN_LINE, "Tensor", nth=4)))
+    assert h["contents"]["value"].startswith('```python\nR.Tensor((n, 10)'), h
+    # Nothing on indentation, punctuation, keywords or comments.
+    for position in ({"line": A_LINE, "character": 2}, pos(MLP8, A_LINE, "="),
+                     pos(MLP8, A_LINE, "("), pos(MLP8, A_LINE + 4, "return"),
+                     {"line": 0, "character": 5}):
+        assert s.result("textDocument/hover", at(uri, position)) is None, position
+    assert s.finish() == 0
+
+
+@test
+def hover_in_plain_text_when_markdown_is_not_asked_for(s):
+    uri, _ = mlp_session(s, capabilities={
+        "textDocument": {"hover": {"contentFormat": ["plaintext"]}}})
+    h = s.result("textDocument/hover", at(uri, pos(MLP8, A_LINE, "a:")))
+    assert h["contents"]["kind"] == "plaintext", h
+    text = h["contents"]["value"]
+    assert text.startswith('a: R.Tensor((8, 128), dtype="float32")') and "`" not in text, text
+    assert s.finish() == 0
+
+
+@test
+def the_rx4000_message_says_how_annotation_and_value_relate(s):
+    uri, diagnostics = mlp_session(s)
+    rx4000 = {d["range"]["start"]["line"]: d["message"] for d in diagnostics if d["code"] == "RX4000"}
+    assert len(rx4000) == 2, diagnostics
+    for message in rx4000.values():
+        assert "differs from its inferred StructInfo" in message, message
+        assert "more specific" not in message, message
+    assert s.finish() == 0
+
+
+@test
+def fixes_are_offered_anywhere_in_the_diagnostic_range(s):
+    uri, diagnostics = mlp_session(s)
+    warnings = [d for d in diagnostics if d["code"] == "RX4000"]
+    assert len(warnings) == 2, diagnostics  # `a` and the knock-on `logits`
+    for d in warnings:
+        start, end = d["range"]["start"], d["range"]["end"]
+        middle = {"line": start["line"], "character": (start["character"] + end["character"]) // 2}
+        for p in (start, middle, end):
+            actions = s.result("textDocument/codeAction", {
+                "textDocument": {"uri": uri}, "range": {"start": p, "end": p},
+                "context": {"diagnostics": []}})
+            quick = [a for a in actions if a["kind"] == "quickfix"
+                     and a["diagnostics"][0]["code"] == "RX4000"]
+            assert quick and quick[0]["title"].startswith("Check '"), (p, actions)
+    # Applying the match_cast fix of `a` removes its warning and keeps the file clean otherwise.
+    a_warning = [d for d in warnings if d["range"]["start"]["line"] == A_LINE][0]
+    fix = [a for a in actions_for(s, uri, a_warning) if a.get("isPreferred")][0]
+    text, after = apply_action(s, uri, MLP8, 2, fix)
+    assert "a_value = R.nn.relu(hb)" in text, text
+    assert 'a = R.match_cast(a_value, R.Tensor((8, 128), dtype="float32"))' in text, text
+    assert [d["code"] for d in after if d["severity"] <= 2] == ["RX4000"], after  # logits only
+    # The other fix takes the inferred StructInfo as the annotation.
+    logits = [d for d in after if d["code"] == "RX4000"][0]
+    take = [a for a in actions_for(s, uri, logits) if a["title"].startswith("Annotate 'logits'")]
+    text, after = apply_action(s, uri, text, 3, take[0])
+    assert 'logits: R.Tensor((8, 10), dtype="float32")' in text, text
+    assert s.finish() == 0
+
+
+@test
+def completion_is_plain_text_without_snippet_support(s):
+    uri, _ = nav_session(s, capabilities={
+        "textDocument": {"completion": {"completionItem": {"snippetSupport": False}}}})
+    s.change(uri, 2, [change_range(16, 0, 16, 0, "        q = R.\n")])
+    items = s.result("textDocument/completion", at(uri, {"line": 16, "character": 14}))
+    add = [i for i in items if i["label"] == "add"][0]
+    assert "insertTextFormat" not in add and "insertText" not in add, add
+    assert all("$" not in i.get("insertText", "") for i in items)
+    assert s.finish() == 0
+
+
+@test
+def signatures_show_the_struct_info_parameters(s):
+    uri, _ = nav_session(s)
+    s.change(uri, 2, [change_range(16, 0, 16, 0, "        q = R.call_tir(cls.helper, (x,), \n")])
+    help = s.result("textDocument/signatureHelp", at(uri, {"line": 16, "character": 41}))
+    label = help["signatures"][0]["label"]
+    assert label == "R.call_tir(gvar, args, out_sinfo, tir_vars=None)", label
+    assert help["activeParameter"] == 2, help
+    s.change(uri, 3, [change_range(16, 41, 16, 41, "out_ty=")])
+    help = s.result("textDocument/signatureHelp", at(uri, {"line": 16, "character": 48}))
+    assert help["activeParameter"] == 2, help  # the newest dialect's spelling
+    items = s.result("textDocument/completion", at(uri, {"line": 15, "character": 0}))
+    s.change(uri, 4, [change_range(16, 0, 17, 0, "        q = R.\n")])
+    items = s.result("textDocument/completion", at(uri, {"line": 16, "character": 14}))
+    call_tir = [i for i in items if i["label"] == "call_tir"][0]
+    assert "out_sinfo" in call_tir["detail"], call_tir
+    assert s.finish() == 0
+
+
+@test
+def references_list_each_place_once_and_rename_keeps_quotes(s):
+    uri, _ = nav_session(s)
+    refs = s.result("textDocument/references", at(uri, pos(NAV, 10, "n"),
+                                                  context={"includeDeclaration": True}))
+    spans = sorted((r["range"]["start"]["line"], r["range"]["start"]["character"],
+                    r["range"]["end"]["character"]) for r in refs)
+    for a, b in zip(spans, spans[1:]):
+        assert not (a[0] == b[0] and b[1] < a[2]), spans  # no two overlap
+    edit = s.result("textDocument/rename", at(uri, pos(NAV, 10, "n"), newName="rows"))
+    text = apply_edits(NAV, edit["changes"][uri])
+    assert 'R.Tensor(("rows", 3), dtype="float32")' in text and "rows = T.int64()" in text, text
+    assert s.finish() == 0
+
+
+@test
+def formatting_a_file_with_a_syntax_error_says_why(s):
+    uri = "file:///t/broken.rx"
+    s.initialize()
+    s.open(uri, BROKEN)
+    s.diagnostics(uri, 1)
+    assert s.result("textDocument/formatting", {
+        "textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}}) is None
+    # Sent before the (null) result.
+    shown = [m for m in s.seen if m.get("method") == "window/showMessage"]
+    assert shown, s.seen
+    message = shown[0]["params"]["message"]
+    assert message.startswith("cannot format: line 8, column") and "[RX1" in message, message
+    assert s.finish() == 0
+
+
+@test
+def repeated_versions_are_applied_in_order_and_not_warned_about(s):
+    uri = "file:///t/burst.rx"
+    s.initialize()
+    s.open(uri, VALID)
+    s.diagnostics(uri, 1)
+    # Neovim 0.7 sends several changes of one tick with one version.
+    for _ in range(3):
+        s.change(uri, 2, [change_range(7, 0, 7, 0, "            q = x\n")])
+    final = s.diagnostics(uri, 2)
+    s.result("textDocument/hover", at(uri, {"line": 7, "character": 12}))
+    text_lines = [m for m in s.seen if m.get("method") == "window/logMessage"
+                  and "did not increase" in m["params"]["message"] and m["params"]["type"] <= 2]
+    assert not text_lines, text_lines
+    h = s.result("textDocument/hover", at(uri, {"line": 9, "character": 12}))
+    assert h and "q" in h["contents"]["value"], h  # three lines inserted, in order
+    assert final is not None
+    assert s.finish() == 0
+
+
+@test
+def completion_where_an_expression_starts_in_unfinished_code(s):
+    uri, _ = nav_session(s)
+    # After `q = ` and inside an unclosed call the variables in scope are offered; inside an
+    # operator call its keyword arguments too.
+    s.change(uri, 2, [change_range(15, 0, 15, 0, "        q = \n")])
+    s.diagnostics(uri, 2)
+    items = {i["label"] for i in s.result("textDocument/completion",
+                                          at(uri, {"line": 15, "character": 12}))}
+    assert {"x", "y"} <= items, sorted(items)
+    s.change(uri, 3, [change_range(15, 12, 15, 12, "R.sum(y, ")])
+    s.diagnostics(uri, 3)
+    items = {i["label"] for i in s.result("textDocument/completion",
+                                          at(uri, {"line": 15, "character": 21}))}
+    assert {"x", "y", "axis=", "keepdims="} <= items, sorted(items)
+    assert s.finish() == 0
+
+
+@test
+def a_document_reopened_after_close_is_answered_as_new(s):
+    uri = "file:///t/reopen.rx"
+    s.initialize()
+    s.open(uri, NAV.replace("        z = cls.helper(x)\n", "        z = cls.helper(x\n"))
+    s.diagnostics(uri, 1)
+    s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    s.open(uri, NAV)
+    assert s.diagnostics(uri, 1)["diagnostics"] is not None
+    items = {i["label"] for i in s.result("textDocument/completion",
+                                          at(uri, {"line": 15, "character": 8}))}
+    assert {"x", "y"} <= items, sorted(items)
+    h = s.result("textDocument/hover", at(uri, pos(NAV, 15, "z")))
+    assert h and "z: R.Tensor((2, 3)" in h["contents"]["value"], h
     assert s.finish() == 0
 
 
