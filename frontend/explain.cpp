@@ -210,8 +210,8 @@ std::string render_explanation(const DiagInfo& info, ExplainFormat format) {
       return std::string(info.code) + " (" + severity + "): " + info.message + "\n\n" +
              render_body_text(body);
     case ExplainFormat::Markdown:
-      return "## " + std::string(info.code) + " (" + severity + ")\n\n`" + info.message +
-             "`\n\n" + std::string(body) + "\n";
+      return "## " + std::string(info.code) + " (" + severity + ")\n\n`" + info.message + "`\n\n" +
+             std::string(body) + "\n";
     case ExplainFormat::Html:
       return "<section id=\"" + std::string(info.code) + "\">\n<h2><a href=\"#" + info.code +
              "\">" + info.code + "</a> <span class=\"" + severity + "\">" + severity +
@@ -231,8 +231,7 @@ std::string render_code_list(ExplainFormat format) {
                entry.message + "\n";
         break;
       case ExplainFormat::Markdown:
-        out += "- `" + std::string(entry.code) + "` (" + severity + "): `" + entry.message +
-               "`\n";
+        out += "- `" + std::string(entry.code) + "` (" + severity + "): `" + entry.message + "`\n";
         break;
       case ExplainFormat::Html:
         out += "<li><a href=\"#" + std::string(entry.code) + "\">" + entry.code + "</a> " +

@@ -1,12 +1,13 @@
 // `raxc explain`'s text as compiled into the binary: a section for every registry code and
 // none for an unknown one, and the renderers keep the examples intact.
-#include <catch2/catch.hpp>
+#include "frontend/explain.h"
+
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 #include <string>
 
 #include "frontend/diagnostics.h"
-#include "frontend/explain.h"
 
 using namespace raxc;
 
