@@ -129,8 +129,10 @@ def diagnostics_for(server, uri, version):
                        f"diagnostics of version {version}")
 
 
-def session(command, text, uri, language, edit_sites, hover_sites, cwd=None):
-    """Plays the scripted session; returns a dict of measurements (seconds, MiB)."""
+def session(command, text, uri, language, edit_sites, hover_sites, cwd=None, broken=None):
+    """Plays the scripted session; returns a dict of measurements (seconds, MiB). With `broken`
+    = (line, text), that text is then inserted as a line of its own (a half-typed statement) and
+    the keystrokes and hovers are measured again while it stays there."""
     server = Server(command, cwd)
     try:
         root = "file://" + (cwd or os.getcwd())
@@ -183,9 +185,50 @@ def session(command, text, uri, language, edit_sites, hover_sites, cwd=None):
         seconds, tokens = server.request("textDocument/semanticTokens/full",
                                          {"textDocument": {"uri": uri}})
         result["tokens"] = (seconds, len(tokens["data"]) // 5 if tokens else 0)
+        if broken:
+            version = measure_broken(server, uri, version, broken, edit_sites, hover_sites,
+                                     result)
         return result
     finally:
         server.stop()
+
+
+def measure_broken(server, uri, version, broken, edit_sites, hover_sites, result):
+    """Keystrokes and hovers while one function holds a half-typed line: resilience must not
+    cost speed. Hovers that find nothing are counted, not fatal."""
+    at_line, line_text = broken
+    version += 1
+    server.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": version},
+        "contentChanges": [{"range": {"start": {"line": at_line, "character": 0},
+                                      "end": {"line": at_line, "character": 0}},
+                            "text": line_text}]})
+    diagnostics_for(server, uri, version)
+    shift = lambda line: line + 1 if line >= at_line else line  # noqa: E731
+    keystrokes = []
+    for line, character in edit_sites:
+        for change in ({"range": {"start": {"line": shift(line), "character": character},
+                                  "end": {"line": shift(line), "character": character}},
+                        "text": "x"},
+                       {"range": {"start": {"line": shift(line), "character": character},
+                                  "end": {"line": shift(line), "character": character + 1}},
+                        "text": ""}):
+            version += 1
+            sent = time.perf_counter()
+            server.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
+            stamp, _ = diagnostics_for(server, uri, version)
+            keystrokes.append(stamp - sent)
+    hovers, empty = [], 0
+    for line, character in hover_sites:
+        seconds, answer = server.request("textDocument/hover", {
+            "textDocument": {"uri": uri},
+            "position": {"line": shift(line), "character": character}})
+        hovers.append(seconds)
+        empty += 0 if answer else 1
+    result["broken_keystrokes"], result["broken_hovers"] = keystrokes, hovers
+    result["broken_empty_hovers"] = empty
+    return version
 
 
 # ------------------------------------------------------------------------ inputs
@@ -259,6 +302,8 @@ def ms(seconds):
 
 
 def row(label, raxc, clangd, unit="ms", target=""):
+    if not isinstance(clangd, (int, float)):
+        clangd = None  # no anchor (--no-clangd): `c and ...` gives {}
     ratio = f"{raxc / clangd:8.2f}x" if clangd else "        -"
     clangd_text = f"{clangd:10.2f}" if clangd is not None else "         -"
     print(f"  {label:38s} {raxc:10.2f} {clangd_text} {ratio}  {unit:4s} {target}")
@@ -284,8 +329,9 @@ def main():
         print(f"input: generated Relax module, {lines} lines, {len(model) / 1e6:.1f} MB; "
               f"{args.edits} edit sites x 2 keystrokes, {args.hovers} hovers")
         typed = session([raxc, "lsp"], model, uri, "relax", edit_sites, hover_sites)
+        # The same with a half-typed line in the function of the first edit site.
         after = session([raxc, "lsp", "--debounce-ms=0"], model, uri, "relax", edit_sites,
-                        hover_sites)
+                        hover_sites, broken=(edit_sites[0][0], " " * 12 + "zz = R.nn.\n"))
 
         clangd = None
         clangd_path = shutil.which("clangd")
@@ -323,6 +369,16 @@ def main():
     for name, p in (("p50", 50), ("p95", 95)):
         row(f"hover {name}", ms(percentile(typed["hovers"], p)),
             c and ms(percentile(c["hovers"], p)), "ms", "< 5 ms (p95)" if p == 95 else "")
+    print(f"\n  {'while a function is broken (zz = R.nn.)':38s} {'broken':>10s} {'clean':>10s}"
+          f" {'ratio':>9s}")
+    for name, p in (("p50", 50), ("p95", 95)):
+        row(f"  keystroke after the debounce {name}",
+            ms(percentile(after["broken_keystrokes"], p)), ms(percentile(after["keystrokes"], p)))
+    for name, p in (("p50", 50), ("p95", 95)):
+        row(f"  hover {name}", ms(percentile(after["broken_hovers"], p)),
+            ms(percentile(after["hovers"], p)))
+    print(f"  hovers with no answer while broken: {after['broken_empty_hovers']} of "
+          f"{len(after['broken_hovers'])}\n")
     row("semanticTokens/full", ms(typed["tokens"][0]), c and ms(c["tokens"][0]))
     row("  tokens", typed["tokens"][1], c and c["tokens"][1], "")
     row("resident memory after opening", typed["rss"], c and c["rss"], "MiB")
