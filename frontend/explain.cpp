@@ -79,6 +79,23 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+// Escapes prose and links the codes it names ("reported as RX1164") to their sections.
+std::string html_prose(std::string_view text) {
+  std::string out;
+  size_t start = 0;
+  for (size_t i = 0; i + 6 <= text.size(); ++i) {
+    std::string_view word = text.substr(i, 6);
+    bool digits =
+        std::all_of(word.begin() + 2, word.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!word.starts_with("RX") || !digits || !find_diagnostic(word)) continue;
+    out += html_escape(text.substr(start, i - start));
+    out += "<a href=\"#" + std::string(word) + "\">" + std::string(word) + "</a>";
+    start = i + 6;
+    i += 5;
+  }
+  return out + html_escape(text.substr(start));
+}
+
 // `code` spans become <code>; the rest is escaped.
 std::string html_inline(std::string_view text) {
   std::string out;
@@ -86,7 +103,8 @@ std::string html_inline(std::string_view text) {
   size_t start = 0;
   for (size_t i = 0; i <= text.size(); ++i) {
     if (i < text.size() && text[i] != '`') continue;
-    out += html_escape(text.substr(start, i - start));
+    std::string_view piece = text.substr(start, i - start);
+    out += in_code ? html_escape(piece) : html_prose(piece);
     if (i < text.size()) out += in_code ? "</code>" : "<code>";
     in_code = !in_code;
     start = i + 1;
