@@ -12,8 +12,9 @@ EXAMPLES (with --raxc). Each trigger and fix is run the way its fence's info str
   rx run ARGS      raxc run example.rx ARGS
   console          each `$ raxc ...` line, in a scratch directory
 The trigger must report the section's code (or the code its "Trigger (reported as RXnnnn" line
-names, for checks that an earlier one pre-empts); the fix must report neither that code nor any
-other error or warning. So the text a person reads is the text that is tested, and it cannot rot.
+names, for checks that an earlier one pre-empts: only codes listed in golden_exemptions.txt);
+the fix must report neither that code nor any other error or warning. So the text a person
+reads is the text that is tested, and it cannot rot.
 
 Prints every problem, naming the code, and exits 1 when there is one.
 """
@@ -104,7 +105,11 @@ def check_coverage(codes, parsed, exempt):
             problems.append(f"diagnostics_explained.md:{number}: {code} has a second section "
                             f"(the first is at line {seen[code]})")
         seen.setdefault(code, number)
-        found, _ = examples(lines)
+        found, reported_as = examples(lines)
+        if reported_as and code not in exempt:
+            problems.append(f"diagnostics_explained.md:{number}: {code}'s trigger says it is "
+                            f"reported as {reported_as}, but golden cases trigger {code} itself "
+                            f"(only codes in golden_exemptions.txt are pre-empted)")
         if code in known and code not in exempt:
             for role in ("trigger", "fix"):
                 if role not in found:
