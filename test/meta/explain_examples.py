@@ -10,7 +10,7 @@ EXAMPLES (with --raxc). Each trigger and fix is run the way its fence's info str
   rx               raxc check example.rx      (all of them in one raxc process)
   rx check FLAGS   raxc check FLAGS example.rx
   rx run ARGS      raxc run example.rx ARGS
-  console          each `$ raxc ...` line, in a scratch directory
+  console          each `$ ...` line, in a scratch directory (`raxc` is the raxc under test)
 The trigger must report the section's code (or the code its "Trigger (reported as RXnnnn" line
 names, for checks that an earlier one pre-empts: only codes listed in golden_exemptions.txt);
 the fix must report neither that code nor any other error or warning. So the text a person
