@@ -16,6 +16,7 @@
 #include "analysis/engine.h"
 #include "analysis/well_formed/well_formed.h"
 #include "driver/explain_command.h"
+#include "driver/lower_command.h"
 #include "driver/run_command.h"
 #include "frontend/diagnostics.h"
 #include "frontend/frontend.h"
@@ -422,6 +423,9 @@ int run(int argc, char** argv) {
   RunOptions run_options;
   CLI::App* run_cmd = add_run_command(app, run_options);
 
+  LowerOptions lower_options;
+  CLI::App* lower_cmd = add_lower_command(app, lower_options);
+
   ExplainOptions explain;
   CLI::App* explain_cmd = add_explain_command(app, explain);
 
@@ -444,6 +448,7 @@ int run(int argc, char** argv) {
   if (*check_cmd) return run_check(check);
   if (*fmt_cmd) return run_fmt(fmt);
   if (*lsp_cmd) return run_lsp(lsp_options);
+  if (*lower_cmd) return run_lower(lower_options);
   if (*explain_cmd) return run_explain(explain);
   if (*run_cmd) {
     std::string error;

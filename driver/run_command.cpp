@@ -21,6 +21,7 @@
 #include "backend/jit/kernels.h"
 #include "backend/runtime/raxc_runtime.h"
 #include "driver/commands.h"
+#include "driver/lower_command.h"
 #include "frontend/source.h"
 
 namespace raxc::driver {
@@ -151,14 +152,23 @@ int run_run(const RunOptions& options) {
     return kExitErrors;
   }
   const frontend::Document& doc = *engine.document(options.file);
-  const ir::IRModule& module = doc.module();
+  // Tensor operators run as the TIR their legalization generates (raxc lower shows it); the
+  // rewritten functions keep the original variables and spans, so diagnostics still point at
+  // the .rx text.
+  std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
+  bool use_lowered = lowered && lowered->legalized_calls > 0;
+  const ir::IRModule& module = use_lowered ? lowered->module : doc.module();
+  auto normalized = [&](const ir::GlobalDef& g) -> const ir::Function* {
+    const ir::Function* analysed = engine.normalized(options.file, g.gvar->name);
+    return analysed && use_lowered ? g.function() : analysed;
+  };
   auto fail = [&](Diagnostic d, int status) {
     reporter.report({doc.to_text(std::move(d))});
     return status;
   };
 
   const ir::GlobalDef* entry = module.find(options.entry);
-  const ir::Function* function = entry ? engine.normalized(options.file, options.entry) : nullptr;
+  const ir::Function* function = entry ? normalized(*entry) : nullptr;
   if (!function)
     return fail(make_diagnostic(DiagId::RX5001, Span{}, {options.entry, function_list(module)}),
                 kExitUsage);  // a wrong --entry is a usage error
@@ -219,9 +229,7 @@ int run_run(const RunOptions& options) {
     return kExitErrors;
   }
 
-  backend::Program program{&module, [&](const ir::GlobalDef& g) {
-                             return engine.normalized(options.file, g.gvar->name);
-                           }};
+  backend::Program program{&module, normalized};
   backend::ExecOptions exec_options;
   exec_options.format = [](const runtime::Value& v) { return io::format_value(v); };
   backend::Executor executor(program, *kernels, exec_options);

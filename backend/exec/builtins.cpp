@@ -7,6 +7,7 @@
 
 #include "backend/exec/checks.h"
 #include "backend/exec/interpreter.h"
+#include "backend/legalize/legalize.h"
 
 namespace raxc::backend {
 
@@ -335,7 +336,13 @@ Value Interpreter::call_op(const std::string& op, const ir::Call* c, Frame& fram
     }
   }
   std::string name = op.starts_with("relax.") ? "R." + op.substr(6) : op;
-  raise(DiagId::RX5000, c->op->span, {"the operator '" + name + "' (it has no lowering to TIR yet)"});
+  // Legalization (backend/legalize) rewrote every call it could; this one was left.
+  if (has_legalization(op))
+    raise(DiagId::RX5000, c->op->span,
+          {"this call of '" + name +
+           "' (its legalization to TIR needs the shapes and dtypes of its arguments and result "
+           "known statically)"});
+  raise(DiagId::RX5000, c->op->span, {"the operator '" + name + "' (it has no legalization to TIR yet)"});
 }
 
 std::ostream& Interpreter::out() { return options.out ? *options.out : std::cout; }

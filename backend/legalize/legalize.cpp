@@ -1,0 +1,390 @@
+// The legalization pass (legalize.h): walks each analysed Relax function, turns operator calls
+// into call_tir of generated PrimFuncs, and assembles the lowered module. Also the rule table.
+#include "backend/legalize/legalize.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/arith/analyzer.h"
+#include "backend/legalize/rules.h"
+#include "frontend/ir/dump.h"
+
+namespace raxc::backend {
+
+using namespace legalize;
+using ir::DataType;
+using ir::PrimExpr;
+
+namespace legalize {
+
+const std::vector<Rule>& table() {
+  static const std::vector<Rule> rules = [] {
+    std::vector<Rule> t;
+    add_elementwise_rules(t);
+    add_reduce_rules(t);
+    add_manipulate_rules(t);
+    add_nn_rules(t);
+    return t;
+  }();
+  return rules;
+}
+
+const Rule* find_rule(std::string_view op) {
+  static const std::unordered_map<std::string_view, const Rule*> index = [] {
+    std::unordered_map<std::string_view, const Rule*> m;
+    for (const Rule& r : table()) m.emplace(r.op, &r);
+    return m;
+  }();
+  auto it = index.find(op);
+  return it == index.end() ? nullptr : it->second;
+}
+
+std::span<const Rule> all_rules() { return table(); }
+
+}  // namespace legalize
+
+std::vector<std::string_view> legalized_operators() {
+  std::vector<std::string_view> names;
+  for (const Rule& r : all_rules()) names.push_back(r.op);
+  return names;
+}
+
+bool has_legalization(std::string_view op) { return find_rule(op) != nullptr; }
+
+namespace {
+
+std::string text_name(std::string_view op) {
+  return op.starts_with("relax.") ? "R." + std::string(op.substr(6)) : std::string(op);
+}
+
+// A fully known tensor: literal ShapeExpr and a dtype.
+const ir::ShapeExpr* known_shape(const ir::StructInfo* s, DataType* dtype) {
+  const auto* t = s ? ir::dyn_cast<ir::TensorSInfo>(s) : nullptr;
+  if (!t || t->dtype.is_void() || t->dtype.lanes != 1) return nullptr;
+  const auto* shape = t->shape ? ir::dyn_cast<ir::ShapeExpr>(t->shape) : nullptr;
+  if (shape) *dtype = t->dtype;
+  return shape;
+}
+
+class Pass {
+ public:
+  explicit Pass(const LegalizeInput& input) : input_(input) {
+    out_ = std::make_unique<LoweredModule>();
+    for (const ir::GlobalDef& g : input.module->globals) taken_.insert(g.gvar->name);
+  }
+
+  std::unique_ptr<LoweredModule> run() {
+    const ir::IRModule& in = *input_.module;
+    ir::IRModule& m = out_->module;
+    m.top_level = in.top_level;
+    m.name = in.name;
+    m.check_well_formed = in.check_well_formed;
+    m.s_tir = in.s_tir;
+    m.attrs = in.attrs;
+    m.global_infos = in.global_infos;
+    m.vdevices = in.vdevices;
+    m.has_metadata_def = in.has_metadata_def;
+    arena_ = m.arena;
+    for (const ir::GlobalDef& g : in.globals) {
+      const ir::Function* f = input_.function ? input_.function(g) : nullptr;
+      const analysis::FunctionInference* inf =
+          f && input_.inference ? input_.inference(g) : nullptr;
+      if (!f || !inf) {
+        m.globals.push_back(g);
+        continue;
+      }
+      inference_ = inf;
+      for (auto& [var, s] : inf->var_sinfo) out_->var_sinfo[var] = s;
+      ir::GlobalDef copy = g;
+      copy.value = ir::cast<ir::Function>(rewrite(f));
+      copy.arena = arena_;
+      m.globals.push_back(copy);
+    }
+    // A lone function stays a lone function only when nothing was generated.
+    if (!generated_.empty() && m.top_level != ir::TopLevel::Module)
+      m.top_level = ir::TopLevel::Module;
+    for (auto& [name, g] : generated_) m.globals.push_back(g);
+    out_->generated = generated_.size();
+    std::stable_sort(
+        out_->left.begin(), out_->left.end(),
+        [](const LeftCall& a, const LeftCall& b) { return a.span.begin < b.span.begin; });
+    return std::move(out_);
+  }
+
+ private:
+  template <class T, class... Args>
+  T* make(Args&&... args) {
+    return arena_->make<T>(std::forward<Args>(args)...);
+  }
+
+  const ir::StructInfo* sinfo_of(const ir::Expr* e) const {
+    if (const auto* v = ir::dyn_cast<ir::Var>(e)) {
+      auto it = inference_->var_sinfo.find(v);
+      if (it != inference_->var_sinfo.end()) return it->second;
+    }
+    auto it = inference_->expr_sinfo.find(e);
+    return it == inference_->expr_sinfo.end() ? nullptr : it->second;
+  }
+
+  // ------------------------------------------------------------------------ Relax rewrite
+  const ir::Expr* rewrite(const ir::Expr* e) {
+    using K = ir::ExprKind;
+    switch (e->kind) {
+      case K::Function: {
+        const auto* f = ir::cast<ir::Function>(e);
+        return make<ir::Function>(f->params, rewrite_seq(f->body), f->ret_struct_info, f->is_pure,
+                                  f->is_private, f->attrs, f->span, f->name_span);
+      }
+      case K::SeqExpr: return rewrite_seq(ir::cast<ir::SeqExpr>(e));
+      case K::If: {
+        const auto* i = ir::cast<ir::If>(e);
+        return make<ir::If>(rewrite(i->cond), rewrite_seq(i->true_branch),
+                            rewrite_seq(i->false_branch), i->span);
+      }
+      case K::Tuple: {
+        const auto* t = ir::cast<ir::Tuple>(e);
+        std::vector<const ir::Expr*> fields;
+        for (const ir::Expr* f : t->fields) fields.push_back(rewrite(f));
+        return make<ir::Tuple>(std::move(fields), t->span);
+      }
+      case K::Call: {
+        const auto* c = ir::cast<ir::Call>(e);
+        if (const auto* op = ir::dyn_cast<ir::Op>(c->op)) {
+          if (const ir::Expr* lowered = legalize_call(*c, op->name)) return lowered;
+        }
+        std::vector<const ir::Expr*> args;
+        for (const ir::Expr* a : c->args) args.push_back(rewrite(a));
+        return make<ir::Call>(c->op, std::move(args), c->sinfo_args, c->attrs, c->span);
+      }
+      default: return e;
+    }
+  }
+
+  const ir::SeqExpr* rewrite_seq(const ir::SeqExpr* s) {
+    std::vector<const ir::BindingBlock*> blocks;
+    for (const ir::BindingBlock* block : s->blocks) {
+      auto* nb = make<ir::BindingBlock>();
+      nb->is_dataflow = block->is_dataflow;
+      nb->span = block->span;
+      for (const ir::Binding* b : block->bindings) {
+        auto* n = make<ir::Binding>(*b);
+        n->value = rewrite(b->value);
+        nb->bindings.push_back(n);
+      }
+      blocks.push_back(nb);
+    }
+    return make<ir::SeqExpr>(std::move(blocks), rewrite(s->body), s->span);
+  }
+
+  // ------------------------------------------------------------------------ one call
+  const ir::Expr* legalize_call(const ir::Call& call, const std::string& op) {
+    if (op.starts_with("relax.call_") || op.starts_with("relax.builtin.")) return nullptr;
+    const Rule* rule = find_rule(op);
+    if (!rule) {
+      if (analysis::ops::find_op(op) && !is_language_op(op))
+        left(call, op, "it has no legalization to TIR yet");
+      return nullptr;
+    }
+    // Arguments: tensors become input buffers (a tuple of tensors, each field).
+    std::vector<const ir::StructInfo*> arg_sinfo;
+    struct Input {
+      const ir::Expr* expr;  // what the call_tir passes
+      DataType dtype;
+      const ir::ShapeExpr* shape;
+    };
+    std::vector<Input> inputs;
+    for (const ir::Expr* a : call.args) {
+      const ir::StructInfo* s = sinfo_of(a);
+      if (!s) return left(call, op, "an argument's StructInfo is not known");
+      arg_sinfo.push_back(s);
+      DataType dt;
+      if (const ir::ShapeExpr* shape = known_shape(s, &dt)) {
+        inputs.push_back({a, dt, shape});
+      } else if (ir::isa<ir::TensorSInfo>(s)) {
+        return left(call, op, "the shape or dtype of an argument is not known statically");
+      } else if (const auto* tuple = ir::dyn_cast<ir::TupleSInfo>(s)) {
+        const auto* literal_tuple = ir::dyn_cast<ir::Tuple>(a);
+        for (size_t i = 0; i < tuple->fields.size(); ++i) {
+          const ir::ShapeExpr* shape = known_shape(tuple->fields[i], &dt);
+          if (!shape)
+            return left(call, op, "the shape or dtype of an argument is not known statically");
+          const ir::Expr* field = literal_tuple ? literal_tuple->fields[i]
+                                                : make<ir::TupleGetItem>(a, int64_t(i), a->span);
+          inputs.push_back({field, dt, shape});
+        }
+      }
+    }
+    const ir::StructInfo* result = sinfo_of(&call);
+    std::vector<std::pair<DataType, const ir::ShapeExpr*>> outputs;
+    if (const auto* tuple = result ? ir::dyn_cast<ir::TupleSInfo>(result) : nullptr) {
+      for (const ir::StructInfo* f : tuple->fields) {
+        DataType dt;
+        const ir::ShapeExpr* shape = known_shape(f, &dt);
+        if (!shape)
+          return left(call, op, "the shape or dtype of the result is not known statically");
+        outputs.push_back({dt, shape});
+      }
+    } else {
+      DataType dt;
+      const ir::ShapeExpr* shape = known_shape(result, &dt);
+      if (!shape) return left(call, op, "the shape or dtype of the result is not known statically");
+      outputs.push_back({dt, shape});
+    }
+
+    // The PrimFunc: its own shape variables, bound by the inputs' lone dimensions first, the
+    // rest passed as tir_vars.
+    Builder b(*arena_);
+    std::vector<std::pair<const ir::PrimVar*, const ir::PrimVar*>> bound;  // relax -> tir
+    std::vector<std::pair<const ir::PrimVar*, const ir::PrimVar*>> passed;
+    auto find = [&](const ir::PrimVar* v) -> const ir::PrimVar* {
+      for (auto& [r, t] : bound)
+        if (r == v) return t;
+      for (auto& [r, t] : passed)
+        if (r == v) return t;
+      return nullptr;
+    };
+    for (const Input& in : inputs)
+      for (const PrimExpr* d : in.shape->values)
+        if (const auto* v = ir::dyn_cast<ir::PrimVar>(d); v && !find(v))
+          bound.push_back({v, b.var(v->name)});
+    std::function<const PrimExpr*(const PrimExpr*)> to_tir =
+        [&](const PrimExpr* e) -> const PrimExpr* {
+      if (!e) return nullptr;
+      if (const auto* v = ir::dyn_cast<ir::PrimVar>(e)) {
+        if (const ir::PrimVar* t = find(v)) return t;
+        if (!v->dtype.is_int()) return nullptr;
+        const ir::PrimVar* t = b.var(v->name);
+        passed.push_back({v, t});
+        return t;
+      }
+      if (const auto* i = ir::dyn_cast<ir::IntImm>(e)) return b.int_imm(i->dtype, i->value);
+      if (const auto* f = ir::dyn_cast<ir::FloatImm>(e)) return b.float_imm(f->dtype, f->value);
+      if (const auto* bin = ir::dyn_cast<ir::PrimBinary>(e)) {
+        const PrimExpr* x = to_tir(bin->a);
+        const PrimExpr* y = to_tir(bin->b);
+        if (!x || !y) return nullptr;
+        return make<ir::PrimBinary>(bin->kind, bin->dtype, x, y);
+      }
+      if (const auto* c = ir::dyn_cast<ir::PrimCast>(e)) {
+        const PrimExpr* x = to_tir(c->value);
+        return x ? b.cast(c->dtype, x) : nullptr;
+      }
+      return nullptr;
+    };
+    auto dims = [&](const ir::ShapeExpr* shape) -> std::optional<Exprs> {
+      Exprs out;
+      for (const PrimExpr* d : shape->values) {
+        const PrimExpr* t = to_tir(d);
+        if (!t) return std::nullopt;
+        out.push_back(b.cast(DataType::Int(64), t));
+      }
+      return out;
+    };
+    static const char* const kNames[] = {"A", "B", "C", "D", "E", "F", "G", "H"};
+    std::vector<const ir::Buffer*> in_buffers, out_buffers;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto d = dims(inputs[i].shape);
+      if (!d) return left(call, op, "a dimension of an argument cannot be passed to TIR");
+      in_buffers.push_back(
+          b.buffer(i < 8 ? kNames[i] : "A" + std::to_string(i), inputs[i].dtype, *d));
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      auto d = dims(outputs[i].second);
+      if (!d) return left(call, op, "a dimension of the result cannot be passed to TIR");
+      std::string name =
+          "T_" + std::string(rule->name) + (outputs.size() > 1 ? "_" + std::to_string(i) : "");
+      out_buffers.push_back(b.buffer(name, outputs[i].first, *d));
+    }
+
+    DiagnosticSink sink;
+    analysis::arith::Analyzer analyzer(*arena_);
+    analysis::ops::InferContext infer{call, arg_sinfo, analyzer, sink, input_.module};
+    RuleContext ctx{call, infer, b, in_buffers, out_buffers, {}, to_tir, {}};
+    const ir::Stmt* body = rule->fn(ctx);
+    if (!body) return left(call, op, ctx.why.empty() ? "this form of the call" : ctx.why);
+
+    auto* root = make<ir::Block>("root");
+    root->is_root = true;
+    root->alloc_buffers = ctx.allocs;
+    root->body = body;
+    auto* pf = make<ir::PrimFunc>();
+    for (const ir::Buffer* buf : in_buffers) add_buffer_param(*pf, buf);
+    for (const ir::Buffer* buf : out_buffers) add_buffer_param(*pf, buf);
+    for (auto& [r, t] : passed) pf->params.push_back({t, nullptr, {}});
+    pf->is_private = true;
+    pf->body = root;
+    std::string name = intern(*pf, std::string(rule->name));
+
+    // R.call_tir(cls.name, (inputs...), out_sinfo=result, tir_vars=R.shape([...]))
+    std::vector<const ir::Expr*> fields;
+    for (const Input& in : inputs) fields.push_back(in.expr);
+    std::vector<const ir::Expr*> args{make<ir::GlobalVar>(name, call.span),
+                                      make<ir::Tuple>(std::move(fields), call.span)};
+    if (!passed.empty()) {
+      std::vector<const PrimExpr*> vars;
+      for (auto& [r, t] : passed) vars.push_back(r);
+      args.push_back(make<ir::ShapeExpr>(std::move(vars), call.span));
+    }
+    ++out_->legalized_calls;
+    return make<ir::Call>(make<ir::Op>("relax.call_tir", call.op->span), std::move(args),
+                          std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
+  }
+
+  // The operators of the language itself run in the executor (builtins.cpp), not as TIR.
+  static bool is_language_op(std::string_view op) {
+    static const std::set<std::string_view> ops = {
+        "relax.shape_of",       "relax.tensor_to_shape",    "relax.shape_to_tensor",
+        "relax.print",          "relax.assert_op",          "relax.null_value",
+        "relax.hint_on_device", "relax.to_vdevice",         "relax.make_closure",
+        "relax.invoke_closure", "relax.invoke_pure_closure"};
+    return ops.count(op) > 0;
+  }
+
+  const ir::Expr* left(const ir::Call& call, const std::string& op, std::string why) {
+    out_->left.push_back({call.span, text_name(op), std::move(why)});
+    return nullptr;
+  }
+
+  void add_buffer_param(ir::PrimFunc& pf, const ir::Buffer* buf) {
+    const ir::PrimVar* handle = make<ir::PrimVar>("var_" + buf->name, DataType::Handle());
+    pf.params.push_back({handle, buf, {}});
+    pf.buffer_map.push_back({handle, buf});
+  }
+
+  // The name of a PrimFunc structurally equal to `pf` generated before, or a new name for it.
+  std::string intern(ir::PrimFunc& pf, const std::string& base) {
+    ir::IRModule probe;
+    ir::GlobalDef g{make<ir::GlobalVar>("f"), static_cast<const ir::PrimFunc*>(&pf), arena_, {}};
+    probe.globals.push_back(g);
+    ir::DumpOptions options;
+    options.var_names = false;
+    std::string key = ir::dump_module(probe, options);
+    auto it = by_structure_.find(key);
+    if (it != by_structure_.end()) return it->second;
+    std::string name = base;
+    for (int n = 1; taken_.count(name); ++n) name = base + std::to_string(n);
+    taken_.insert(name);
+    by_structure_.emplace(key, name);
+    generated_.emplace(
+        name, ir::GlobalDef{
+                  make<ir::GlobalVar>(name), static_cast<const ir::PrimFunc*>(&pf), arena_, {}});
+    return name;
+  }
+
+  const LegalizeInput& input_;
+  std::unique_ptr<LoweredModule> out_;
+  std::shared_ptr<ir::Arena> arena_;
+  const analysis::FunctionInference* inference_ = nullptr;
+  std::set<std::string> taken_;
+  std::map<std::string, std::string> by_structure_;
+  std::map<std::string, ir::GlobalDef> generated_;  // by name: deterministic order
+};
+
+}  // namespace
+
+std::unique_ptr<LoweredModule> legalize_module(const LegalizeInput& input) {
+  return Pass(input).run();
+}
+
+}  // namespace raxc::backend

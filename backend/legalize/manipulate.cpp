@@ -1,0 +1,262 @@
+// Legalization of shape manipulation, indexing and creation (operators.md §3.3, §3.5, §3.6):
+// every output element reads the input element it comes from. reshape and its relatives
+// (expand_dims, squeeze, flatten) go through the row-major flat position, as TVM's topi
+// reshape does; concat picks its source with T.if_then_else so no out-of-range element is
+// loaded; split and concat take their offsets from the (known) section extents.
+#include "backend/legalize/rules.h"
+
+namespace raxc::backend::legalize {
+
+using ir::DataType;
+using ir::PrimExpr;
+using ir::PrimKind;
+
+namespace {
+
+// The row-major flat position of `idx` in `shape`, and back.
+const PrimExpr* flatten_index(Builder& b, const Exprs& shape, const Exprs& idx) {
+  const PrimExpr* f = b.i64(0);
+  for (size_t d = 0; d < shape.size(); ++d) f = b.add(b.mul(f, shape[d]), idx[d]);
+  return f;
+}
+
+Exprs unflatten_index(Builder& b, const Exprs& shape, const PrimExpr* flat) {
+  Exprs idx(shape.size());
+  const PrimExpr* stride = b.i64(1);
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = b.floormod(b.floordiv(flat, stride), shape[d]);
+    stride = b.mul(stride, shape[d]);
+  }
+  return idx;
+}
+
+// reshape, expand_dims, squeeze, flatten: the same element order, another shape.
+const ir::Stmt* reshape_rule(RuleContext& ctx) {
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* o = ctx.out();
+  return elementwise(ctx, "T_reshape", [&](const Exprs& v) {
+    Exprs in = unflatten_index(ctx.b, x->shape, flatten_index(ctx.b, o->shape, v));
+    return ctx.b.load(x, in);
+  });
+}
+
+const ir::Stmt* permute_dims_rule(RuleContext& ctx) {
+  const ir::Buffer* x = ctx.in(0);
+  size_t n = x->shape.size();
+  std::vector<int> axes;
+  if (auto given = analysis::ops::attr_int_list(ctx.infer, "axes")) {
+    for (int64_t a : *given) axes.push_back(norm_axis(a, n));
+  } else {
+    for (size_t d = n; d-- > 0;) axes.push_back(int(d));
+  }
+  if (axes.size() != n) return ctx.refuse("axes that are not a permutation");
+  for (int a : axes)
+    if (a < 0) return ctx.refuse("an axis out of range");
+  return elementwise(ctx, "T_transpose", [&](const Exprs& v) {
+    Exprs in(n);
+    for (size_t i = 0; i < n; ++i) in[axes[i]] = v[i];
+    return ctx.b.load(x, in);
+  });
+}
+
+const ir::Stmt* broadcast_to_rule(RuleContext& ctx) {
+  return elementwise(ctx, "T_broadcast_to", [&](const Exprs& v) {
+    return ctx.b.load(ctx.in(0), broadcast_indices(ctx.b, ctx.in(0), v));
+  });
+}
+
+const ir::Stmt* concat_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* o = ctx.out();
+  int axis = norm_axis(analysis::ops::attr_int(ctx.infer, "axis").value_or(0), o->shape.size());
+  if (axis < 0 || ctx.inputs.empty()) return ctx.refuse("this form of R.concat");
+  return elementwise(ctx, "T_concat", [&](const Exprs& v) {
+    // Offsets of each input along the axis; the last input is the fallback.
+    std::vector<const PrimExpr*> offsets{b.i64(0)};
+    for (const ir::Buffer* in : ctx.inputs)
+      offsets.push_back(b.add(offsets.back(), in->shape[axis]));
+    const PrimExpr* value = nullptr;
+    for (size_t i = ctx.inputs.size(); i-- > 0;) {
+      Exprs idx = v;
+      idx[axis] = b.sub(v[axis], offsets[i]);
+      const PrimExpr* here = b.load(ctx.inputs[i], idx);
+      value = value ? b.if_then_else(b.compare(PrimKind::LT, v[axis], offsets[i + 1]), here, value)
+                    : here;
+    }
+    return value;
+  });
+}
+
+// split: output k reads the input at its own offset along the axis.
+const ir::Stmt* split_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  int axis = norm_axis(analysis::ops::attr_int(ctx.infer, "axis").value_or(0), x->shape.size());
+  if (axis < 0) return ctx.refuse("an axis out of range");
+  std::vector<const ir::Stmt*> stages;
+  const PrimExpr* offset = b.i64(0);
+  for (size_t k = 0; k < ctx.outputs.size(); ++k) {
+    const ir::Buffer* o = ctx.outputs[k];
+    stages.push_back(b.stage("T_split_sections" + (k ? "_" + std::to_string(k) : ""), o->shape,
+                             std::string(o->shape.size(), 'S'), [&](const Exprs& v) {
+                               Exprs idx = v;
+                               idx[axis] = b.add(v[axis], offset);
+                               return b.store(o, b.load(x, idx), v);
+                             }));
+    offset = b.add(offset, o->shape[axis]);
+  }
+  return b.seq(stages);
+}
+
+// take(x, indices, axis, mode): mode "fast" trusts the indices, "clip" clamps them, "wrap"
+// takes them modulo the extent (negative indices count from the end).
+const ir::Stmt* take_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* indices = ctx.in(1);
+  std::optional<int64_t> given = analysis::ops::attr_int(ctx.infer, "axis");
+  std::string mode = analysis::ops::attr_string(ctx.infer, "mode").value_or("fast");
+  size_t ir_rank = indices->shape.size();
+  bool flat = !given;
+  int axis = flat ? 0 : norm_axis(*given, x->shape.size());
+  if (axis < 0) return ctx.refuse("an axis out of range");
+  const PrimExpr* extent = flat ? product(b, x->shape) : x->shape[axis];
+  return elementwise(ctx, "T_take", [&](const Exprs& v) {
+    Exprs iidx(v.begin() + axis, v.begin() + axis + ir_rank);
+    const PrimExpr* i = b.cast(DataType::Int(64), b.load(indices, iidx));
+    if (mode == "clip")
+      i = b.min(b.max(i, b.i64(0)), b.sub(extent, b.i64(1)));
+    else if (mode == "wrap")
+      i = b.floormod(i, extent);
+    if (flat) return b.load(x, unflatten_index(b, x->shape, i));
+    Exprs idx(v.begin(), v.begin() + axis);
+    idx.push_back(i);
+    idx.insert(idx.end(), v.begin() + axis + ir_rank, v.end());
+    return b.load(x, idx);
+  });
+}
+
+// strided_slice: bounds canonicalised like TVM's (negative from the end, clamped to the
+// extent; a negative stride starts at most at extent - 1).
+const ir::Stmt* strided_slice_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  auto axes = analysis::ops::attr_int_list(ctx.infer, "axes");
+  auto begin = analysis::ops::attr_prim_list(ctx.infer, "begin");
+  auto strides = analysis::ops::attr_prim_list(ctx.infer, "strides");
+  if (!axes || !begin || begin->size() != axes->size())
+    return ctx.refuse("this form of R.strided_slice");
+  size_t n = x->shape.size();
+  std::vector<const PrimExpr*> start(n, b.i64(0)), step(n, b.i64(1));
+  for (size_t i = 0; i < axes->size(); ++i) {
+    int a = norm_axis((*axes)[i], n);
+    if (a < 0) return ctx.refuse("an axis out of range");
+    const PrimExpr* s = strides && i < strides->size() ? ctx.to_tir((*strides)[i]) : b.i64(1);
+    const PrimExpr* bg = ctx.to_tir((*begin)[i]);
+    int64_t sv = 0, bv = 0;
+    if (!s || !bg || !literal(s, &sv) || sv == 0) return ctx.refuse("a symbolic or zero stride");
+    s = b.cast(DataType::Int(64), s);
+    bg = b.cast(DataType::Int(64), bg);
+    const PrimExpr* dim = x->shape[a];
+    if (literal(bg, &bv) && bv < 0)
+      bg = b.add(bg, dim);
+    else if (!literal(bg, &bv))
+      bg = b.select(b.compare(PrimKind::LT, bg, b.i64(0)), b.add(bg, dim), bg);
+    bg = sv > 0 ? b.min(b.max(bg, b.i64(0)), dim)
+                : b.min(b.max(bg, b.i64(-1)), b.sub(dim, b.i64(1)));
+    start[a] = bg;
+    step[a] = s;
+  }
+  return elementwise(ctx, "T_strided_slice_with_axes", [&](const Exprs& v) {
+    Exprs idx(n);
+    for (size_t d = 0; d < n; ++d) idx[d] = b.add(start[d], b.mul(v[d], step[d]));
+    return b.load(x, idx);
+  });
+}
+
+// ---------------------------------------------------------------------------- creation
+const ir::Stmt* fill_rule(RuleContext& ctx, double value) {
+  const ir::Buffer* o = ctx.out();
+  return elementwise(ctx, "T_full", [&](const Exprs&) { return ctx.b.constant(o->dtype, value); });
+}
+const ir::Stmt* zeros_rule(RuleContext& ctx) { return fill_rule(ctx, 0); }
+const ir::Stmt* ones_rule(RuleContext& ctx) { return fill_rule(ctx, 1); }
+
+// full(shape, fill_value) / full_like(x, fill_value): the fill value is a rank-0 tensor.
+const ir::Stmt* full_rule(RuleContext& ctx) {
+  const ir::Buffer* fill = ctx.inputs.back();
+  if (!fill->shape.empty()) return ctx.refuse("a fill value that is not rank 0");
+  return elementwise(ctx, "T_full", [&](const Exprs&) { return ctx.b.load(fill, {}); });
+}
+
+// arange(start, end, step): out[i] = start + i * step in the output dtype.
+const ir::Stmt* arange_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* o = ctx.out();
+  std::vector<const PrimExpr*> values;
+  for (const ir::Expr* a : ctx.call.args) {
+    const auto* pv = ir::dyn_cast<ir::PrimValue>(a);
+    const PrimExpr* v = pv ? ctx.to_tir(pv->value) : nullptr;
+    if (!v) return ctx.refuse("R.arange with bounds that are not scalars");
+    values.push_back(v);
+  }
+  const PrimExpr* start = values.size() >= 2 ? values[0] : b.i64(0);
+  const PrimExpr* step = values.size() >= 3 ? values[2] : b.i64(1);
+  DataType t = o->dtype;
+  DataType c = t.is_float() ? DataType::Float(64) : DataType::Int(64);
+  return elementwise(ctx, "T_arange", [&](const Exprs& v) {
+    return b.cast(t, b.add(b.cast(c, start), b.mul(b.cast(c, v[0]), b.cast(c, step))));
+  });
+}
+
+// tril / triu: keep the elements with j - i <= k (tril) or >= k (triu) of the last two axes.
+const ir::Stmt* tri_rule(RuleContext& ctx, bool lower) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  const PrimExpr* k = b.i64(0);
+  if (ctx.call.args.size() > 1) {
+    const auto* pv = ir::dyn_cast<ir::PrimValue>(ctx.call.args[1]);
+    k = pv ? ctx.to_tir(pv->value) : nullptr;
+    if (!k) return ctx.refuse("a diagonal offset that is not a scalar");
+    k = b.cast(DataType::Int(64), k);
+  } else if (auto kk = analysis::ops::attr_int(ctx.infer, "k")) {
+    k = b.i64(*kk);
+  }
+  size_t n = x->shape.size();
+  if (n < 2) return ctx.refuse("a tensor of rank below 2");
+  return elementwise(ctx, lower ? "trilu" : "trilu", [&](const Exprs& v) {
+    const PrimExpr* d = b.sub(v[n - 1], v[n - 2]);
+    const PrimExpr* keep = b.compare(lower ? PrimKind::LE : PrimKind::GE, d, k);
+    return b.select(keep, b.load(x, v), b.constant(x->dtype, 0));
+  });
+}
+const ir::Stmt* tril_rule(RuleContext& c) { return tri_rule(c, true); }
+const ir::Stmt* triu_rule(RuleContext& c) { return tri_rule(c, false); }
+
+}  // namespace
+
+void add_manipulate_rules(std::vector<Rule>& t) {
+  t.insert(t.end(), {
+                        {"relax.reshape", "reshape", reshape_rule},
+                        {"relax.expand_dims", "expand_dims", reshape_rule},
+                        {"relax.squeeze", "squeeze", reshape_rule},
+                        {"relax.flatten", "reshape", reshape_rule},
+                        {"relax.permute_dims", "transpose", permute_dims_rule},
+                        {"relax.broadcast_to", "broadcast_to", broadcast_to_rule},
+                        {"relax.concat", "concatenate", concat_rule},
+                        {"relax.split", "split", split_rule},
+                        {"relax.take", "take", take_rule},
+                        {"relax.strided_slice", "strided_slice", strided_slice_rule},
+                        {"relax.zeros", "zeros", zeros_rule},
+                        {"relax.ones", "ones", ones_rule},
+                        {"relax.zeros_like", "zeros", zeros_rule},
+                        {"relax.ones_like", "ones", ones_rule},
+                        {"relax.full", "full", full_rule},
+                        {"relax.full_like", "full", full_rule},
+                        {"relax.arange", "arange", arange_rule},
+                        {"relax.tril", "tril", tril_rule},
+                        {"relax.triu", "triu", triu_rule},
+                    });
+}
+
+}  // namespace raxc::backend::legalize

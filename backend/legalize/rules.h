@@ -1,0 +1,77 @@
+// What a legalization rule sees and the table of rules (private to backend/legalize). A rule
+// gets one Relax call whose arguments and result have fully known StructInfo, with one TIR
+// buffer per tensor argument (tuple arguments flattened) and per result tensor, in our IR, shape
+// variables already renamed to the PrimFunc's own; it returns the PrimFunc body, or a reason it
+// cannot lower this form of the call (the call then stays as it is and refuses to run).
+#pragma once
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/ops/common.h"
+#include "backend/legalize/builder.h"
+#include "frontend/ir/expr.h"
+
+namespace raxc::backend::legalize {
+
+struct RuleContext {
+  const ir::Call& call;
+  analysis::ops::InferContext& infer;  // attribute readers (analysis/ops/common.h)
+  Builder& b;
+  std::vector<const ir::Buffer*> inputs;   // tensor arguments, in order
+  std::vector<const ir::Buffer*> outputs;  // result tensors, in order
+  // Intermediate buffers the rule allocates (T.alloc_buffer in the root block).
+  std::vector<const ir::Buffer*> allocs;
+  // Substitutes the Relax shape variables of a PrimExpr (attribute values such as a reshape
+  // target or a strided_slice bound) by the PrimFunc's; null when it cannot.
+  std::function<const ir::PrimExpr*(const ir::PrimExpr*)> to_tir;
+  std::string why;  // set by a rule that refuses
+
+  const ir::Buffer* in(size_t i) const { return inputs.at(i); }
+  const ir::Buffer* out(size_t i = 0) const { return outputs.at(i); }
+  const ir::Stmt* refuse(std::string reason) {
+    why = std::move(reason);
+    return nullptr;
+  }
+  const ir::Buffer* alloc(std::string name, ir::DataType t, Exprs shape) {
+    const ir::Buffer* buf = b.buffer(std::move(name), t, std::move(shape));
+    allocs.push_back(buf);
+    return buf;
+  }
+};
+
+using RuleFn = const ir::Stmt* (*)(RuleContext& ctx);
+
+struct Rule {
+  std::string_view op;    // "relax.add"
+  std::string_view name;  // the generated PrimFunc's name before deduplication ("add")
+  RuleFn fn;
+};
+
+void add_elementwise_rules(std::vector<Rule>& table);
+void add_reduce_rules(std::vector<Rule>& table);
+void add_manipulate_rules(std::vector<Rule>& table);
+void add_nn_rules(std::vector<Rule>& table);
+
+const Rule* find_rule(std::string_view op);
+std::span<const Rule> all_rules();
+
+// ---- shared by the rule families
+
+// The compute dtype of a value stored as `t`: float32 for 16-bit floats (TVM accumulates and
+// evaluates transcendental functions there), `t` otherwise.
+ir::DataType compute_dtype(ir::DataType t);
+// numpy broadcasting of an input buffer against the output indices `out` (right-aligned; a
+// literal 1 stretches).
+Exprs broadcast_indices(Builder& b, const ir::Buffer* input, const Exprs& out);
+// One element-wise stage over the first output: out[i...] = value(i...).
+const ir::Stmt* elementwise(RuleContext& ctx, const std::string& name,
+                            const std::function<const ir::PrimExpr*(const Exprs&)>& value);
+// The product of dims.
+const ir::PrimExpr* product(Builder& b, const Exprs& dims);
+// Normalised axis (negative counts from the end) or -1 when out of range.
+int norm_axis(int64_t axis, size_t ndim);
+
+}  // namespace raxc::backend::legalize

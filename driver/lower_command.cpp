@@ -1,0 +1,109 @@
+// `raxc lower` (lower_command.h): check the module like `raxc check`, legalize it, print it. A
+// module with errors prints nothing and exits 1 with the diagnostics; operator calls that stay
+// as they are (no legalization yet, shapes not known) are listed on stderr as notes, since the
+// printed module is still valid and runs up to them.
+#include "driver/lower_command.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "driver/commands.h"
+#include "frontend/printer/printer.h"
+#include "frontend/source.h"
+
+namespace raxc::driver {
+
+CLI::App* add_lower_command(CLI::App& app, LowerOptions& options) {
+  CLI::App* command =
+      app.add_subcommand("lower", "Print the module with its tensor operators legalized to TIR");
+  command->add_option("file", options.file, "The .rx file")->required();
+  command->add_option("-o,--output", options.output,
+                      "Write the lowered module here (default: stdout)");
+  command->add_flag("-q,--quiet", options.quiet, "Do not list the operator calls left as they are");
+  command
+      ->add_option("--diagnostics-format", options.diagnostics_format,
+                   "How diagnostics are printed")
+      ->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--color", options.color, "Colour diagnostics")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  return command;
+}
+
+std::unique_ptr<backend::LoweredModule> lower_document(const analysis::Engine& engine,
+                                                       const std::string& key) {
+  const frontend::Document* doc = engine.document(key);
+  if (!doc) return nullptr;
+  backend::LegalizeInput input;
+  input.module = &doc->module();
+  input.function = [&engine, key](const ir::GlobalDef& g) {
+    return engine.normalized(key, g.gvar->name);
+  };
+  input.inference = [&engine, key](const ir::GlobalDef& g) {
+    return engine.inference(key, g.gvar->name);
+  };
+  return backend::legalize_module(input);
+}
+
+std::string print_lowered(const backend::LoweredModule& lowered) {
+  printer::PrintOptions options;
+  options.struct_info_of = [&lowered](const ir::Var* v) -> const ir::StructInfo* {
+    auto it = lowered.var_sinfo.find(v);
+    return it == lowered.var_sinfo.end() ? nullptr : it->second;
+  };
+  return printer::print_module(lowered.module, options);
+}
+
+int run_lower(const LowerOptions& options) {
+  SourceManager sources;
+  auto loaded = sources.load(options.file);
+  bool json = options.diagnostics_format == "json";
+  bool color = options.color == "always" || (options.color == "auto" && isatty(STDERR_FILENO));
+  auto report = [&](const SourceFile& file, const std::vector<Diagnostic>& ds) {
+    if (json)
+      std::cout << nlohmann::json::array({render_json(file, ds)}).dump(2) << "\n";
+    else
+      std::cerr << render_text(file, ds, color);
+  };
+  if (!loaded.file) {
+    const SourceFile& empty = sources.add_virtual(options.file, "");
+    report(empty, {make_diagnostic(DiagId::RX1000, Span{}, {options.file, loaded.error})});
+    return kExitUsage;
+  }
+  const SourceFile& file = *loaded.file;
+  analysis::Engine engine;
+  engine.open(options.file, file.text());
+  std::vector<Diagnostic> errors;
+  for (Diagnostic& d : engine.diagnostics(options.file))
+    if (d.severity == Severity::Error) errors.push_back(std::move(d));
+  if (!errors.empty()) {
+    report(file, errors);
+    return kExitErrors;
+  }
+  std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
+  std::string text = print_lowered(*lowered);
+  if (!options.quiet) {
+    for (const backend::LeftCall& call : lowered->left) {
+      LineCol at = file.location(call.span.begin);
+      std::cerr << options.file << ":" << at.line << ":" << at.column << ": note: " << call.op
+                << " stays as it is: " << call.why << "\n";
+    }
+  }
+  if (options.output.empty()) {
+    std::cout << text;
+    return kExitClean;
+  }
+  std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    report(file,
+           {make_diagnostic(DiagId::RX1000, Span{}, {options.output, "cannot write the file"})});
+    return kExitUsage;
+  }
+  return kExitClean;
+}
+
+}  // namespace raxc::driver

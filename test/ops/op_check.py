@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""Operator suite: every legalized Relax operator, run by `raxc run`, against numpy.
+
+The case table below is the suite. Each case is one operator call with its inputs (shapes,
+dtypes, how values are drawn), the symbolic annotation of its parameters (dimensions named
+here are bound at run time from the data), and numpy's answer. The cases of one family become
+one generated .rx module: a function per case and a `main` that calls them all and returns
+their results as a tuple, so each family is ONE `raxc run` process (inputs as .npy files,
+results through --save). Tolerances per dtype are in TOLERANCE, nowhere else.
+
+Modes:
+  op_check.py --raxc build/raxc                  compare with numpy
+  op_check.py --raxc build/raxc --round-trip     also `raxc lower` each module, `raxc check` the
+                                                 output, run it and require identical results
+  op_check.py --raxc build/raxc --keep DIR       keep the generated modules and inputs in DIR
+  op_check.py --list-ops                         the operators the suite covers
+
+numpy is Debian's python3-numpy: run with /usr/bin/python3 (ctest does).
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+# Per-dtype tolerance (rtol, atol) of a float result against numpy; integers and bools are
+# compared exactly. float16 results are compared against numpy computing in float32 and
+# rounding once (raxc computes 16-bit floats through float32).
+TOLERANCE = {
+    "float64": (1e-12, 1e-12),
+    "float32": (2e-5, 2e-6),
+    "float16": (2e-3, 2e-3),
+}
+# Reductions sum many rounded terms: their tolerance is scaled by this factor.
+REDUCTION_SCALE = 10
+
+
+class Case:
+    def __init__(self, family, call, inputs, ref, sym=None, reduction=False, name=None):
+        self.family = family
+        self.call = call            # the Relax call, over the parameter names
+        self.inputs = inputs        # [(name, shape, dtype, values)]
+        self.ref = ref              # numpy reference: f(*arrays) -> array or tuple of arrays
+        self.sym = sym or {}        # name -> annotated shape with symbolic dims ("n")
+        self.reduction = reduction
+        self.name = name
+
+    def op(self):
+        return self.call.split("(")[0]
+
+
+CASES = []
+
+
+def case(*args, **kwargs):
+    CASES.append(Case(*args, **kwargs))
+
+
+def draw(rng, shape, dtype, values):
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if values == "pos":
+        return (rng.random(shape) * 4 + 0.1).astype(dtype)
+    if values == "huge":  # exp would overflow without the max subtracted first
+        return (rng.standard_normal(shape) * 1000).astype(dtype)
+    if values == "wide":
+        return (rng.standard_normal(shape) * 5).astype(dtype)
+    if values == "pos_above_one":
+        return (rng.random(shape) * 4 + 1.01).astype(dtype)
+    if values == "unit":
+        return (rng.random(shape) * 1.8 - 0.9).astype(dtype)
+    if values == "nonzero":
+        v = rng.integers(1, 9, size=shape) * rng.choice([-1, 1], size=shape)
+        return v.astype(dtype)
+    if values == "halves":
+        return (rng.integers(-8, 8, size=shape) / 2).astype(dtype)
+    if values == "small":
+        return rng.integers(0, 5, size=shape).astype(dtype)
+    if np.issubdtype(np.dtype(dtype), np.integer):
+        lo = 0 if np.issubdtype(np.dtype(dtype), np.unsignedinteger) else -20
+        return rng.integers(lo, 20, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def T(name, shape, dtype="float32", values=None):
+    return (name, shape, dtype, values)
+
+
+# ------------------------------------------------------------------------------ the cases
+def f32_via(fn):
+    """numpy's answer computed in float32 (float16 inputs) and cast back to the input dtype."""
+    def run(*xs):
+        dt = xs[0].dtype
+        wide = [x.astype(np.float32) if x.dtype == np.float16 else x for x in xs]
+        return np.asarray(fn(*wide)).astype(dt)
+    return run
+
+
+erf = np.vectorize(math.erf, otypes=[np.float64])
+
+BINARY = [
+    ("add", np.add, None), ("subtract", np.subtract, None), ("multiply", np.multiply, None),
+    ("divide", np.divide, "nonzero"), ("maximum", np.maximum, None), ("minimum", np.minimum, None),
+    ("power", np.power, "pos"), ("floor_divide", np.floor_divide, "nonzero"),
+    ("floor_mod", np.mod, "nonzero"), ("mod", np.fmod, "nonzero"), ("atan2", np.arctan2, None),
+    ("log_add_exp", np.logaddexp, None),
+]
+for op, fn, values in BINARY:
+    case("binary", f"R.{op}(x, y)", [T("x", (3, 4), "float32", values if op == "power" else None),
+                                     T("y", (3, 4), "float32", values)], fn)
+# numpy broadcasting, symbolic dims bound at run time, odd sizes, rank 0, 0-size dims
+case("binary", "R.add(x, y)", [T("x", (5, 1, 3)), T("y", (4, 1))], np.add)
+case("binary", "R.add(x, y)", [T("x", (7, 5)), T("y", (5,))], np.add, sym={"x": ("n", 5)})
+case("binary", "R.multiply(x, y)", [T("x", (2, 3)), T("y", (2, 3))], np.multiply,
+     sym={"x": ("n", "m"), "y": ("n", "m")})
+case("binary", "R.subtract(x, y)", [T("x", ()), T("y", (3,))], np.subtract)
+case("binary", "R.add(x, y)", [T("x", (0, 3)), T("y", (1, 3))], np.add)
+case("binary", "R.maximum(x, y)", [T("x", (1, 4), "float16"), T("y", (3, 1), "float16")], np.maximum)
+case("binary", "R.add(x, y)", [T("x", (3,), "float64"), T("y", (3,), "float64")], np.add)
+# TVM's integer semantics: divide truncates, mod is the truncated remainder
+for dt in ["int32", "int64", "int8"]:
+    case("binary", "R.divide(x, y)", [T("x", (16,), dt), T("y", (16,), dt, "nonzero")],
+         lambda x, y: (np.trunc(x / y)).astype(x.dtype))
+    case("binary", "R.mod(x, y)", [T("x", (16,), dt), T("y", (16,), dt, "nonzero")], np.fmod)
+    case("binary", "R.floor_divide(x, y)", [T("x", (16,), dt), T("y", (16,), dt, "nonzero")],
+         np.floor_divide)
+    case("binary", "R.floor_mod(x, y)", [T("x", (16,), dt), T("y", (16,), dt, "nonzero")], np.mod)
+case("binary", "R.add(x, y)", [T("x", (2, 3), "int32"), T("y", (3,), "int32")], np.add)
+case("binary", "R.multiply(x, y)", [T("x", (5,), "uint8"), T("y", (5,), "uint8")], np.multiply)
+case("binary", "R.floor_divide(x, y)", [T("x", (6,), "float32"), T("y", (6,), "float32", "nonzero")],
+     np.floor_divide)
+for op, fn in [("equal", np.equal), ("not_equal", np.not_equal), ("less", np.less),
+               ("less_equal", np.less_equal), ("greater", np.greater),
+               ("greater_equal", np.greater_equal)]:
+    case("compare", f"R.{op}(x, y)", [T("x", (4, 5), "int32", "small"), T("y", (5,), "int32", "small")], fn)
+case("compare", "R.less(x, y)", [T("x", (3, 2)), T("y", (3, 1))], np.less, sym={"x": ("n", 2), "y": ("n", 1)})
+for op, fn in [("logical_and", np.logical_and), ("logical_or", np.logical_or),
+               ("logical_xor", np.logical_xor)]:
+    case("compare", f"R.{op}(x, y)", [T("x", (6,), "bool"), T("y", (6,), "bool")], fn)
+for op, fn in [("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
+               ("bitwise_xor", np.bitwise_xor)]:
+    case("compare", f"R.{op}(x, y)", [T("x", (7,), "int32"), T("y", (7,), "int32")], fn)
+case("compare", "R.left_shift(x, y)", [T("x", (5,), "int32", "small"), T("y", (5,), "int32", "small")], np.left_shift)
+case("compare", "R.right_shift(x, y)", [T("x", (5,), "int32"), T("y", (5,), "int32", "small")], np.right_shift)
+
+UNARY = [
+    ("exp", np.exp, None), ("log", np.log, "pos"), ("sqrt", np.sqrt, "pos"),
+    ("rsqrt", lambda x: 1 / np.sqrt(x), "pos"), ("tanh", np.tanh, None),
+    ("sigmoid", lambda x: 1 / (1 + np.exp(-x)), None), ("sin", np.sin, None), ("cos", np.cos, None),
+    ("tan", np.tan, "unit"), ("asin", np.arcsin, "unit"), ("acos", np.arccos, "unit"),
+    ("atan", np.arctan, None), ("sinh", np.sinh, None), ("cosh", np.cosh, None),
+    ("asinh", np.arcsinh, None), ("atanh", np.arctanh, "unit"),
+    ("acosh", np.arccosh, "pos_above_one"),
+    ("erf", lambda x: erf(x).astype(x.dtype), None), ("negative", np.negative, None),
+    ("abs", np.abs, None), ("square", np.square, None), ("sign", np.sign, None),
+    ("floor", np.floor, "halves"), ("ceil", np.ceil, "halves"), ("trunc", np.trunc, "halves"),
+    ("round", np.round, "halves"),
+]
+for op, fn, values in UNARY:
+    case("unary", f"R.{op}(x)", [T("x", (3, 5), "float32", values)], fn)
+case("unary", "R.exp(x)", [T("x", (4, 3), "float32")], np.exp, sym={"x": ("n", "m")})
+case("unary", "R.tanh(x)", [T("x", (9,), "float16")], f32_via(np.tanh))
+case("unary", "R.erf(x)", [T("x", (9,), "float16")], f32_via(lambda x: erf(x)))
+case("unary", "R.sqrt(x)", [T("x", (0, 2), "float32", "pos")], np.sqrt)
+case("unary", "R.abs(x)", [T("x", (6,), "int32")], np.abs)
+case("unary", "R.negative(x)", [T("x", (6,), "int64")], np.negative)
+case("unary", "R.sign(x)", [T("x", (6,), "int32")], np.sign)
+case("unary", "R.bitwise_not(x)", [T("x", (6,), "int32")], np.bitwise_not)
+case("unary", "R.logical_not(x)", [T("x", (6,), "bool")], np.logical_not)
+case("unary", "R.isnan(x)", [T("x", (6,))], np.isnan)
+case("unary", "R.isfinite(x)", [T("x", (6,))], np.isfinite)
+case("unary", "R.isinf(x)", [T("x", (6,))], np.isinf)
+case("unary", "R.clip(x, R.prim_value(-0.5), R.prim_value(0.5))", [T("x", (3, 4))],
+     lambda x: np.clip(x, -0.5, 0.5))
+case("unary", "R.clip(x, R.prim_value(-3), R.prim_value(4))", [T("x", (8,), "int32")],
+     lambda x: np.clip(x, -3, 4))
+# astype: float -> int truncates toward zero, non-zero -> True
+case("unary", 'R.astype(x, "int32")', [T("x", (8,), "float32", "halves")], lambda x: x.astype(np.int32))
+case("unary", 'R.astype(x, "float16")', [T("x", (8,))], lambda x: x.astype(np.float16))
+case("unary", 'R.astype(x, "bool")', [T("x", (8,), "int32", "small")], lambda x: x.astype(bool))
+case("unary", 'R.astype(x, "float32")', [T("x", (8,), "int64")], lambda x: x.astype(np.float32))
+case("unary", 'R.astype(x, "uint8")', [T("x", (8,), "int32", "small")], lambda x: x.astype(np.uint8))
+
+case("activation", "R.nn.relu(x)", [T("x", (3, 7))], lambda x: np.maximum(x, 0))
+case("activation", "R.nn.relu(x)", [T("x", (5,), "int32")], lambda x: np.maximum(x, 0))
+case("activation", "R.nn.relu(x)", [T("x", (2, 6))], lambda x: np.maximum(x, 0), sym={"x": ("b", "d")})
+case("activation", "R.nn.gelu(x)", [T("x", (4, 6))],
+     lambda x: (0.5 * x.astype(np.float64) * (1 + erf(x / np.sqrt(2)))).astype(np.float32))
+case("activation", "R.nn.gelu_tanh(x)", [T("x", (4, 6))],
+     lambda x: (0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))).astype(np.float32))
+case("activation", "R.nn.relu6(x)", [T("x", (3, 7), "float32", "wide")], lambda x: np.clip(x, 0, 6))
+case("activation", "R.nn.silu(x)", [T("x", (4, 6))], lambda x: x / (1 + np.exp(-x)))
+case("activation", "R.nn.gelu(x)", [T("x", (5,), "float16")],
+     f32_via(lambda x: 0.5 * x * (1 + erf(x / np.sqrt(2)))))
+case("activation", "R.where(c, x, y)", [T("c", (3, 1), "bool"), T("x", (3, 4)), T("y", (4,))], np.where)
+
+for op, fn in [("sum", np.sum), ("prod", np.prod), ("max", np.max), ("min", np.min),
+               ("mean", np.mean), ("variance", np.var), ("std", np.std)]:
+    case("reduce", f"R.{op}(x, axis=[1])", [T("x", (3, 5, 4))], lambda x, fn=fn: fn(x, axis=1), reduction=True)
+    case("reduce", f"R.{op}(x)", [T("x", (3, 4))], lambda x, fn=fn: np.asarray(fn(x), np.float32), reduction=True)
+    case("reduce", f"R.{op}(x, axis=[-1, 0], keepdims=True)", [T("x", (2, 3, 5))],
+         lambda x, fn=fn: fn(x, axis=(0, 2), keepdims=True), reduction=True)
+case("reduce", "R.sum(x, axis=[0])", [T("x", (6, 3))], lambda x: x.sum(axis=0), sym={"x": ("n", 3)}, reduction=True)
+case("reduce", "R.sum(x, axis=[1])", [T("x", (3, 0))], lambda x: x.sum(axis=1), reduction=True)
+case("reduce", "R.sum(x, axis=[1])", [T("x", (4, 5), "int32")], lambda x: x.sum(axis=1).astype(np.int32))
+case("reduce", "R.max(x, axis=[0])", [T("x", (4, 5), "int64")], lambda x: x.max(axis=0))
+case("reduce", "R.mean(x, axis=[1])", [T("x", (3, 40), "float16")],
+     f32_via(lambda x: x.mean(axis=1)), reduction=True)
+case("reduce", "R.sum(x, axis=[1])", [T("x", (3, 100), "float16")],
+     f32_via(lambda x: x.sum(axis=1)), reduction=True)
+case("reduce", "R.argmax(x, axis=1)", [T("x", (4, 7))], lambda x: x.argmax(axis=1))
+case("reduce", "R.argmin(x, axis=0, keepdims=True)", [T("x", (4, 7))], lambda x: x.argmin(axis=0)[None, :])
+case("reduce", "R.argmax(x)", [T("x", (3, 5))], lambda x: np.asarray(x.argmax()))
+case("reduce", "R.variance(x, axis=[1])", [T("x", (2, 64))],
+     lambda x: (x + 1000).astype(np.float64).var(axis=1).astype(np.float32), reduction=True,
+     name="variance_offset")
+
+
+def softmax(x, axis=-1):
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def log_softmax(x, axis=-1):
+    x = x.astype(np.float64)
+    s = x - x.max(axis=axis, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
+
+
+case("softmax", "R.nn.softmax(x)", [T("x", (4, 10))], lambda x: softmax(x).astype(np.float32), reduction=True)
+case("softmax", "R.nn.softmax(x, axis=0)", [T("x", (5, 3))], lambda x: softmax(x, 0).astype(np.float32), reduction=True)
+case("softmax", "R.nn.softmax(x, axis=-1)", [T("x", (2, 3, 9))], lambda x: softmax(x).astype(np.float32),
+     sym={"x": ("b", "s", 9)}, reduction=True)
+case("softmax", "R.nn.log_softmax(x)", [T("x", (4, 10))], lambda x: log_softmax(x).astype(np.float32), reduction=True)
+case("softmax", "R.nn.softmax(x)", [T("x", (3, 6), "float16")], lambda x: softmax(x).astype(np.float16), reduction=True)
+case("softmax", "R.nn.softmax(x)", [T("x", (2, 4), "float32", "huge")], lambda x: softmax(x).astype(np.float32),
+     name="softmax_large", reduction=True)
+
+
+def layer_norm(x, g, b, axes=(-1,), eps=1e-5):
+    x64 = x.astype(np.float64)
+    m = x64.mean(axis=axes, keepdims=True)
+    v = x64.var(axis=axes, keepdims=True)
+    return ((x64 - m) / np.sqrt(v + eps) * g + b).astype(x.dtype)
+
+
+def rms_norm(x, w, axes=(-1,), eps=1e-5):
+    x64 = x.astype(np.float64)
+    return (x64 / np.sqrt((x64 ** 2).mean(axis=axes, keepdims=True) + eps) * w).astype(x.dtype)
+
+
+case("norm", "R.nn.layer_norm(x, g, b, axes=[-1])", [T("x", (3, 8)), T("g", (8,)), T("b", (8,))],
+     layer_norm, reduction=True)
+case("norm", "R.nn.layer_norm(x, g, b, axes=[1, 2])", [T("x", (2, 3, 4)), T("g", (3, 4)), T("b", (3, 4))],
+     lambda x, g, b: layer_norm(x, g, b, (1, 2)), reduction=True)
+case("norm", "R.nn.layer_norm(x, g, b, axes=[-1], epsilon=0.01)", [T("x", (5, 6)), T("g", (6,)), T("b", (6,))],
+     lambda x, g, b: layer_norm(x, g, b, eps=0.01), sym={"x": ("n", 6)}, reduction=True)
+case("norm", "R.nn.layer_norm(x, g, b, axes=[-1])", [T("x", (3, 8), "float16"), T("g", (8,), "float16"),
+                                                     T("b", (8,), "float16")], layer_norm, reduction=True)
+case("norm", "R.nn.rms_norm(x, w, axes=[-1])", [T("x", (4, 16)), T("w", (16,))], rms_norm, reduction=True)
+case("norm", "R.nn.rms_norm(x, w, axes=[-1])", [T("x", (2, 3, 16)), T("w", (16,))], rms_norm,
+     sym={"x": ("b", "s", 16)}, reduction=True)
+
+case("matmul", "R.matmul(a, b)", [T("a", (5, 7)), T("b", (7, 3))], np.matmul, reduction=True)
+case("matmul", "R.matmul(a, b)", [T("a", (2, 5, 7)), T("b", (7, 3))], np.matmul, reduction=True)
+case("matmul", "R.matmul(a, b)", [T("a", (2, 1, 5, 7)), T("b", (3, 7, 4))], np.matmul, reduction=True)
+case("matmul", "R.matmul(a, b)", [T("a", (7,)), T("b", (7, 3))], np.matmul, reduction=True)
+case("matmul", "R.matmul(a, b)", [T("a", (2, 5, 7)), T("b", (7,))], np.matmul, reduction=True)
+case("matmul", "R.matmul(a, b)", [T("a", (6, 7)), T("b", (7, 5))], np.matmul,
+     sym={"a": ("n", "k"), "b": ("k", "m")}, reduction=True)
+case("matmul", "R.matmul(a, b)", [T("a", (4, 0)), T("b", (0, 3))], np.matmul)
+case("matmul", "R.matmul(a, b)", [T("a", (3, 4), "int32"), T("b", (4, 2), "int32")], np.matmul)
+case("matmul", 'R.matmul(a, b, out_dtype="float32")', [T("a", (3, 4), "float16"), T("b", (4, 2), "float16")],
+     lambda a, b: np.matmul(a.astype(np.float32), b.astype(np.float32)), reduction=True)
+case("matmul", "R.matmul(a, b)", [T("a", (3, 40), "float16"), T("b", (40, 2), "float16")],
+     lambda a, b: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16), reduction=True)
+
+case("manipulate", "R.permute_dims(x)", [T("x", (2, 3, 4))], np.transpose)
+case("manipulate", "R.permute_dims(x, axes=[0, 2, 1])", [T("x", (2, 3, 4))], lambda x: x.transpose(0, 2, 1))
+case("manipulate", "R.permute_dims(x, axes=[-1, 0])", [T("x", (3, 5))], lambda x: x.T, sym={"x": ("n", "m")})
+case("manipulate", "R.reshape(x, R.shape([4, 6]))", [T("x", (2, 3, 4))], lambda x: x.reshape(4, 6))
+case("manipulate", "R.reshape(x, R.shape([-1]))", [T("x", (2, 3, 4))], lambda x: x.reshape(-1))
+case("manipulate", "R.expand_dims(x, axis=[0, -1])", [T("x", (3, 4))], lambda x: x[None, :, :, None])
+case("manipulate", "R.squeeze(x, axis=[1])", [T("x", (3, 1, 4))], lambda x: x.squeeze(1))
+case("manipulate", "R.squeeze(x)", [T("x", (1, 3, 1))], lambda x: x.squeeze())
+case("manipulate", "R.flatten(x)", [T("x", (2, 3, 4))], lambda x: x.reshape(-1))
+case("manipulate", "R.flatten(x)", [T("x", (3, 2))], lambda x: x.reshape(-1), sym={"x": ("n", 2)})
+case("manipulate", "R.concat((x, y), axis=0)", [T("x", (2, 3)), T("y", (4, 3))], lambda x, y: np.concatenate([x, y]))
+case("manipulate", "R.concat((x, y, z), axis=-1)", [T("x", (2, 3)), T("y", (2, 1)), T("z", (2, 2))],
+     lambda x, y, z: np.concatenate([x, y, z], axis=-1))
+case("manipulate", "R.concat((x, y), axis=0)", [T("x", (3,)), T("y", (2,))], lambda x, y: np.concatenate([x, y]),
+     sym={"x": ("n",), "y": ("m",)})
+case("manipulate", "R.split(x, indices_or_sections=3, axis=1)", [T("x", (2, 6))],
+     lambda x: tuple(np.split(x, 3, axis=1)))
+case("manipulate", "R.split(x, indices_or_sections=[2, 5], axis=0)", [T("x", (7, 2))],
+     lambda x: tuple(np.split(x, [2, 5], axis=0)))
+case("manipulate", "R.broadcast_to(x, R.shape([2, 3, 4]))", [T("x", (3, 1))],
+     lambda x: np.broadcast_to(x, (2, 3, 4)))
+case("manipulate", "R.tril(x)", [T("x", (4, 5))], np.tril)
+case("manipulate", "R.triu(x, R.prim_value(1))", [T("x", (4, 5))], lambda x: np.triu(x, 1))
+
+case("index", "R.take(x, i, axis=0)", [T("x", (5, 3)), T("i", (4,), "int64", "small")], lambda x, i: x[i])
+case("index", "R.take(x, i, axis=1)", [T("x", (2, 5)), T("i", (2, 2), "int32", "small")],
+     lambda x, i: np.take(x, i, axis=1))
+case("index", "R.take(x, i, axis=-1)", [T("x", (3, 5)), T("i", (), "int64", "small")],
+     lambda x, i: np.take(x, i, axis=-1))
+case("index", 'R.take(x, i, axis=0, mode="clip")', [T("x", (3,)), T("i", (4,), "int64")],
+     lambda x, i: np.take(x, i, mode="clip"))
+case("index", 'R.take(x, i, axis=0, mode="wrap")', [T("x", (3,)), T("i", (4,), "int64")],
+     lambda x, i: np.take(x, i, mode="wrap"))
+case("index", "R.strided_slice(x, axes=[0], begin=[1], end=[4])", [T("x", (5, 3))], lambda x: x[1:4])
+case("index", "R.strided_slice(x, axes=[1, 0], begin=[-3, 0], end=[5, 4], strides=[2, 3])", [T("x", (5, 6))],
+     lambda x: x[0:4:3, -3:5:2])
+case("index", "R.strided_slice(x, axes=[0], begin=[4], end=[0], strides=[-1])", [T("x", (6,))],
+     lambda x: x[4:0:-1])
+
+case("create", 'R.zeros(R.shape([2, 3]), "float32")', [], lambda: np.zeros((2, 3), np.float32))
+case("create", 'R.ones(R.shape([4]), "int32")', [], lambda: np.ones((4,), np.int32))
+case("create", "R.full(R.shape([2, 2]), v)", [T("v", ())], lambda v: np.full((2, 2), v))
+case("create", "R.full_like(x, v)", [T("x", (3,), "int32"), T("v", (), "int32")], lambda x, v: np.full_like(x, v))
+case("create", "R.zeros_like(x)", [T("x", (2, 3))], np.zeros_like)
+case("create", "R.ones_like(x)", [T("x", (3,))], np.ones_like, sym={"x": ("n",)})
+case("create", 'R.arange(R.prim_value(2), R.prim_value(11), R.prim_value(3), dtype="int64")', [],
+     lambda: np.arange(2, 11, 3))
+case("create", 'R.arange(R.prim_value(0.5), R.prim_value(3.0), R.prim_value(0.5), dtype="float32")', [],
+     lambda: np.arange(0.5, 3.0, 0.5, dtype=np.float32))
+
+
+# ------------------------------------------------------------------------------ the runner
+def sinfo(shape, dtype):
+    dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
+    if len(shape) == 1:
+        dims += ","
+    return f'R.Tensor(({dims}), "{dtype}")'
+
+
+def module(cases):
+    lines = ["# from tvm.script import ir as I", "# from tvm.script import relax as R", "",
+             "@I.ir_module", "class Module:"]
+    main_params, main_calls = [], []
+    for k, c in enumerate(cases):
+        params = ", ".join(f"{n}: {sinfo(c.sym.get(n, s), dt)}" for n, s, dt, _ in c.inputs)
+        lines += ["    @R.function", f"    def case{k}({params}):",
+                  f"        r = {c.call}", "        return r", ""]
+        args = []
+        for n, s, dt, _ in c.inputs:
+            main_params.append(f"c{k}_{n}: {sinfo(s, dt)}")
+            args.append(f"c{k}_{n}")
+        main_calls.append(f"        r{k} = cls.case{k}({', '.join(args)})")
+    lines += ["    @R.function", f"    def main({', '.join(main_params)}):", "        cls = Module"]
+    lines += main_calls
+    lines += [f"        return ({', '.join(f'r{k}' for k in range(len(cases)))},)", ""]
+    return "\n".join(lines)
+
+
+def leaves(value, out_dir):
+    if isinstance(value, list):
+        return [x for v in value for x in leaves(v, out_dir)]
+    if isinstance(value, dict) and "npy" in value:
+        return [np.load(os.path.join(out_dir, value["npy"]))]
+    raise ValueError(f"unexpected result {value}")
+
+
+def compare(label, c, got, want):
+    want = np.asarray(want)
+    if got.shape != want.shape:
+        return f"{label}: shape {got.shape}, numpy {want.shape}"
+    if got.dtype != want.dtype:
+        if not (np.issubdtype(got.dtype, np.floating) and np.issubdtype(want.dtype, np.floating)):
+            return f"{label}: dtype {got.dtype}, numpy {want.dtype}"
+        want = want.astype(got.dtype)
+    if got.dtype == bool or np.issubdtype(got.dtype, np.integer):
+        bad = int(np.count_nonzero(got != want))
+        return f"{label}: {bad} mismatches" if bad else None
+    rtol, atol = TOLERANCE[str(got.dtype)]
+    if c.reduction:
+        rtol, atol = rtol * REDUCTION_SCALE, atol * REDUCTION_SCALE
+    if not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
+        diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        return f"{label}: max abs difference {np.nanmax(diff)} (rtol {rtol}, atol {atol})"
+    return None
+
+
+def run_family(raxc, family, cases, rng, work, round_trip):
+    path = os.path.join(work, f"{family}.rx")
+    with open(path, "w") as f:
+        f.write(module(cases))
+    files, expected = [], []
+    for k, c in enumerate(cases):
+        arrays = [draw(rng, s, dt, v) for _, s, dt, v in c.inputs]
+        for (n, _, _, _), a in zip(c.inputs, arrays):
+            files.append(os.path.join(work, f"{family}_c{k}_{n}.npy"))
+            np.save(files[-1], a)
+        with np.errstate(all="ignore"):
+            want = c.ref(*arrays)
+        expected.append(list(want) if isinstance(want, tuple) else [want])
+    out_dir = os.path.join(work, f"{family}_out")
+    proc = subprocess.run([raxc, "run", path, *files, "--save", out_dir],
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return 0, [f"{family}: raxc run exit {proc.returncode}: {proc.stderr.strip()[:1500]}"]
+    with open(os.path.join(out_dir, "outputs.json")) as f:
+        results = json.load(f)["value"]
+    failures, passed = [], 0
+    for k, (c, value, want) in enumerate(zip(cases, results, expected)):
+        got = leaves(value, out_dir)
+        label = f"{family} case{k} {c.name or c.call} {[(s, dt) for _, s, dt, _ in c.inputs]}"
+        problems = [f"{label}: {len(got)} results, numpy {len(want)}"] if len(got) != len(want) else []
+        problems += [p for g, w in zip(got, want) if (p := compare(label, c, g, w))]
+        failures += problems
+        passed += not problems
+    if round_trip:
+        failures += lower_round_trip(raxc, family, path, files, out_dir, work)
+    return passed, failures
+
+
+def lower_round_trip(raxc, family, path, files, out_dir, work):
+    """raxc lower, raxc check of its output, raxc run of it: identical results."""
+    lowered = os.path.join(work, f"{family}.lowered.rx")
+    proc = subprocess.run([raxc, "lower", path, "-o", lowered, "--quiet"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return [f"{family}: raxc lower exit {proc.returncode}: {proc.stderr.strip()[:800]}"]
+    with open(lowered) as f:
+        text = f.read()
+    import re
+    left = [m for m in re.findall(r"R\.([a-z_.]+)\(", text)
+            if m not in ("call_tir", "function", "Tensor", "Tuple", "tuple", "shape", "prim_value", "dataflow",
+                         "output", "Shape", "Prim")]
+    problems = [f"{family}: operator calls left after lowering: {sorted(set(left))}"] if left else []
+    proc = subprocess.run([raxc, "check", lowered], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return problems + [f"{family}: raxc check of the lowered module: {proc.stderr.strip()[:1500]}"]
+    out2 = os.path.join(work, f"{family}_lowered_out")
+    proc = subprocess.run([raxc, "run", lowered, *files, "--save", out2], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return problems + [f"{family}: raxc run of the lowered module: {proc.stderr.strip()[:800]}"]
+    with open(os.path.join(out_dir, "outputs.json")) as f:
+        a = leaves(json.load(f)["value"], out_dir)
+    with open(os.path.join(out2, "outputs.json")) as f:
+        b = leaves(json.load(f)["value"], out2)
+    if len(a) != len(b) or any(x.shape != y.shape or x.dtype != y.dtype or
+                               not np.array_equal(x, y, equal_nan=True) for x, y in zip(a, b)):
+        problems.append(f"{family}: the lowered module gives different results")
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--raxc")
+    ap.add_argument("--round-trip", action="store_true")
+    ap.add_argument("--keep")
+    ap.add_argument("--family", action="append")
+    ap.add_argument("--list-ops", action="store_true")
+    args = ap.parse_args()
+    if args.list_ops:
+        print("\n".join(sorted({c.op() for c in CASES})))
+        return 0
+    # Every legalized operator has at least one case.
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "legalized_operators.txt")) as f:
+        listed = {"R." + line.strip()[len("relax."):] for line in f if line.strip() and line[0] != "#"}
+    missing = sorted(listed - {c.op() for c in CASES})
+    if missing:
+        print("FAIL operators without a case:", ", ".join(missing))
+        return 1
+    if not args.raxc:
+        ap.error("--raxc is required")
+    families = {}
+    for c in CASES:
+        families.setdefault(c.family, []).append(c)
+    rng = np.random.default_rng(20261125)
+    failures, passed = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.keep or tmp
+        os.makedirs(work, exist_ok=True)
+        for family, cases in families.items():
+            if args.family and family not in args.family:
+                continue
+            p, f = run_family(args.raxc, family, cases, rng, work, args.round_trip)
+            passed += p
+            failures += f
+            print(f"{'ok  ' if not f else 'FAIL'} {family}: {p}/{len(cases)} cases")
+    for f in failures:
+        print("FAIL", f)
+    print(f"{passed} cases passed, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
