@@ -234,6 +234,38 @@ const ir::Stmt* where_rule(RuleContext& ctx) {
   });
 }
 
+// nn.prelu(x, alpha, axis): alpha[c] * x for negative x, c the index along the channel axis.
+const ir::Stmt* prelu_rule(RuleContext& ctx) {
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* alpha = ctx.in(1);
+  int axis = norm_axis(analysis::ops::attr_int(ctx.infer, "axis").value_or(1), x->shape.size());
+  if (axis < 0 || alpha->shape.size() != 1) return ctx.refuse("this form of R.nn.prelu");
+  return elementwise(ctx, "compute", [&](const Exprs& v) {
+    Builder& b = ctx.b;
+    const PrimExpr* xv = b.load(x, v);
+    int64_t one = 0;
+    const PrimExpr* c = literal(alpha->shape[0], &one) && one == 1 ? b.i64(0) : v[axis];
+    return b.select(b.compare(PrimKind::LT, xv, b.constant(x->dtype, 0)),
+                    b.mul(b.load(alpha, {c}), xv), xv);
+  });
+}
+
+// ewise_fma(x1, x2, x3) = x1 * x2 + x3.
+const ir::Stmt* ewise_fma_rule(RuleContext& ctx) {
+  return elementwise(ctx, "compute", [&](const Exprs& v) {
+    Builder& b = ctx.b;
+    return b.add(b.mul(b.load(ctx.in(0), v), b.load(ctx.in(1), v)), b.load(ctx.in(2), v));
+  });
+}
+
+// outer(x1, x2)[i, j] = x1[i] * x2[j].
+const ir::Stmt* outer_rule(RuleContext& ctx) {
+  return elementwise(ctx, "T_outer", [&](const Exprs& v) {
+    Builder& b = ctx.b;
+    return b.mul(b.load(ctx.in(0), {v[0]}), b.load(ctx.in(1), {v[1]}));
+  });
+}
+
 }  // namespace
 
 void add_elementwise_rules(std::vector<Rule>& t) {
@@ -303,6 +335,9 @@ void add_elementwise_rules(std::vector<Rule>& t) {
                         {"relax.nn.gelu", "gelu", gelu_rule},
                         {"relax.nn.gelu_tanh", "gelu_tanh", gelu_tanh_rule},
                         {"relax.nn.silu", "silu", silu_rule},
+                        {"relax.nn.prelu", "prelu", prelu_rule},
+                        {"relax.ewise_fma", "ewise_fma", ewise_fma_rule},
+                        {"relax.outer", "outer", outer_rule},
                     });
 }
 

@@ -233,6 +233,163 @@ const ir::Stmt* tri_rule(RuleContext& ctx, bool lower) {
 const ir::Stmt* tril_rule(RuleContext& c) { return tri_rule(c, true); }
 const ir::Stmt* triu_rule(RuleContext& c) { return tri_rule(c, false); }
 
+// stack: output index k along the new axis reads input k (picked lazily, as concat does).
+const ir::Stmt* stack_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* o = ctx.out();
+  int axis = norm_axis(analysis::ops::attr_int(ctx.infer, "axis").value_or(0), o->shape.size());
+  if (axis < 0 || ctx.inputs.empty()) return ctx.refuse("this form of R.stack");
+  return elementwise(ctx, "T_stack", [&](const Exprs& v) {
+    Exprs idx = v;
+    idx.erase(idx.begin() + axis);
+    const PrimExpr* value = nullptr;
+    for (size_t i = ctx.inputs.size(); i-- > 0;) {
+      const PrimExpr* here = b.load(ctx.inputs[i], idx);
+      value = value
+                  ? b.if_then_else(b.compare(PrimKind::EQ, v[axis], b.i64(int64_t(i))), here, value)
+                  : here;
+    }
+    return value;
+  });
+}
+
+const ir::Stmt* flip_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  int axis = norm_axis(analysis::ops::attr_int(ctx.infer, "axis").value_or(0), x->shape.size());
+  if (axis < 0) return ctx.refuse("an axis out of range");
+  return elementwise(ctx, "T_reverse_sequence", [&](const Exprs& v) {
+    Exprs idx = v;
+    idx[axis] = b.sub(b.sub(x->shape[axis], b.i64(1)), v[axis]);
+    return b.load(x, idx);
+  });
+}
+
+// tile: each output axis wraps around the (right-aligned) input axis.
+const ir::Stmt* tile_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  return elementwise(ctx, "T_tile", [&](const Exprs& v) {
+    Exprs idx;
+    size_t r = x->shape.size();
+    for (size_t d = 0; d < r; ++d) idx.push_back(b.floormod(v[v.size() - r + d], x->shape[d]));
+    return b.load(x, idx);
+  });
+}
+
+// repeat: output position i along the axis reads input i // repeats (axis None: of the
+// flattened input).
+const ir::Stmt* repeat_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  std::optional<int64_t> repeats = analysis::ops::attr_int(ctx.infer, "repeats");
+  std::optional<int64_t> given = analysis::ops::attr_int(ctx.infer, "axis");
+  if (!repeats || *repeats <= 0) return ctx.refuse("a non-positive repeat count");
+  if (!given) {
+    return elementwise(ctx, "T_repeat", [&](const Exprs& v) {
+      return b.load(x, unflatten_index(b, x->shape, b.floordiv(v[0], b.i64(*repeats))));
+    });
+  }
+  int axis = norm_axis(*given, x->shape.size());
+  if (axis < 0) return ctx.refuse("an axis out of range");
+  return elementwise(ctx, "T_repeat", [&](const Exprs& v) {
+    Exprs idx = v;
+    idx[axis] = b.floordiv(v[axis], b.i64(*repeats));
+    return b.load(x, idx);
+  });
+}
+
+// collapse_sum_to / collapse_sum_like: sums the axes broadcasting would have stretched (the
+// leading extra axes and those where the target is a literal 1).
+const ir::Stmt* collapse_sum_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* o = ctx.out();
+  size_t r = x->shape.size(), ro = o->shape.size();
+  if (ro > r) return ctx.refuse("a target of higher rank");
+  std::vector<size_t> reduced;
+  for (size_t d = 0; d < r; ++d) {
+    int64_t one = 0, xd = 0;
+    bool lead = d < r - ro;
+    bool stretched = !lead && literal(o->shape[d - (r - ro)], &one) && one == 1 &&
+                     !(literal(x->shape[d], &xd) && xd == 1);
+    if (lead || stretched) reduced.push_back(d);
+  }
+  Exprs extents = o->shape;
+  std::string kinds(ro, 'S');
+  for (size_t d : reduced) {
+    extents.push_back(x->shape[d]);
+    kinds += 'R';
+  }
+  return b.stage(
+      "T_collapse_sum", extents, kinds,
+      [&](const Exprs& v) {
+        Exprs out(v.begin(), v.begin() + ro);
+        Exprs in(r);
+        size_t k = 0;
+        for (size_t d = 0; d < r; ++d) {
+          if (k < reduced.size() && reduced[k] == d)
+            in[d] = v[ro + k++];
+          else
+            in[d] = v[d - (r - ro)];
+        }
+        return b.store(o, b.add(b.load(o, out), b.load(x, in)), out);
+      },
+      [&](const Exprs& v) {
+        return b.store(o, b.constant(o->dtype, 0), Exprs(v.begin(), v.begin() + ro));
+      });
+}
+
+// nn.pad in "constant" mode: pad_width is [before_0, after_0, before_1, ...].
+const ir::Stmt* pad_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  std::string mode = analysis::ops::attr_string(ctx.infer, "pad_mode").value_or("constant");
+  auto width = analysis::ops::attr_int_list(ctx.infer, "pad_width");
+  double value = analysis::ops::attr_float(ctx.infer, "pad_value").value_or(0.0);
+  size_t n = x->shape.size();
+  if (mode != "constant" || !width || width->size() != 2 * n)
+    return ctx.refuse("a pad mode other than \"constant\"");
+  return elementwise(ctx, "PadInput", [&](const Exprs& v) {
+    Exprs idx;
+    const PrimExpr* inside = nullptr;
+    for (size_t d = 0; d < n; ++d) {
+      const PrimExpr* p = b.sub(v[d], b.i64((*width)[2 * d]));
+      idx.push_back(p);
+      const PrimExpr* ok = b.logical_and(b.compare(PrimKind::GE, p, b.i64(0)),
+                                         b.compare(PrimKind::LT, p, x->shape[d]));
+      inside = inside ? b.logical_and(inside, ok) : ok;
+    }
+    const PrimExpr* fill = b.constant(x->dtype, value);
+    return inside ? b.if_then_else(inside, b.load(x, idx), fill) : b.load(x, idx);
+  });
+}
+
+// one_hot(indices, on_value, off_value, depth, axis): a new axis of length depth.
+const ir::Stmt* one_hot_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* indices = ctx.in(0);
+  const ir::Buffer* o = ctx.out();
+  const PrimExpr* on = nullptr;
+  const PrimExpr* off = nullptr;
+  if (ctx.call.args.size() >= 3) {
+    const auto* a = ir::dyn_cast<ir::PrimValue>(ctx.call.args[1]);
+    const auto* c = ir::dyn_cast<ir::PrimValue>(ctx.call.args[2]);
+    on = a ? ctx.to_tir(a->value) : nullptr;
+    off = c ? ctx.to_tir(c->value) : nullptr;
+  }
+  if (!on || !off) return ctx.refuse("on / off values that are not scalars");
+  int axis = norm_axis(analysis::ops::attr_int(ctx.infer, "axis").value_or(-1), o->shape.size());
+  if (axis < 0) return ctx.refuse("an axis out of range");
+  return elementwise(ctx, "T_one_hot", [&](const Exprs& v) {
+    Exprs idx = v;
+    idx.erase(idx.begin() + axis);
+    const PrimExpr* i = b.cast(DataType::Int(64), b.load(indices, idx));
+    return b.select(b.compare(PrimKind::EQ, i, v[axis]), b.cast(o->dtype, on),
+                    b.cast(o->dtype, off));
+  });
+}
+
 }  // namespace
 
 void add_manipulate_rules(std::vector<Rule>& t) {
@@ -255,6 +412,15 @@ void add_manipulate_rules(std::vector<Rule>& t) {
                         {"relax.full_like", "full", full_rule},
                         {"relax.arange", "arange", arange_rule},
                         {"relax.tril", "tril", tril_rule},
+                        {"relax.stack", "stack", stack_rule},
+                        {"relax.flip", "flip", flip_rule},
+                        {"relax.tile", "tile", tile_rule},
+                        {"relax.repeat", "repeat", repeat_rule},
+                        {"relax.collapse_sum_to", "collapse_sum", collapse_sum_rule},
+                        {"relax.collapse_sum_like", "collapse_sum", collapse_sum_rule},
+                        {"relax.nn.pad", "pad", pad_rule},
+                        {"relax.nn.batch_flatten", "batch_flatten", reshape_rule},
+                        {"relax.one_hot", "one_hot", one_hot_rule},
                         {"relax.triu", "triu", triu_rule},
                     });
 }

@@ -196,6 +196,10 @@ case("activation", "R.nn.relu6(x)", [T("x", (3, 7), "float32", "wide")], lambda 
 case("activation", "R.nn.silu(x)", [T("x", (4, 6))], lambda x: x / (1 + np.exp(-x)))
 case("activation", "R.nn.gelu(x)", [T("x", (5,), "float16")],
      f32_via(lambda x: 0.5 * x * (1 + erf(x / np.sqrt(2)))))
+case("activation", "R.nn.prelu(x, a)", [T("x", (2, 3, 4)), T("a", (3,))],
+     lambda x, a: np.where(x < 0, a[None, :, None] * x, x))
+case("activation", "R.ewise_fma(x, y, z)", [T("x", (3, 4)), T("y", (3, 4)), T("z", (3, 4))],
+     lambda x, y, z: x * y + z)
 case("activation", "R.where(c, x, y)", [T("c", (3, 1), "bool"), T("x", (3, 4)), T("y", (4,))], np.where)
 
 for op, fn in [("sum", np.sum), ("prod", np.prod), ("max", np.max), ("min", np.min),
@@ -273,12 +277,88 @@ case("matmul", "R.matmul(a, b)", [T("a", (7,)), T("b", (7, 3))], np.matmul, redu
 case("matmul", "R.matmul(a, b)", [T("a", (2, 5, 7)), T("b", (7,))], np.matmul, reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (6, 7)), T("b", (7, 5))], np.matmul,
      sym={"a": ("n", "k"), "b": ("k", "m")}, reduction=True)
+case("matmul", "R.outer(a, b)", [T("a", (4,)), T("b", (3,))], np.outer)
+case("matmul", "R.linear(x, w, b)", [T("x", (2, 5, 7)), T("w", (3, 7)), T("b", (3,))],
+     lambda x, w, b: x @ w.T + b, reduction=True)
+case("matmul", "R.linear(x, w)", [T("x", (4, 6)), T("w", (5, 6))], lambda x, w: x @ w.T,
+     sym={"x": ("n", 6)}, reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (4, 0)), T("b", (0, 3))], np.matmul)
 case("matmul", "R.matmul(a, b)", [T("a", (3, 4), "int32"), T("b", (4, 2), "int32")], np.matmul)
 case("matmul", 'R.matmul(a, b, out_dtype="float32")', [T("a", (3, 4), "float16"), T("b", (4, 2), "float16")],
      lambda a, b: np.matmul(a.astype(np.float32), b.astype(np.float32)), reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (3, 40), "float16"), T("b", (40, 2), "float16")],
      lambda a, b: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16), reduction=True)
+
+def conv_nd(x, w, strides=1, padding=0, dilation=1, groups=1):
+    """Cross-correlation over NC... / OI..., accumulated in float64."""
+    n = x.ndim - 2
+    strides, dilation = [np.broadcast_to(a, (n,)) for a in (strides, dilation)]
+    pad = np.broadcast_to(padding, (n,)) if np.ndim(padding) == 0 or len(padding) == n else padding[:n]
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    out_sp = [(xp.shape[2 + i] - dilation[i] * (w.shape[2 + i] - 1) - 1) // strides[i] + 1 for i in range(n)]
+    out = np.zeros((x.shape[0], w.shape[0], *out_sp))
+    cg, og = w.shape[1], w.shape[0] // groups
+    for idx in np.ndindex(*out_sp):
+        for ki in np.ndindex(*w.shape[2:]):
+            pos = tuple(idx[i] * strides[i] + ki[i] * dilation[i] for i in range(n))
+            for g in range(groups):
+                patch = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + pos]            # (N, cg)
+                wk = w[(slice(g * og, (g + 1) * og), slice(None)) + ki].astype(np.float64)  # (og, cg)
+                out[(slice(None), slice(g * og, (g + 1) * og)) + idx] += patch @ wk.T
+    return out.astype(x.dtype)
+
+
+def pool_nd(x, size, strides, padding, kind, include_pad=False, ceil=False):
+    n = x.ndim - 2
+    span = [x.shape[2 + i] + 2 * padding[i] - size[i] for i in range(n)]
+    out_sp = [(-(-span[i] // strides[i]) if ceil else span[i] // strides[i]) + 1 for i in range(n)]
+    out = np.zeros((*x.shape[:2], *out_sp))
+    for idx in np.ndindex(*out_sp):
+        lo = [idx[i] * strides[i] - padding[i] for i in range(n)]
+        hi = [lo[i] + size[i] for i in range(n)]
+        sl = tuple(slice(max(lo[i], 0), min(hi[i], x.shape[2 + i])) for i in range(n))
+        win = x[(slice(None), slice(None)) + sl].astype(np.float64)
+        axes = tuple(range(2, 2 + n))
+        if kind == "max":
+            out[(slice(None), slice(None)) + idx] = win.max(axis=axes)
+        else:
+            count = np.prod([min(hi[i], x.shape[2 + i] + padding[i]) - max(lo[i], -padding[i]) for i in range(n)]) \
+                if include_pad else np.prod([s.stop - s.start for s in sl])
+            out[(slice(None), slice(None)) + idx] = win.sum(axis=axes) / count
+    return out.astype(x.dtype)
+
+
+case("conv", "R.nn.conv2d(x, w)", [T("x", (2, 3, 6, 5)), T("w", (4, 3, 3, 3))], conv_nd, reduction=True)
+case("conv", "R.nn.conv2d(x, w, strides=[2, 1], padding=[1, 2], dilation=[1, 2])",
+     [T("x", (1, 2, 7, 7)), T("w", (3, 2, 3, 2))],
+     lambda x, w: conv_nd(x, w, (2, 1), (1, 2), (1, 2)), reduction=True)
+case("conv", "R.nn.conv2d(x, w, padding=[1, 1], groups=2)", [T("x", (1, 4, 5, 5)), T("w", (6, 2, 3, 3))],
+     lambda x, w: conv_nd(x, w, 1, (1, 1), 1, 2), reduction=True)
+case("conv", "R.nn.conv2d(x, w)", [T("x", (2, 3, 6, 5)), T("w", (4, 3, 3, 3))], conv_nd,
+     sym={"x": ("n", 3, "h", "w")}, reduction=True)
+case("conv", "R.nn.conv1d(x, w, strides=[2], padding=[1])", [T("x", (2, 3, 9)), T("w", (4, 3, 3))],
+     lambda x, w: conv_nd(x, w, 2, 1), reduction=True)
+case("conv", "R.nn.conv3d(x, w)", [T("x", (1, 2, 4, 4, 4)), T("w", (2, 2, 2, 2, 2))], conv_nd, reduction=True)
+case("conv", "R.nn.conv2d(x, w)", [T("x", (1, 2, 5, 5), "float16"), T("w", (3, 2, 3, 3), "float16")],
+     conv_nd, reduction=True)
+case("conv", "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])", [T("x", (2, 3, 7, 6))],
+     lambda x: pool_nd(x, (3, 3), (2, 2), (1, 1), "max"))
+case("conv", "R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)", [T("x", (1, 2, 5, 5))],
+     lambda x: pool_nd(x, (2, 2), (2, 2), (0, 0), "max", ceil=True))
+case("conv", "R.nn.avg_pool2d(x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)", [T("x", (1, 2, 5, 5))],
+     lambda x: pool_nd(x, (2, 2), (2, 2), (0, 0), "avg", ceil=True), reduction=True)
+case("conv", "R.nn.max_pool1d(x, pool_size=[2], strides=[2])", [T("x", (1, 2, 8))],
+     lambda x: pool_nd(x, (2,), (2,), (0,), "max"))
+case("conv", "R.nn.max_pool3d(x, pool_size=[2, 2, 2], strides=[2, 2, 2])", [T("x", (1, 1, 4, 4, 4))],
+     lambda x: pool_nd(x, (2, 2, 2), (2, 2, 2), (0, 0, 0), "max"))
+case("conv", "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])", [T("x", (2, 3, 7, 6))],
+     lambda x: pool_nd(x, (3, 3), (2, 2), (1, 1), "avg"), reduction=True)
+case("conv", "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True)",
+     [T("x", (1, 2, 7, 6))], lambda x: pool_nd(x, (3, 3), (2, 2), (1, 1), "avg", True), reduction=True)
+case("conv", "R.nn.avg_pool1d(x, pool_size=[3], strides=[1], padding=[1])", [T("x", (1, 2, 6))],
+     lambda x: pool_nd(x, (3,), (1,), (1,), "avg"), reduction=True)
+case("conv", "R.nn.avg_pool3d(x, pool_size=[2, 2, 2], strides=[1, 1, 1])", [T("x", (1, 1, 3, 3, 3))],
+     lambda x: pool_nd(x, (2, 2, 2), (1, 1, 1), (0, 0, 0), "avg"), reduction=True)
 
 case("manipulate", "R.permute_dims(x)", [T("x", (2, 3, 4))], np.transpose)
 case("manipulate", "R.permute_dims(x, axes=[0, 2, 1])", [T("x", (2, 3, 4))], lambda x: x.transpose(0, 2, 1))
@@ -303,6 +383,22 @@ case("manipulate", "R.broadcast_to(x, R.shape([2, 3, 4]))", [T("x", (3, 1))],
      lambda x: np.broadcast_to(x, (2, 3, 4)))
 case("manipulate", "R.tril(x)", [T("x", (4, 5))], np.tril)
 case("manipulate", "R.triu(x, R.prim_value(1))", [T("x", (4, 5))], lambda x: np.triu(x, 1))
+
+case("manipulate", "R.stack((x, y, z), axis=1)", [T("x", (2, 3)), T("y", (2, 3)), T("z", (2, 3))],
+     lambda x, y, z: np.stack([x, y, z], axis=1))
+case("manipulate", "R.flip(x, axis=-1)", [T("x", (3, 4))], lambda x: np.flip(x, -1))
+case("manipulate", "R.tile(x, repeats=[2, 1, 3])", [T("x", (2, 3))], lambda x: np.tile(x, (2, 1, 3)))
+case("manipulate", "R.repeat(x, repeats=2, axis=0)", [T("x", (2, 3))], lambda x: np.repeat(x, 2, axis=0))
+case("manipulate", "R.repeat(x, repeats=3)", [T("x", (2, 2))], lambda x: np.repeat(x, 3))
+case("manipulate", "R.collapse_sum_to(x, R.shape([3, 1]))", [T("x", (2, 3, 4))],
+     lambda x: x.sum(axis=(0, 2)).reshape(3, 1), reduction=True)
+case("manipulate", "R.collapse_sum_like(x, y)", [T("x", (2, 3, 4)), T("y", (4,))],
+     lambda x, y: x.sum(axis=(0, 1)), reduction=True)
+case("manipulate", "R.nn.pad(x, pad_width=[1, 2, 0, 1], pad_value=0.5)", [T("x", (2, 3))],
+     lambda x: np.pad(x, [(1, 2), (0, 1)], constant_values=0.5))
+case("manipulate", "R.nn.batch_flatten(x)", [T("x", (2, 3, 4))], lambda x: x.reshape(2, -1))
+case("index", "R.one_hot(i, R.prim_value(1.0), R.prim_value(0.0), depth=4, axis=-1)",
+     [T("i", (3,), "int32", "small")], lambda i: np.eye(5, dtype=np.float32)[i][:, :4], name="one_hot")
 
 case("index", "R.take(x, i, axis=0)", [T("x", (5, 3)), T("i", (4,), "int64", "small")], lambda x, i: x[i])
 case("index", "R.take(x, i, axis=1)", [T("x", (2, 5)), T("i", (2, 2), "int32", "small")],
