@@ -4,6 +4,7 @@
 // float32. layer_norm and rms_norm compute their statistics in float32 (two passes: mean, then
 // squared deviations) and scale by gamma / weight over the normalised axes.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "backend/legalize/rules.h"
@@ -392,12 +393,117 @@ const ir::Stmt* pool_rule(RuleContext& ctx, bool is_max) {
 const ir::Stmt* max_pool_rule(RuleContext& c) { return pool_rule(c, true); }
 const ir::Stmt* avg_pool_rule(RuleContext& c) { return pool_rule(c, false); }
 
+// attention(query, key, value[, bias]) in BSNH: softmax(Q·Kᵀ·scale + bias, masked) · V per
+// head, stable (row maximum first), in float32 for 16-bit floats. Query heads share key /
+// value heads in groups (heads_q / heads_kv each). A causal mask keeps t <= s + offset, offset
+// 0 (TopLeft) or seq_kv - seq_q (BottomRight); masked scores take the dtype's lowest value.
+const ir::Stmt* attention_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* q = ctx.in(0);
+  const ir::Buffer* k = ctx.in(1);
+  const ir::Buffer* v = ctx.in(2);
+  const ir::Buffer* bias = ctx.inputs.size() > 3 ? ctx.in(3) : nullptr;
+  const ir::Buffer* o = ctx.out();
+  if (q->shape.size() != 4 || k->shape.size() != 4 || v->shape.size() != 4)
+    return ctx.refuse("operands that are not rank 4");
+  if (analysis::ops::attr_int(ctx.infer, "window_size")) return ctx.refuse("a window_size");
+  std::string mask = analysis::ops::attr_string(ctx.infer, "causal_mask").value_or("");
+  if (!mask.empty() && mask != "TopLeft" && mask != "BottomRight")
+    return ctx.refuse("causal_mask \"" + mask + "\"");
+  DataType t = o->dtype;
+  DataType c = compute_dtype(t);
+  int64_t head_dim = 0;
+  std::optional<double> scale = analysis::ops::attr_float(ctx.infer, "scale");
+  const PrimExpr* scale_e = nullptr;
+  if (scale)
+    scale_e = b.float_imm(c, *scale);
+  else if (literal(q->shape[3], &head_dim))
+    scale_e = b.float_imm(c, 1.0 / std::sqrt(double(head_dim)));
+  else
+    scale_e = b.call(c, "tir.rsqrt", {b.cast(c, q->shape[3])});
+  const PrimExpr *B = q->shape[0], *S = q->shape[1], *N = q->shape[2], *T = k->shape[1];
+  const PrimExpr* group = b.floordiv(N, k->shape[2]);
+  const ir::Buffer* scores = ctx.alloc("T_attention_scores", c, {B, N, S, T});
+  const ir::Buffer* rmax = ctx.alloc("T_attention_max", c, {B, N, S});
+  const ir::Buffer* exps = ctx.alloc("T_attention_exp", c, {B, N, S, T});
+  const ir::Buffer* rsum = ctx.alloc("T_attention_sum", c, {B, N, S});
+  std::vector<const ir::Stmt*> stages;
+  // scores[b, n, s, t] = sum_h q[b, s, n, h] * k[b, t, n / group, h]
+  stages.push_back(b.stage(
+      "T_attention_scores", {B, N, S, T, q->shape[3]}, "SSSSR",
+      [&](const Exprs& x) {
+        Exprs out(x.begin(), x.begin() + 4);
+        const PrimExpr* prod =
+            b.mul(b.cast(c, b.load(q, {x[0], x[2], x[1], x[4]})),
+                  b.cast(c, b.load(k, {x[0], x[3], b.floordiv(x[1], group), x[4]})));
+        return b.store(scores, b.add(b.load(scores, out), prod), out);
+      },
+      [&](const Exprs& x) {
+        return b.store(scores, b.constant(c, 0), Exprs(x.begin(), x.begin() + 4));
+      }));
+  // The logit of (b, n, s, t): scaled score plus bias, or the lowest value where masked.
+  auto logit = [&](const Exprs& x) {
+    const PrimExpr* val = b.mul(b.load(scores, {x[0], x[1], x[2], x[3]}), scale_e);
+    if (bias) {
+      Exprs bi = broadcast_indices(b, bias, {x[0], x[1], x[2], x[3]});
+      val = b.add(val, b.cast(c, b.load(bias, bi)));
+    }
+    if (!mask.empty()) {
+      const PrimExpr* offset = mask == "TopLeft" ? b.i64(0) : b.sub(T, S);
+      val = b.select(b.compare(ir::PrimKind::LE, x[3], b.add(x[2], offset)), val, b.min_value(c));
+    }
+    return val;
+  };
+  stages.push_back(b.stage(
+      "T_attention_max", {B, N, S, T}, "SSSR",
+      [&](const Exprs& x) {
+        Exprs out(x.begin(), x.begin() + 3);
+        return b.store(rmax, b.max(b.load(rmax, out), logit(x)), out);
+      },
+      [&](const Exprs& x) {
+        return b.store(rmax, b.min_value(c), Exprs(x.begin(), x.begin() + 3));
+      }));
+  stages.push_back(b.stage("T_attention_exp", {B, N, S, T}, "SSSS", [&](const Exprs& x) {
+    const PrimExpr* e = b.call(c, "tir.exp", {b.sub(logit(x), b.load(rmax, {x[0], x[1], x[2]}))});
+    return b.store(exps, e, x);
+  }));
+  stages.push_back(b.stage(
+      "T_attention_sum", {B, N, S, T}, "SSSR",
+      [&](const Exprs& x) {
+        Exprs out(x.begin(), x.begin() + 3);
+        return b.store(rsum, b.add(b.load(rsum, out), b.load(exps, x)), out);
+      },
+      [&](const Exprs& x) {
+        return b.store(rsum, b.constant(c, 0), Exprs(x.begin(), x.begin() + 3));
+      }));
+  // out[b, s, n, h] = sum_t exp[b, n, s, t] * v[b, t, n / group, h] / sum[b, n, s]
+  const ir::Buffer* acc = c == t ? o : ctx.alloc("T_attention_acc", c, o->shape);
+  stages.push_back(b.stage(
+      "T_attention", {B, S, N, o->shape[3], T}, "SSSSR",
+      [&](const Exprs& x) {
+        Exprs out(x.begin(), x.begin() + 4);
+        const PrimExpr* p =
+            b.div(b.load(exps, {x[0], x[2], x[1], x[4]}), b.load(rsum, {x[0], x[2], x[1]}));
+        const PrimExpr* val = b.cast(c, b.load(v, {x[0], x[4], b.floordiv(x[2], group), x[3]}));
+        return b.store(acc, b.add(b.load(acc, out), b.mul(p, val)), out);
+      },
+      [&](const Exprs& x) {
+        return b.store(acc, b.constant(c, 0), Exprs(x.begin(), x.begin() + 4));
+      }));
+  if (acc != o)
+    stages.push_back(
+        elementwise(ctx, "T_cast", [&](const Exprs& x) { return b.cast(t, b.load(acc, x)); }));
+  return b.seq(stages);
+}
+
 }  // namespace
 
 void add_nn_rules(std::vector<Rule>& t) {
   t.insert(t.end(), {
                         {"relax.matmul", "matmul", matmul_rule},
                         {"relax.linear", "linear", linear_rule},
+                        {"relax.nn.attention", "attention", attention_rule},
+                        {"relax.nn.attention_bias", "attention_bias", attention_rule},
                         {"relax.nn.layer_norm", "layer_norm", layer_norm_rule},
                         {"relax.nn.rms_norm", "rms_norm", rms_norm_rule},
                         {"relax.nn.conv1d", "conv1d", conv_rule},

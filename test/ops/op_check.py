@@ -277,6 +277,42 @@ case("matmul", "R.matmul(a, b)", [T("a", (7,)), T("b", (7, 3))], np.matmul, redu
 case("matmul", "R.matmul(a, b)", [T("a", (2, 5, 7)), T("b", (7,))], np.matmul, reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (6, 7)), T("b", (7, 5))], np.matmul,
      sym={"a": ("n", "k"), "b": ("k", "m")}, reduction=True)
+def attention(q, k, v, bias=None, scale=None, causal=None):
+    """BSNH attention in float64; query heads share key/value heads in groups."""
+    q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
+    group = q.shape[2] // k.shape[2]
+    k64, v64 = np.repeat(k64, group, axis=2), np.repeat(v64, group, axis=2)
+    scale = 1 / np.sqrt(q.shape[3]) if scale is None else scale
+    s = np.einsum("bsnh,btnh->bnst", q64, k64) * scale
+    if bias is not None:
+        s = s + bias
+    if causal:
+        S, T = q.shape[1], k.shape[1]
+        offset = 0 if causal == "TopLeft" else T - S
+        keep = np.arange(T)[None, :] <= np.arange(S)[:, None] + offset
+        s = np.where(keep, s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    return np.einsum("bnst,btnh->bsnh", p, v64).astype(q.dtype)
+
+
+case("attention", "R.nn.attention(q, k, v)", [T("q", (2, 3, 2, 4)), T("k", (2, 5, 2, 4)), T("v", (2, 5, 2, 3))],
+     attention, reduction=True)
+case("attention", "R.nn.attention(q, k, v, scale=0.25)", [T("q", (1, 4, 4, 8)), T("k", (1, 4, 2, 8)),
+                                                          T("v", (1, 4, 2, 8))],
+     lambda q, k, v: attention(q, k, v, scale=0.25), reduction=True)
+case("attention", 'R.nn.attention(q, k, v, causal_mask="TopLeft")', [T("q", (1, 4, 2, 4)), T("k", (1, 6, 2, 4)),
+                                                                     T("v", (1, 6, 2, 4))],
+     lambda q, k, v: attention(q, k, v, causal="TopLeft"), reduction=True)
+case("attention", 'R.nn.attention(q, k, v, causal_mask="BottomRight")', [T("q", (1, 3, 1, 4)), T("k", (1, 5, 1, 4)),
+                                                                         T("v", (1, 5, 1, 4))],
+     lambda q, k, v: attention(q, k, v, causal="BottomRight"), reduction=True)
+case("attention", "R.nn.attention_bias(q, k, v, b)", [T("q", (2, 3, 2, 4)), T("k", (2, 5, 2, 4)), T("v", (2, 5, 2, 4)),
+                                                 T("b", (1, 2, 3, 5))],
+     lambda q, k, v, b: attention(q, k, v, bias=b), reduction=True)
+case("attention", "R.nn.attention(q, k, v)", [T("q", (1, 5, 2, 4)), T("k", (1, 5, 2, 4)), T("v", (1, 5, 2, 4))],
+     attention, sym={"q": (1, "s", 2, 4), "k": (1, "s", 2, 4), "v": (1, "s", 2, 4)}, reduction=True)
+
 case("matmul", "R.outer(a, b)", [T("a", (4,)), T("b", (3,))], np.outer)
 case("matmul", "R.linear(x, w, b)", [T("x", (2, 5, 7)), T("w", (3, 7)), T("b", (3,))],
      lambda x, w, b: x @ w.T + b, reduction=True)
