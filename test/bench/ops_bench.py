@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Operator benchmark: legalized Relax operators under `raxc run --repeat` beside numpy.
 
-For matmul, softmax, layer_norm and an element-wise chain (exp(x) * y + z, then relu), one
+For matmul, conv2d, softmax, layer_norm and an element-wise chain (exp(x) * y + z, then relu), one
 generated module each: raxc's run time (min over --repeat calls in one process, compile time
 excluded, 1 thread) and numpy's for the same computation (min over as many calls, BLAS held to
 1 thread), reported as the ratio raxc / numpy. PyTorch joins the table when `import torch`
@@ -43,6 +43,13 @@ def t(shape, dtype="float32"):
     return f'R.Tensor(({", ".join(map(str, shape))}{"," if len(shape) == 1 else ""}), "{dtype}")'
 
 
+def conv2d_numpy(x, w):
+    """NCHW / OIHW, padding 1: windows by stride tricks, then one tensordot (BLAS)."""
+    xp = np.pad(x, [(0, 0), (0, 0), (1, 1), (1, 1)])
+    win = np.lib.stride_tricks.sliding_window_view(xp, w.shape[2:], axis=(2, 3))
+    return np.tensordot(win, w, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
+
+
 def cases(size):
     n = size
     return [
@@ -50,6 +57,11 @@ def cases(size):
          module(f"a: {t((n, n))}, b: {t((n, n))}", ["r = R.matmul(a, b)", "return r"]),
          [(n, n), (n, n)], lambda a, b: a @ b,
          (lambda a, b: torch.matmul(a, b)) if torch else None),
+        ("conv2d 1x16x%dx%d, 32x16x3x3" % (n // 4, n // 4),
+         module(f"x: {t((1, 16, n // 4, n // 4))}, w: {t((32, 16, 3, 3))}",
+                ["r = R.nn.conv2d(x, w, padding=[1, 1])", "return r"]),
+         [(1, 16, n // 4, n // 4), (32, 16, 3, 3)], conv2d_numpy,
+         (lambda x, w: torch.nn.functional.conv2d(x, w, padding=1)) if torch else None),
         ("softmax %dx%d" % (n, 4 * n),
          module(f"x: {t((n, 4 * n))}", ["r = R.nn.softmax(x, axis=-1)", "return r"]),
          [(n, 4 * n)],
