@@ -390,6 +390,109 @@ const ir::Stmt* one_hot_rule(RuleContext& ctx) {
   });
 }
 
+// An index map's result with its parameters replaced by `vars`, in int64 index arithmetic.
+const PrimExpr* apply_index_map(Builder& b, const ir::IndexMap& map, const Exprs& vars,
+                                const PrimExpr* e) {
+  if (const auto* v = ir::dyn_cast<ir::PrimVar>(e)) {
+    for (size_t i = 0; i < map.params.size(); ++i)
+      if (map.params[i] == v) return vars[i];
+    return nullptr;
+  }
+  if (const auto* i = ir::dyn_cast<ir::IntImm>(e)) return b.i64(i->value);
+  if (const auto* c = ir::dyn_cast<ir::PrimCast>(e)) return apply_index_map(b, map, vars, c->value);
+  if (const auto* bin = ir::dyn_cast<ir::PrimBinary>(e)) {
+    const PrimExpr* x = apply_index_map(b, map, vars, bin->a);
+    const PrimExpr* y = apply_index_map(b, map, vars, bin->b);
+    if (!x || !y) return nullptr;
+    switch (bin->kind) {
+      case PrimKind::Add: return b.add(x, y);
+      case PrimKind::Sub: return b.sub(x, y);
+      case PrimKind::Mul: return b.mul(x, y);
+      case PrimKind::FloorDiv: return b.floordiv(x, y);
+      case PrimKind::FloorMod: return b.floormod(x, y);
+      default: return b.binary(bin->kind, x, y);
+    }
+  }
+  return nullptr;
+}
+
+// layout_transform(x, index_map, pad_value): every input element moves to index_map(i); an
+// output larger than the input (padding) is filled with pad_value (0 when absent) first.
+const ir::Stmt* layout_transform_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* o = ctx.out();
+  analysis::ops::ParamValue mp = analysis::ops::param(ctx.infer, "index_map");
+  const ir::IndexMap* map = nullptr;
+  if (mp.attr)
+    if (auto* m = mp.attr->get_if<const ir::IndexMap*>()) map = *m;
+  if (!map || map->params.size() != x->shape.size() || map->results.size() != o->shape.size())
+    return ctx.refuse("this index map");
+  if (analysis::ops::attr_int_list(ctx.infer, "axis_separators") ||
+      analysis::ops::attr_int_list(ctx.infer, "input_axis_separators"))
+    return ctx.refuse("axis separators");
+  const PrimExpr* pad = nullptr;
+  analysis::ops::ParamValue pv = analysis::ops::param(ctx.infer, "pad_value");
+  const ir::AttrValue* pa = pv.attr;
+  if (pv.arg_index >= 0) {
+    if (const auto* p = ir::dyn_cast<ir::PrimValue>(ctx.call.args[pv.arg_index]))
+      pad = ctx.to_tir(p->value);
+  } else if (pa && !pa->is_none()) {
+    if (auto* d = pa->get_if<double>())
+      pad = b.float_imm(DataType::Float(64), *d);
+    else if (auto* i = pa->get_if<int64_t>())
+      pad = b.i64(*i);
+    else if (auto* e = pa->get_if<const PrimExpr*>())
+      pad = ctx.to_tir(*e);
+    else if (auto* ex = pa->get_if<const ir::Expr*>()) {
+      if (const auto* p = ir::dyn_cast<ir::PrimValue>(*ex)) pad = ctx.to_tir(p->value);
+    }
+    if (!pad) return ctx.refuse("this pad_value");
+  }
+  std::vector<const ir::Stmt*> stages;
+  int64_t in_n = 0, out_n = 0;
+  bool same_size = literal(product(b, x->shape), &in_n) && literal(product(b, o->shape), &out_n) &&
+                   in_n == out_n;
+  if (!same_size || pad) {
+    const PrimExpr* fill = pad ? b.cast(o->dtype, pad) : b.constant(o->dtype, 0);
+    stages.push_back(elementwise(ctx, "T_layout_trans_pad", [&](const Exprs&) { return fill; }));
+  }
+  bool ok = true;
+  stages.push_back(b.stage("T_layout_trans", x->shape, std::string(x->shape.size(), 'S'),
+                           [&](const Exprs& v) -> const ir::Stmt* {
+                             Exprs idx;
+                             for (const PrimExpr* r : map->results) {
+                               const PrimExpr* e = apply_index_map(b, *map, v, r);
+                               if (!e) {
+                                 ok = false;
+                                 e = b.i64(0);
+                               }
+                               idx.push_back(e);
+                             }
+                             return b.store(o, b.load(x, v), idx);
+                           }));
+  if (!ok) return ctx.refuse("an index map this legalization does not read");
+  return b.seq(stages);
+}
+
+// eye_like(x, k): ones on the k-th diagonal of x's (2-D) shape.
+const ir::Stmt* eye_like_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* o = ctx.out();
+  const PrimExpr* k = b.i64(0);
+  if (ctx.call.args.size() > 1) {
+    const auto* pv = ir::dyn_cast<ir::PrimValue>(ctx.call.args[1]);
+    k = pv ? ctx.to_tir(pv->value) : nullptr;
+    if (!k) return ctx.refuse("a diagonal offset that is not a scalar");
+    k = b.cast(DataType::Int(64), k);
+  }
+  if (o->shape.size() != 2) return ctx.refuse("a tensor that is not 2-D");
+  return elementwise(ctx, "T_eye", [&](const Exprs& v) {
+    return b.select(b.compare(PrimKind::EQ, b.sub(v[1], v[0]), k), b.constant(o->dtype, 1),
+                    b.constant(o->dtype, 0));
+  });
+}
+
 }  // namespace
 
 void add_manipulate_rules(std::vector<Rule>& t) {
@@ -421,6 +524,8 @@ void add_manipulate_rules(std::vector<Rule>& t) {
                         {"relax.nn.pad", "pad", pad_rule},
                         {"relax.nn.batch_flatten", "batch_flatten", reshape_rule},
                         {"relax.one_hot", "one_hot", one_hot_rule},
+                        {"relax.layout_transform", "te_layout_transform", layout_transform_rule},
+                        {"relax.eye_like", "eye", eye_like_rule},
                         {"relax.triu", "triu", triu_rule},
                     });
 }

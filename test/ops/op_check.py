@@ -436,6 +436,12 @@ case("manipulate", "R.nn.batch_flatten(x)", [T("x", (2, 3, 4))], lambda x: x.res
 case("index", "R.one_hot(i, R.prim_value(1.0), R.prim_value(0.0), depth=4, axis=-1)",
      [T("i", (3,), "int32", "small")], lambda i: np.eye(5, dtype=np.float32)[i][:, :4], name="one_hot")
 
+case("manipulate", "R.layout_transform(x, index_map=lambda i, j: (j, i))", [T("x", (3, 4))], lambda x: x.T)
+case("manipulate", "R.layout_transform(x, index_map=T.index_map(lambda a, b: (a, b // 4, b % 4), "
+     'index_dtype="int32"), pad_value=0.5)', [T("x", (2, 10))],
+     lambda x: np.pad(x, [(0, 0), (0, 2)], constant_values=0.5).reshape(2, 3, 4), name="layout_transform_pad")
+case("create", "R.eye_like(x, R.prim_value(1))", [T("x", (3, 4))], lambda x: np.eye(3, 4, k=1, dtype=np.float32))
+
 case("index", "R.take(x, i, axis=0)", [T("x", (5, 3)), T("i", (4,), "int64", "small")], lambda x, i: x[i])
 case("index", "R.take(x, i, axis=1)", [T("x", (2, 5)), T("i", (2, 2), "int32", "small")],
      lambda x, i: np.take(x, i, axis=1))
@@ -472,7 +478,8 @@ def sinfo(shape, dtype):
 
 
 def module(cases):
-    lines = ["# from tvm.script import ir as I", "# from tvm.script import relax as R", "",
+    lines = ["# from tvm.script import ir as I", "# from tvm.script import tir as T",
+             "# from tvm.script import relax as R", "",
              "@I.ir_module", "class Module:"]
     main_params, main_calls = [], []
     for k, c in enumerate(cases):
