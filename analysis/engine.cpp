@@ -147,7 +147,8 @@ struct Engine::State {
   void refresh_signature(Signature& s, const Definition& def);
   std::unordered_set<std::string> update_call_edges();
   bool up_to_date(const Analysis& a) const;
-  Analysis analyse_function(const Definition& def);
+  bool errors_confined(const Definition& def, const std::vector<Span>& errors) const;
+  Analysis analyse_function(const Definition& def, const std::vector<Span>& errors);
 };
 
 bool Engine::State::up_to_date(const Analysis& a) const {
@@ -274,7 +275,37 @@ void drop_cascades(const std::vector<Diagnostic>& well_formedness,
 
 }  // namespace
 
-Engine::State::Analysis Engine::State::analyse_function(const Definition& def) {
+// Does every error in `def` (syntax and lowering; `errors` are the document's, text offsets) lie
+// inside a part that lowering replaced with an ir::ErrorExpr? Then the rest of the IR is what
+// the text says and the function's analysis diagnostics are those of a clean file. Otherwise
+// the IR around some error may not be what the text means (a statement lost to a broken
+// block, a dropped declaration), and its diagnostics could be consequences of that error.
+bool Engine::State::errors_confined(const Definition& def, const std::vector<Span>& errors) const {
+  Span extent = def.text_span();
+  std::vector<Span> found;
+  for (Span e : errors)
+    if (extent.begin <= e.begin && e.begin < extent.end) found.push_back(e);
+  for (const Diagnostic& d : def.diagnostics)
+    if (d.severity == Severity::Error) found.push_back(doc->to_text(d.span));
+  if (found.empty()) return true;
+  struct ErrorSpans : ir::Visitor {
+    std::vector<Span> spans;
+    void on_expr(const ir::Expr* e) override {
+      if (e->kind == ir::ExprKind::Error) spans.push_back(e->span);
+    }
+  } parts;
+  parts.visit(def.global->function());
+  for (Span& s : parts.spans) s = doc->to_text(s);
+  auto inside = [&](Span e) {
+    for (Span s : parts.spans)
+      if (s.begin <= e.begin && e.begin < std::max(s.end, s.begin + 1)) return true;
+    return false;
+  };
+  return std::all_of(found.begin(), found.end(), inside);
+}
+
+Engine::State::Analysis Engine::State::analyse_function(const Definition& def,
+                                                        const std::vector<Span>& errors) {
   Analysis a;
   a.def_id = def.id;
   a.arena = std::make_shared<ir::Arena>();
@@ -313,6 +344,11 @@ Engine::State::Analysis Engine::State::analyse_function(const Definition& def) {
   }
   std::vector<Diagnostic> found = sink.take();
   std::vector<Diagnostic> inferred = inference_sink.take();
+  // The StructInfo is kept either way: hover and inlay hints show what could be inferred.
+  if (!errors_confined(def, errors)) {
+    found.clear();
+    inferred.clear();
+  }
   drop_cascades(found, inferred);
   found.insert(found.end(), std::make_move_iterator(inferred.begin()),
                std::make_move_iterator(inferred.end()));
@@ -359,13 +395,6 @@ void Engine::State::analyse() {
   std::vector<Span> errors;
   for (const Diagnostic& d : frontend)
     if (d.severity == Severity::Error) errors.push_back(d.span);
-  auto has_errors = [&](const Definition& def) {
-    Span s = def.text_span();
-    if (doc->overlaps_syntax_error(s)) return true;
-    for (Span e : errors)
-      if (s.begin <= e.begin && e.begin < s.end) return true;
-    return false;
-  };
 
   by_name.clear();
   for (const auto& def : defs)
@@ -378,13 +407,16 @@ void Engine::State::analyse() {
   for (const auto& def : defs) {
     if (!def->global || !def->global->function()) continue;
     ++stats.functions;
-    if (has_errors(*def)) continue;  // cascades of an error already reported
+    // A function with syntax or lowering errors is analysed too: lowering put an ir::ErrorExpr
+    // where the text was wrong, whose StructInfo is unknown and reports nothing, so the rest of
+    // the function gets the diagnostics and StructInfo it would have in a clean file (see
+    // errors_confined for when its diagnostics are kept).
     auto old = analyses.find(def->id);
     if (old != analyses.end() && up_to_date(old->second) && !stale.count(def->name)) {
       next.emplace(def->id, std::move(old->second));
       continue;
     }
-    next.emplace(def->id, analyse_function(*def));
+    next.emplace(def->id, analyse_function(*def, errors));
     ++stats.reanalysed;
   }
   analyses = std::move(next);

@@ -6,7 +6,11 @@
 // Pipeline per Relax function: lowered ir::Function -> normalize -> check_function_well_formed
 // -> infer_function (signatures of the other globals through signature_of); per module:
 // check_module_well_formed. Syntax, lowering, well-formedness and inference diagnostics come
-// out together.
+// out together. A function with syntax or lowering errors is analysed as well: lowering put an
+// ir::ErrorExpr where the text is wrong, whose StructInfo is the unknown one (ir::is_unknown,
+// frontend/ir/struct_info.h), which is compatible with everything and causes no diagnostic, so
+// the rest of the function has the StructInfo and diagnostics of a clean file. The module-level
+// checks still wait for a module without errors.
 //
 // Incremental by function. An update re-parses with tree-sitter (incrementally), re-lowers only
 // the top-level definitions whose text changed (frontend/document.h), and re-analyses a

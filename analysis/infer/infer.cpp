@@ -46,6 +46,22 @@ bool is_force_pure(const ir::Function* f) {
   return false;
 }
 
+// Does `s` hold the unknown StructInfo of an error (itself or a tuple field)? An operator or
+// function applied to it has an unknown result and reports nothing: the error was reported.
+bool has_unknown(const StructInfo* s) {
+  if (ir::is_unknown(s)) return true;
+  if (const auto* t = ir::dyn_cast<ir::TupleSInfo>(s))
+    for (const StructInfo* f : t->fields)
+      if (has_unknown(f)) return true;
+  return false;
+}
+
+bool has_unknown(const std::vector<const StructInfo*>& args) {
+  for (const StructInfo* a : args)
+    if (has_unknown(a)) return true;
+  return false;
+}
+
 bool is_void(const StructInfo* s) {
   const auto* t = ir::dyn_cast<ir::TupleSInfo>(s);
   return t != nullptr && t->fields.empty();
@@ -366,6 +382,7 @@ class Inferer {
         return arena().make<ir::ShapeSInfo>(s->values, int(s->values.size()));
       }
       case ir::ExprKind::TupleGetItem: return infer_get_item(*ir::cast<ir::TupleGetItem>(e));
+      case ir::ExprKind::Error: return ir::unknown_sinfo();
     }
     return object();
   }
@@ -411,6 +428,7 @@ class Inferer {
   // Rule 12.
   const StructInfo* infer_get_item(const ir::TupleGetItem& g) {
     const StructInfo* t = infer(g.tuple);
+    if (ir::is_unknown(t)) return t;
     if (const auto* tuple = ir::dyn_cast<ir::TupleSInfo>(t)) {
       if (g.index >= 0 && size_t(g.index) < tuple->fields.size()) return tuple->fields[g.index];
       report(make_diagnostic(DiagId::RX3007, g.span,
@@ -434,6 +452,7 @@ class Inferer {
   }
 
   void check_condition(Span at, const StructInfo* s) {
+    if (ir::is_unknown(s)) return;
     bool bad = false;
     if (const auto* p = ir::dyn_cast<ir::PrimSInfo>(s)) {
       bad = !p->dtype.is_bool();
@@ -455,6 +474,7 @@ class Inferer {
     const StructInfo* callee = infer(call.op);
     std::vector<const StructInfo*> args;
     for (const ir::Expr* a : call.args) args.push_back(infer(a));
+    if (ir::is_unknown(callee) || has_unknown(args)) return ir::unknown_sinfo();
     CalleeInfo info = describe_callee(call.op);
     const auto* f = ir::dyn_cast<ir::FuncSInfo>(callee);
     if (f == nullptr) {
@@ -478,6 +498,7 @@ class Inferer {
   const StructInfo* infer_op(const ir::Call& call, const ir::Op& op) {
     std::vector<const StructInfo*> args;
     for (const ir::Expr* a : call.args) args.push_back(infer(a));
+    if (has_unknown(args)) return ir::unknown_sinfo();
     if (!op_is_pure(op.name)) check_purity(call, callee_name(&op));
     ops::InferContext ctx{call, std::move(args), an_, diags_, &module_};
     const StructInfo* s = infer_op_call(op, ctx);
@@ -628,11 +649,15 @@ class Inferer {
   // call, and is only checked against anything else.
   const StructInfo* apply_annotation(const ir::Binding& b, const StructInfo* value) {
     const StructInfo* annotation = b.var->annotation;
+    // A value that could not be analysed takes its annotation: the user's intent.
+    if (ir::is_unknown(value)) return annotation;
     bool is_call = ir::isa<ir::Call>(b.value);
     CompatResult r = check_compatibility(an_, annotation, value);
     if (r.result == Compat::Incompatible) {
       report_annotation_conflict(b, value, r);
-      return annotation;  // the user's intent; avoids a cascade
+      // The binding is invalid (as clang marks a declaration): neither its annotation nor its
+      // value can be trusted, so its uses are unknown and report nothing more.
+      return ir::unknown_sinfo();
     }
     if (r.result == Compat::Possibly && !(is_call && value->kind == SInfoKind::Object)) {
       // Either the annotation is a subtype of the value's StructInfo (R.Tensor((4,)) written

@@ -1,5 +1,6 @@
 #include "analysis/lint/unused.h"
 
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -24,6 +25,10 @@ class UnusedBindings : public ir::Visitor {
  public:
   void on_expr(const ir::Expr* e) override {
     if (const auto* var = ir::dyn_cast<ir::Var>(e)) used_.insert(var);
+    // A name that did not resolve (an error already reported) may have meant any binding of
+    // that name: calling those unused would follow from that error.
+    if (const auto* error = ir::dyn_cast<ir::ErrorExpr>(e); error && error->is_unresolved_name())
+      unresolved_.insert(error->name);
   }
   void on_binding(const ir::Binding& b) override {
     if (!b.match_cast && !b.var->name.empty() && b.var->name[0] != '_' && has_no_effect(b.value))
@@ -31,11 +36,13 @@ class UnusedBindings : public ir::Visitor {
   }
   void report(DiagnosticSink& diags) const {
     for (const ir::Var* var : candidates_)
-      if (!used_.count(var)) diags.report(make_diagnostic(DiagId::RX4009, var->span, {var->name}));
+      if (!used_.count(var) && !unresolved_.count(var->name))
+        diags.report(make_diagnostic(DiagId::RX4009, var->span, {var->name}));
   }
 
  private:
   std::unordered_set<const ir::Var*> used_;
+  std::unordered_set<std::string> unresolved_;
   std::vector<const ir::Var*> candidates_;
 };
 

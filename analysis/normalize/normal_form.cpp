@@ -15,7 +15,8 @@ bool is_atom(const ir::Expr* e) {
     case ir::ExprKind::StringImm:
     case ir::ExprKind::DataTypeImm:
     case ir::ExprKind::ExternFunc:
-    case ir::ExprKind::Op: return true;
+    case ir::ExprKind::Op:
+    case ir::ExprKind::Error: return true;  // has no parts, so nothing to normalise
     default: return false;
   }
 }

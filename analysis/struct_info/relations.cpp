@@ -255,6 +255,8 @@ void check_func(arith::Analyzer& analyzer, const ir::FuncSInfo& base, const ir::
 CompatResult check(arith::Analyzer& analyzer, const StructInfo* base, const StructInfo* derived) {
   Verdict verdict;
   if (base == nullptr || base->kind == SInfoKind::Object || base == derived) return verdict.result;
+  // The unknown StructInfo of an error fits everywhere: no diagnostic follows from an error.
+  if (ir::is_unknown(derived)) return verdict.result;
   if (derived == nullptr || derived->kind == SInfoKind::Object) {
     verdict.add(Compat::Possibly, "Object vs " + std::string(kind_name(base->kind)));
     return verdict.result;
@@ -434,6 +436,8 @@ const StructInfo* lub_func(arith::Analyzer& analyzer, const ir::FuncSInfo* a,
 
 const StructInfo* lub(arith::Analyzer& analyzer, const StructInfo* a, const StructInfo* b) {
   if (a == b) return a;
+  // What joins an error is unknown too, not R.Object: nothing is to be reported about it.
+  if (ir::is_unknown(a) || ir::is_unknown(b)) return ir::unknown_sinfo();
   if (a == nullptr || a->kind == SInfoKind::Object) return a != nullptr ? a : object(analyzer);
   if (b == nullptr || b->kind == SInfoKind::Object) return b != nullptr ? b : object(analyzer);
   if (a->kind != b->kind) return object(analyzer);

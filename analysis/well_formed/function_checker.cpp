@@ -297,6 +297,7 @@ class FunctionChecker {
         return;
       }
       case ir::ExprKind::Call: return call(ir::cast<ir::Call>(e));
+      case ir::ExprKind::Error: return;  // reported by the lowering; uses nothing
       default:  // Constant, StringImm, DataTypeImm
         return;
     }

@@ -244,6 +244,8 @@ Value Interpreter::eval(const ir::Expr* e, Frame& frame) {
     }
     case K::Call: return call_expr(ir::cast<ir::Call>(e), frame);
     case K::Op: raise(DiagId::RX5000, e->span, {"an operator used as a value"});
+    case K::Error:  // a module with errors is never run; this is only a safety net
+      raise(DiagId::RX5000, e->span, {"a part of the program that has an error"});
   }
   raise(DiagId::RX5000, e->span, {"this expression"});
 }

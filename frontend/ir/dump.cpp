@@ -496,6 +496,11 @@ class Dumper {
         n.kids.push_back(atom(cast<Op>(e)->name));
         return n;
       }
+      case ExprKind::Error: {
+        SNode n = list("Error");
+        if (auto u = cast<ErrorExpr>(e); u->is_unresolved_name()) n.kids.push_back(atom(u->name));
+        return n;
+      }
     }
     return atom("?");
   }

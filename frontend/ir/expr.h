@@ -30,6 +30,7 @@ enum class ExprKind : uint8_t {
   ShapeExpr,
   TupleGetItem,
   Op,
+  Error,
 };
 
 struct Expr {
@@ -195,6 +196,22 @@ struct Op : Expr {
   std::string name;
   explicit Op(std::string name, Span span = {}) : Expr(ExprKind::Op, span), name(std::move(name)) {}
   static bool classof(const Expr* e) { return e->kind == ExprKind::Op; }
+};
+
+// What lowering puts where the text holds no valid expression, so that the rest of the function
+// lowers as if it were not there: the value of a statement with a syntax error (`z = R.nn.`,
+// `z = R.add(a, `), an expression lowering rejected (an unknown operator), or a name that
+// resolves to nothing (then `name` is that name and `span` its use, e.g. the first argument
+// of `R.add(undefined_name, x)`). Its diagnostic was reported where it was found. Inference
+// gives it the unknown StructInfo (ir::unknown_sinfo(), struct_info.h) and never reports
+// anything about it; a module holding one has errors, so the backend never runs it and the
+// printer never prints it into a file.
+struct ErrorExpr : Expr {
+  std::string name;  // the unresolved name; empty for any other error
+  explicit ErrorExpr(Span span, std::string name = {})
+      : Expr(ExprKind::Error, span), name(std::move(name)) {}
+  bool is_unresolved_name() const { return !name.empty(); }
+  static bool classof(const Expr* e) { return e->kind == ExprKind::Error; }
 };
 
 // VarBinding (struct_info == null) or MatchCast (struct_info set).

@@ -33,10 +33,26 @@ struct StructInfo {
   StructInfo(SInfoKind kind, Span span) : kind(kind), span(span) {}
 };
 
+// R.Object, or, with `unknown` set, the StructInfo of something that could not be analysed: an
+// ir::ErrorExpr, a call with such an argument, a variable whose annotation contradicts its
+// value. "Unknown" is compatible with everything in both directions and never causes a
+// diagnostic of its own (rust-analyzer's `{unknown}`, clang's RecoveryExpr); code that does not
+// know about it sees an R.Object, the top of the lattice, which is the safe reading. It is an
+// Object with a flag rather than a seventh kind so that every existing switch over SInfoKind
+// stays correct. It only exists in functions that have errors, so the printer never prints it
+// into a file (`raxc check --show-struct-info` shows it as `{unknown}`).
 struct ObjectSInfo : StructInfo {
-  explicit ObjectSInfo(Span span = {}) : StructInfo(SInfoKind::Object, span) {}
+  bool unknown = false;
+  explicit ObjectSInfo(Span span = {}, bool unknown = false)
+      : StructInfo(SInfoKind::Object, span), unknown(unknown) {}
   static bool classof(const StructInfo* s) { return s->kind == SInfoKind::Object; }
 };
+
+// The one unknown StructInfo (immutable, shared by every use).
+const StructInfo* unknown_sinfo();
+inline bool is_unknown(const StructInfo* s) {
+  return s && s->kind == SInfoKind::Object && static_cast<const ObjectSInfo*>(s)->unknown;
+}
 
 struct PrimSInfo : StructInfo {
   DataType dtype;

@@ -56,7 +56,8 @@ void Visitor::visit(const Expr* e) {
     case ExprKind::GlobalVar:
     case ExprKind::StringImm:
     case ExprKind::DataTypeImm:
-    case ExprKind::Op: return;
+    case ExprKind::Op:
+    case ExprKind::Error: return;
   }
 }
 

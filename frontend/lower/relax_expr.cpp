@@ -140,13 +140,16 @@ const ir::Expr* FunctionLowerer::lower_identifier(TSNode node) {
     error(DiagId::RX1162, span(node), {name});
     return nullptr;
   }
-  if (poisoned_.count(name) || body_has_syntax_error_) return nullptr;  // reported already
+  // An unresolved name stays in its expression as an error node, so that the expression and
+  // the binding around it still lower (and the rest of the function with them).
+  auto* unresolved = make<ir::ErrorExpr>(span(node), name);
+  if (poisoned_.count(name) || body_has_syntax_error_) return unresolved;  // reported already
   if (left_dataflow_.count(name)) {
     error(DiagId::RX1163, span(node), {name});
-    return nullptr;
+    return unresolved;
   }
   error(DiagId::RX1164, span(node), {name});
-  return nullptr;
+  return unresolved;
 }
 
 const ir::Expr* FunctionLowerer::lower_attribute(TSNode node) {
@@ -605,6 +608,8 @@ const ir::Expr* FunctionLowerer::lower_call(TSNode node) {
     fn = global_ref(callee);
   } else if (cst().is(callee, Kind::identifier)) {
     fn = lower_identifier(callee);
+    // An unresolved callee was reported; the whole call is the error.
+    if (fn && ir::isa<ir::ErrorExpr>(fn)) return make<ir::ErrorExpr>(span(node));
     if (fn && !ir::isa<ir::Var>(fn) && !ir::isa<ir::GlobalVar>(fn)) {
       error(DiagId::RX1183, span(callee), {text(callee)});
       return nullptr;

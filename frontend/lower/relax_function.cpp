@@ -243,6 +243,9 @@ const ir::SeqExpr* FunctionLowerer::lower_body(TSNode block, ir::Attrs& attrs, b
   if (b.returned) seen_return_ = true;
   const ir::Expr* result =
       b.body ? b.body : make<ir::Tuple>(std::vector<const ir::Expr*>{}, span(block));
+  // A body cut short by a syntax error may have lost its return: its result is unknown, not
+  // the empty tuple a function without a return has.
+  if (!b.returned && body_has_syntax_error_) result = make<ir::ErrorExpr>(span(block));
   return finish_seq(b, result, span(block));
 }
 
@@ -255,7 +258,98 @@ const ir::SeqExpr* FunctionLowerer::finish_seq(Builder& b, const ir::Expr* body,
 
 // ------------------------------------------------------------------------------ statements
 
+// A statement with a syntax error inside it, or followed on its own line by an ERROR
+// (`z = R.nn.` is the binding `z = R.nn` and an ERROR holding the `.`), or an ERROR that begins
+// like a binding. The syntax error was reported; the names it binds are bound to an
+// ir::ErrorExpr so that the rest of the function lowers as if the statement were complete.
+// Returns false for any other statement.
+bool FunctionLowerer::lower_broken_statement(TSNode stmt, Builder& b) {
+  TSNode next = ts_node_next_named_sibling(stmt);
+  bool error_follows = !ts_node_is_null(next) && is_error_node(next) &&
+                       ts_node_start_point(next).row == ts_node_end_point(stmt).row;
+  bool broken = ts_node_has_error(stmt) || error_follows;
+  if (!broken) return false;
+  // The error node covers the statement and the ERROR after it: the syntax error is inside it.
+  Span whole = span(stmt);
+  if (error_follows) whole.end = std::max(whole.end, span(next).end);
+  switch (cst().kind(stmt)) {
+    case Kind::binding:
+      bind_broken(whole, cst().field(stmt, Field::left), cst().field(stmt, Field::annotation), b);
+      return true;
+    case Kind::expression_statement: {
+      TSNode value = cst().field(stmt, Field::value);
+      // `z = ` is the expression statement `z` and an ERROR holding the `=`.
+      if (error_follows && cst().is(value, Kind::identifier) && !ts_node_has_error(stmt)) {
+        TSNode first = ts_node_child(next, 0);
+        if (!ts_node_is_null(first) && cst().text(first) == "=") {
+          bind_broken(whole, value, TSNode{}, b);
+          return true;
+        }
+      }
+      // An unclosed `R.output(a, b` still says which variables leave the block.
+      if (cst().is(value, Kind::call) && !error_follows &&
+          relax_path(cst().field(value, Field::function)) == "output") {
+        lower_output(value, b);
+        return true;
+      }
+      // Its value would only be bound to `_`; the binding marks where the error is.
+      if (!(b.dataflow && b.output_seen))
+        emit(b, "_", nullptr, make<ir::ErrorExpr>(whole), nullptr, span(stmt), whole);
+      return true;
+    }
+    case Kind::return_statement: {
+      TSNode value = cst().field(stmt, Field::value);
+      if (b.dataflow && !ts_node_is_null(value)) implicit_outputs(value);
+      b.returned = true;
+      b.return_span = span(stmt);
+      b.body = make<ir::ErrorExpr>(whole);
+      return true;
+    }
+    default: break;
+  }
+  if (!is_error_node(stmt)) return false;
+  // An ERROR standing for a whole statement: bind what looks like a binding target at its
+  // start (`name =`, `name:`, `a, b =`).
+  uint32_t count = ts_node_child_count(stmt);
+  for (uint32_t i = 0; i + 1 < count; ++i) {
+    TSNode target = ts_node_child(stmt, i);
+    TSNode after = ts_node_child(stmt, i + 1);
+    if (!cst().is(target, Kind::identifier) && !cst().is(target, Kind::pattern_list)) break;
+    std::string_view op = cst().text(after);
+    if (op == "=" || op == ":") bind_broken(whole, target, TSNode{}, b);
+    break;
+  }
+  return true;
+}
+
+const ir::Expr* FunctionLowerer::error_expr(TSNode node) {
+  return make<ir::ErrorExpr>(span(node));
+}
+
+// Binds the targets of a broken statement to an ErrorExpr, with the annotation when it is
+// complete and lowers without errors of its own.
+void FunctionLowerer::bind_broken(Span at, TSNode target, TSNode annotation, Builder& b) {
+  const ir::StructInfo* ann = nullptr;
+  TSNode ann_value = ts_node_is_null(annotation) ? annotation : cst().field(annotation, Field::value);
+  if (!ts_node_is_null(ann_value) && !ts_node_has_error(ann_value)) {
+    size_t errors_before = ctx_.diags.error_count();
+    ann = lower_sinfo(ann_value, SInfoMode::Body);
+    if (ctx_.diags.error_count() > errors_before) ann = nullptr;
+  }
+  std::vector<TSNode> names;
+  if (cst().is(target, Kind::identifier)) names.push_back(target);
+  if (cst().is(target, Kind::pattern_list))
+    for (TSNode n : cst().named_children(target))
+      if (cst().is(n, Kind::identifier)) names.push_back(n);
+  for (TSNode n : names) {
+    std::string name = text(n);
+    if (name == "_") continue;
+    emit(b, name, names.size() == 1 ? ann : nullptr, make<ir::ErrorExpr>(at), nullptr, span(n), at);
+  }
+}
+
 bool FunctionLowerer::lower_statement(TSNode stmt, Builder& b) {
+  if (lower_broken_statement(stmt, b)) return true;
   size_t errors_before = ctx_.diags.error_count();
   bool ok = dispatch_statement(stmt, b);
   // A statement that failed binds nothing; its names are poisoned so that their later uses do
@@ -464,8 +558,9 @@ void FunctionLowerer::lower_simple_binding(TSNode stmt, TSNode left, TSNode ann,
     const ir::StructInfo* target = lower_sinfo(args[1], SInfoMode::MatchCast);
     const ir::StructInfo* annotation =
         ts_node_is_null(ann_value) ? nullptr : lower_sinfo(ann_value, SInfoMode::Body);
-    if (!value || !target) {
-      poison_names(stmt);
+    if (!value) value = error_expr(args[0]);  // reported where it failed
+    if (!target) {
+      emit(b, name, annotation, error_expr(right), nullptr, span(left), at);
       return;
     }
     if (annotation && !ir::structural_equal(annotation, target))
@@ -511,10 +606,9 @@ void FunctionLowerer::lower_simple_binding(TSNode stmt, TSNode left, TSNode ann,
   }
   const ir::StructInfo* annotation =
       ts_node_is_null(ann_value) ? nullptr : lower_sinfo(ann_value, SInfoMode::Body);
-  if (!value) {
-    poison_names(stmt);  // the failure was reported where it happened
-    return;
-  }
+  // The failure was reported where it happened; the binding stays, with an error as its value,
+  // so that its uses are not undefined names.
+  if (!value) value = error_expr(right);
   emit(b, name, annotation, value, nullptr, span(left), at);
 }
 
@@ -532,12 +626,14 @@ void FunctionLowerer::lower_unpack(TSNode stmt, TSNode left, TSNode right, Build
     std::vector<const ir::Expr*> values;
     for (TSNode item : items) values.push_back(lower_expr(item, LiteralMode::Constant));
     for (size_t i = 0; i < targets.size(); ++i)
-      if (values[i]) emit(b, text(targets[i]), nullptr, values[i], nullptr, span(targets[i]), at);
+      emit(b, text(targets[i]), nullptr, values[i] ? values[i] : error_expr(items[i]), nullptr,
+           span(targets[i]), at);
     return;
   }
   const ir::Expr* value = lower_expr(right);
   if (!value) {
-    poison_names(stmt);
+    for (TSNode t : targets)
+      emit(b, text(t), nullptr, error_expr(right), nullptr, span(t), at);
     return;
   }
   const ir::Expr* tuple = value;
@@ -860,7 +956,7 @@ void FunctionLowerer::lower_return(TSNode stmt, Builder& b) {
                           : lower_expr(value, LiteralMode::Constant);
   b.returned = true;
   b.return_span = span(stmt);
-  b.body = e;
+  b.body = e ? e : error_expr(value);  // reported where it failed; nothing to check it against
 }
 
 void FunctionLowerer::lower_nested_function(TSNode stmt, Builder& b) {

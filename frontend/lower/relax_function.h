@@ -139,6 +139,9 @@ class FunctionLowerer {
   // ---- statements (relax_function.cpp)
   bool lower_statement(TSNode stmt, Builder& b);
   bool dispatch_statement(TSNode stmt, Builder& b);
+  bool lower_broken_statement(TSNode stmt, Builder& b);
+  void bind_broken(Span at, TSNode target, TSNode annotation, Builder& b);
+  const ir::Expr* error_expr(TSNode node);
   void poison_names(TSNode node);
   void lower_binding(TSNode stmt, Builder& b);
   void lower_simple_binding(TSNode stmt, TSNode left, TSNode annotation, TSNode right, Builder& b);

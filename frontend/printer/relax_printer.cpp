@@ -390,6 +390,10 @@ Doc Printer::expr(const Expr* e) {
       return {R("ExternFunc") + "(" + args + ")"};
     }
     case ExprKind::Op: return {I("Op") + "(" + quote_string(cast<Op>(e)->name) + ")"};
+    case ExprKind::Error:
+      // Only a module with errors holds one, and fmt refuses those; a dump of such a module
+      // still shows where the error was.
+      return {"<error>"};
     case ExprKind::SeqExpr:
     case ExprKind::Function:
     case ExprKind::If:
@@ -486,7 +490,10 @@ std::string Printer::shape_dim(const PrimExpr* e) {
 std::string Printer::sinfo(const StructInfo* s) {
   if (!s) return R("Object");
   switch (s->kind) {
-    case SInfoKind::Object: return R("Object");
+    case SInfoKind::Object:
+      // Unknown only occurs in a module with errors, which is never printed to a file; messages
+      // and --show-struct-info say what it is.
+      return is_unknown(s) ? "{unknown}" : R("Object");
     case SInfoKind::Prim: {
       auto p = cast<PrimSInfo>(s);
       if (p->value) return R("Prim") + "(value=" + shape_dim(p->value) + ")";
