@@ -313,6 +313,74 @@ const ir::Stmt* conv_rule(RuleContext& ctx) {
   return b.seq(stages);
 }
 
+// conv1d/2d/3d_transpose (kernel IOW / IOHW / IODHW): the gradient of a convolution, read as a
+// gather: output position y takes input position (y + pad - k * dilation) / stride wherever
+// that divides exactly and lies inside the input. output_padding only widens the (known)
+// output shape.
+const ir::Stmt* conv_transpose_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* k = ctx.in(1);
+  const ir::Buffer* o = ctx.out();
+  size_t n = x->shape.size() - 2;
+  static const char* const data[] = {"", "NCW", "NCHW", "NCDHW"};
+  static const char* const kernel[] = {"", "IOW", "IOHW", "IODHW"};
+  if (n < 1 || n > 3 || k->shape.size() != n + 2) return ctx.refuse("this rank");
+  std::string kl = analysis::ops::attr_string(ctx.infer, "kernel_layout").value_or(kernel[n]);
+  std::optional<Window> w = window(ctx, n, "data_layout", data[n]);
+  if (!w || kl != kernel[n]) return ctx.refuse("a layout other than NCHW / IOHW (or padding)");
+  int64_t groups = analysis::ops::attr_int(ctx.infer, "groups").value_or(1);
+  DataType t = o->dtype;
+  DataType acc_t = compute_dtype(t);
+  const ir::Buffer* acc = acc_t == t ? o : ctx.alloc("conv_acc", acc_t, o->shape);
+  const PrimExpr* in_per_group = b.floordiv(x->shape[1], b.i64(groups));
+  const PrimExpr* out_per_group = k->shape[1];
+  Exprs extents = o->shape;
+  std::string kinds(o->shape.size(), 'S');
+  extents.push_back(in_per_group);
+  kinds += 'R';
+  for (size_t i = 0; i < n; ++i) {
+    extents.push_back(k->shape[2 + i]);
+    kinds += 'R';
+  }
+  size_t ro = o->shape.size();
+  std::vector<const ir::Stmt*> stages;
+  stages.push_back(b.stage(
+      "conv_transpose", extents, kinds,
+      [&](const Exprs& v) {
+        Exprs out(v.begin(), v.begin() + ro);
+        const PrimExpr* g = b.floordiv(v[1], out_per_group);
+        const PrimExpr* c = b.add(b.mul(g, in_per_group), v[ro]);
+        Exprs xi{v[0], c};
+        const PrimExpr* valid = nullptr;
+        for (size_t i = 0; i < n; ++i) {
+          const PrimExpr* tpos = b.sub(b.add(v[2 + i], b.i64(w->pad_before[i])),
+                                       b.mul(v[ro + 1 + i], b.i64(w->dilation[i])));
+          const PrimExpr* stride = b.i64(w->strides[i]);
+          const PrimExpr* pos = b.floordiv(tpos, stride);
+          xi.push_back(pos);
+          const PrimExpr* ok = b.logical_and(
+              b.logical_and(b.compare(ir::PrimKind::GE, tpos, b.i64(0)),
+                            b.compare(ir::PrimKind::EQ, b.floormod(tpos, stride), b.i64(0))),
+              b.compare(ir::PrimKind::LT, pos, x->shape[2 + i]));
+          valid = valid ? b.logical_and(valid, ok) : ok;
+        }
+        Exprs ki{c, b.floormod(v[1], out_per_group)};
+        for (size_t i = 0; i < n; ++i) ki.push_back(v[ro + 1 + i]);
+        const PrimExpr* xv =
+            b.if_then_else(valid, b.cast(acc_t, b.cast(t, b.load(x, xi))), b.constant(acc_t, 0));
+        const PrimExpr* kv = b.cast(acc_t, b.cast(t, b.load(k, ki)));
+        return b.store(acc, b.add(b.load(acc, out), b.mul(xv, kv)), out);
+      },
+      [&](const Exprs& v) {
+        return b.store(acc, b.constant(acc_t, 0), Exprs(v.begin(), v.begin() + ro));
+      }));
+  if (acc != o)
+    stages.push_back(
+        elementwise(ctx, "T_cast", [&](const Exprs& v) { return b.cast(t, b.load(acc, v)); }));
+  return b.seq(stages);
+}
+
 // max_pool / avg_pool over NCW / NCHW / NCDHW. Padded positions never win a max; an average
 // divides by the positions inside the input, or (count_include_pad) inside the padded input,
 // so a ceil_mode window past the padding does not count its overhang.
@@ -509,6 +577,9 @@ void add_nn_rules(std::vector<Rule>& t) {
                         {"relax.nn.conv1d", "conv1d", conv_rule},
                         {"relax.nn.conv2d", "conv2d", conv_rule},
                         {"relax.nn.conv3d", "conv3d", conv_rule},
+                        {"relax.nn.conv1d_transpose", "conv1d_transpose", conv_transpose_rule},
+                        {"relax.nn.conv2d_transpose", "conv2d_transpose", conv_transpose_rule},
+                        {"relax.nn.conv3d_transpose", "conv3d_transpose", conv_transpose_rule},
                         {"relax.nn.max_pool1d", "max_pool1d", max_pool_rule},
                         {"relax.nn.max_pool2d", "max_pool2d", max_pool_rule},
                         {"relax.nn.max_pool3d", "max_pool3d", max_pool_rule},

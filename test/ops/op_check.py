@@ -377,6 +377,32 @@ case("conv", "R.nn.conv1d(x, w, strides=[2], padding=[1])", [T("x", (2, 3, 9)), 
 case("conv", "R.nn.conv3d(x, w)", [T("x", (1, 2, 4, 4, 4)), T("w", (2, 2, 2, 2, 2))], conv_nd, reduction=True)
 case("conv", "R.nn.conv2d(x, w)", [T("x", (1, 2, 5, 5), "float16"), T("w", (3, 2, 3, 3), "float16")],
      conv_nd, reduction=True)
+def conv_transpose_nd(x, w, strides=1, padding=0, output_padding=0, dilation=1, groups=1):
+    """Scatter form over NC... / IO..., then the padding cropped; float64."""
+    n = x.ndim - 2
+    s, p, op, d = [np.broadcast_to(a, (n,)) for a in (strides, padding, output_padding, dilation)]
+    full = [(x.shape[2 + i] - 1) * s[i] + d[i] * (w.shape[2 + i] - 1) + 1 + op[i] for i in range(n)]
+    out = np.zeros((x.shape[0], w.shape[1] * groups, *full))
+    cin, cout = x.shape[1] // groups, w.shape[1]
+    for g in range(groups):
+        for idx in np.ndindex(*x.shape[2:]):
+            for ki in np.ndindex(*w.shape[2:]):
+                pos = tuple(idx[i] * s[i] + ki[i] * d[i] for i in range(n))
+                xv = x[(slice(None), slice(g * cin, (g + 1) * cin)) + idx].astype(np.float64)   # (N, cin)
+                wk = w[(slice(g * cin, (g + 1) * cin), slice(None)) + ki].astype(np.float64)     # (cin, cout)
+                out[(slice(None), slice(g * cout, (g + 1) * cout)) + pos] += xv @ wk
+    crop = tuple(slice(p[i], full[i] - p[i]) for i in range(n))
+    return out[(slice(None), slice(None)) + crop].astype(x.dtype)
+
+
+case("conv", "R.nn.conv2d_transpose(x, w)", [T("x", (1, 2, 3, 4)), T("w", (2, 3, 2, 2))],
+     conv_transpose_nd, reduction=True)
+case("conv", "R.nn.conv2d_transpose(x, w, strides=[2, 2], padding=[1, 1])", [T("x", (2, 2, 4, 3)), T("w", (2, 3, 3, 3))],
+     lambda x, w: conv_transpose_nd(x, w, 2, 1), reduction=True)
+case("conv", "R.nn.conv1d_transpose(x, w, strides=[2], dilation=[2], groups=2)", [T("x", (1, 4, 5)), T("w", (4, 1, 3))],
+     lambda x, w: conv_transpose_nd(x, w, 2, 0, 0, 2, 2), reduction=True)
+case("conv", "R.nn.conv3d_transpose(x, w)", [T("x", (1, 1, 2, 2, 2)), T("w", (1, 2, 2, 2, 2))],
+     conv_transpose_nd, reduction=True)
 case("conv", "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])", [T("x", (2, 3, 7, 6))],
      lambda x: pool_nd(x, (3, 3), (2, 2), (1, 1), "max"))
 case("conv", "R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)", [T("x", (1, 2, 5, 5))],
