@@ -390,10 +390,12 @@ Doc Printer::expr(const Expr* e) {
       return {R("ExternFunc") + "(" + args + ")"};
     }
     case ExprKind::Op: return {I("Op") + "(" + quote_string(cast<Op>(e)->name) + ")"};
-    case ExprKind::Error:
-      // Only a module with errors holds one, and fmt refuses those; a dump of such a module
-      // still shows where the error was.
-      return {"<error>"};
+    case ExprKind::Error: {
+      // Only a module with errors holds one, and fmt refuses those; `check --show-struct-info`
+      // of such a module still shows where the error was (an unresolved name as written).
+      const auto* error = cast<ErrorExpr>(e);
+      return {error->is_unresolved_name() ? error->name : "<error>"};
+    }
     case ExprKind::SeqExpr:
     case ExprKind::Function:
     case ExprKind::If:
