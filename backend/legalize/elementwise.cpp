@@ -56,13 +56,29 @@ namespace {
 using Binary = const PrimExpr* (*)(Builder&, const PrimExpr*, const PrimExpr*, DataType);
 
 // ------------------------------------------------------------------------------- binary
+// Operands are tensors, or an R.prim_value scalar (cast to the tensor's dtype, as TVM's
+// legalization of a PrimValue operand does).
 const ir::Stmt* binary_stage(RuleContext& ctx, Binary f) {
-  if (ctx.inputs.size() != 2) return ctx.refuse("a scalar (R.prim_value) operand");
+  const PrimExpr* scalar[2] = {nullptr, nullptr};
+  if (ctx.inputs.size() == 1 && ctx.call.args.size() == 2) {
+    for (int i = 0; i < 2; ++i)
+      if (const auto* pv = ir::dyn_cast<ir::PrimValue>(ctx.call.args[i]))
+        scalar[i] = ctx.to_tir(pv->value);
+    if (!scalar[0] && !scalar[1]) return ctx.refuse("a scalar operand that is not R.prim_value");
+  } else if (ctx.inputs.size() != 2) {
+    return ctx.refuse("this form of the operator");
+  }
   DataType t = ctx.in(0)->dtype;
   std::string name = "T_" + std::string(ir::cast<ir::Op>(ctx.call.op)->name.substr(6));
   return elementwise(ctx, name, [&](const Exprs& v) {
-    const PrimExpr* a = ctx.b.load(ctx.in(0), broadcast_indices(ctx.b, ctx.in(0), v));
-    const PrimExpr* c = ctx.b.load(ctx.in(1), broadcast_indices(ctx.b, ctx.in(1), v));
+    size_t next = 0;
+    auto operand = [&](int i) {
+      if (scalar[i]) return ctx.b.cast(t, scalar[i]);
+      const ir::Buffer* in = ctx.in(next++);
+      return ctx.b.load(in, broadcast_indices(ctx.b, in, v));
+    };
+    const PrimExpr* a = operand(0);
+    const PrimExpr* c = operand(1);
     return f(ctx.b, a, c, t);
   });
 }
@@ -122,7 +138,7 @@ BINARY(logical_xor_rule, return b.cast(t, b.compare(PrimKind::NE, truth(b, x), t
 
 // Integer power fails at lowering in TVM too; refuse instead of computing through double.
 const ir::Stmt* power_checked(RuleContext& ctx) {
-  if (ctx.inputs.size() == 2 && !ctx.in(0)->dtype.is_float())
+  if (!ctx.inputs.empty() && !ctx.in(0)->dtype.is_float())
     return ctx.refuse("R.power on integers (TVM lowers float power only)");
   return power_rule(ctx);
 }

@@ -313,6 +313,111 @@ const ir::Stmt* conv_rule(RuleContext& ctx) {
   return b.seq(stages);
 }
 
+// group_norm / instance_norm: statistics over the channels of one group (instance_norm: each
+// channel its own group) and the `axes`, two passes in float32; gamma and beta are indexed by
+// the channel.
+const ir::Stmt* grouped_norm_rule(RuleContext& ctx, bool instance) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  size_t r = x->shape.size();
+  int ca = norm_axis(analysis::ops::attr_int(ctx.infer, "channel_axis").value_or(1), r);
+  auto given = analysis::ops::attr_int_list(ctx.infer, "axes");
+  if (ca < 0 || !given) return ctx.refuse("this channel axis or axes");
+  std::vector<bool> reduced(r, false);
+  for (int64_t a : *given) {
+    int d = norm_axis(a, r);
+    if (d < 0 || d == ca) return ctx.refuse("an axis out of range");
+    reduced[d] = true;
+  }
+  const PrimExpr* channels = x->shape[ca];
+  const PrimExpr* groups =
+      instance ? channels : b.i64(analysis::ops::attr_int(ctx.infer, "num_groups").value_or(1));
+  const PrimExpr* per_group = b.floordiv(channels, groups);
+  double eps = analysis::ops::attr_float(ctx.infer, "epsilon").value_or(1e-5);
+  bool center = analysis::ops::attr_bool(ctx.infer, "center").value_or(true);
+  bool scale = analysis::ops::attr_bool(ctx.infer, "scale").value_or(true);
+  DataType t = x->dtype;
+  DataType c = compute_dtype(t);
+  Exprs stat_shape;
+  for (size_t d = 0; d < r; ++d) {
+    if (int(d) == ca)
+      stat_shape.push_back(groups);
+    else if (!reduced[d])
+      stat_shape.push_back(x->shape[d]);
+  }
+  Exprs extents = stat_shape, red_dims{per_group};
+  std::string kinds(stat_shape.size(), 'S');
+  extents.push_back(per_group);
+  kinds += 'R';
+  for (size_t d = 0; d < r; ++d)
+    if (reduced[d]) {
+      extents.push_back(x->shape[d]);
+      red_dims.push_back(x->shape[d]);
+      kinds += 'R';
+    }
+  size_t spatial = stat_shape.size();
+  auto input_index = [&](const Exprs& v) {
+    Exprs in(r);
+    size_t s = 0, k = spatial + 1;
+    for (size_t d = 0; d < r; ++d) {
+      if (int(d) == ca)
+        in[d] = b.add(b.mul(v[s++], per_group), v[spatial]);
+      else if (reduced[d])
+        in[d] = v[k++];
+      else
+        in[d] = v[s++];
+    }
+    return in;
+  };
+  auto stat_index = [&](const Exprs& in) {
+    Exprs idx;
+    for (size_t d = 0; d < r; ++d) {
+      if (int(d) == ca)
+        idx.push_back(b.floordiv(in[d], per_group));
+      else if (!reduced[d])
+        idx.push_back(in[d]);
+    }
+    return idx;
+  };
+  const PrimExpr* count = b.cast(c, product(b, red_dims));
+  auto load_x = [&](const Exprs& in) { return b.cast(c, b.load(x, in)); };
+  const ir::Buffer* mean = ctx.alloc("T_mean", c, stat_shape);
+  const ir::Buffer* var = ctx.alloc("T_var", c, stat_shape);
+  auto reduction = [&](const std::string& name, const ir::Buffer* acc,
+                       const std::function<const PrimExpr*(const Exprs&)>& element) {
+    return b.stage(
+        name, extents, kinds,
+        [&](const Exprs& v) {
+          Exprs out(v.begin(), v.begin() + spatial);
+          return b.store(acc, b.add(b.load(acc, out), element(input_index(v))), out);
+        },
+        [&](const Exprs& v) {
+          return b.store(acc, b.constant(c, 0), Exprs(v.begin(), v.begin() + spatial));
+        });
+  };
+  auto mean_at = [&](const Exprs& in) { return b.div(b.load(mean, stat_index(in)), count); };
+  std::vector<const ir::Stmt*> stages;
+  stages.push_back(reduction("T_mean", mean, load_x));
+  stages.push_back(reduction("T_var", var, [&](const Exprs& in) {
+    const PrimExpr* d = b.sub(load_x(in), mean_at(in));
+    return b.mul(d, d);
+  }));
+  const ir::Buffer* gamma = scale ? ctx.in(1) : nullptr;
+  const ir::Buffer* beta = center ? ctx.in(2) : nullptr;
+  stages.push_back(
+      elementwise(ctx, instance ? "T_instance_norm" : "T_group_norm", [&](const Exprs& v) {
+        const PrimExpr* inv = b.call(
+            c, "tir.rsqrt", {b.add(b.div(b.load(var, stat_index(v)), count), b.float_imm(c, eps))});
+        const PrimExpr* y = b.mul(b.sub(load_x(v), mean_at(v)), inv);
+        if (gamma) y = b.mul(y, b.cast(c, b.load(gamma, {v[ca]})));
+        if (beta) y = b.add(y, b.cast(c, b.load(beta, {v[ca]})));
+        return b.cast(t, y);
+      }));
+  return b.seq(stages);
+}
+const ir::Stmt* group_norm_rule(RuleContext& c) { return grouped_norm_rule(c, false); }
+const ir::Stmt* instance_norm_rule(RuleContext& c) { return grouped_norm_rule(c, true); }
+
 // conv1d/2d/3d_transpose (kernel IOW / IOHW / IODHW): the gradient of a convolution, read as a
 // gather: output position y takes input position (y + pad - k * dilation) / stride wherever
 // that divides exactly and lies inside the input. output_padding only widens the (known)
@@ -574,6 +679,8 @@ void add_nn_rules(std::vector<Rule>& t) {
                         {"relax.nn.attention_bias", "attention_bias", attention_rule},
                         {"relax.nn.layer_norm", "layer_norm", layer_norm_rule},
                         {"relax.nn.rms_norm", "rms_norm", rms_norm_rule},
+                        {"relax.nn.group_norm", "group_norm", group_norm_rule},
+                        {"relax.nn.instance_norm", "instance_norm", instance_norm_rule},
                         {"relax.nn.conv1d", "conv1d", conv_rule},
                         {"relax.nn.conv2d", "conv2d", conv_rule},
                         {"relax.nn.conv3d", "conv3d", conv_rule},

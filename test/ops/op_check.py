@@ -120,6 +120,10 @@ case("binary", "R.multiply(x, y)", [T("x", (2, 3)), T("y", (2, 3))], np.multiply
 case("binary", "R.subtract(x, y)", [T("x", ()), T("y", (3,))], np.subtract)
 case("binary", "R.add(x, y)", [T("x", (0, 3)), T("y", (1, 3))], np.add)
 case("binary", "R.maximum(x, y)", [T("x", (1, 4), "float16"), T("y", (3, 1), "float16")], np.maximum)
+case("binary", "R.add(x, R.prim_value(T.float32(1.5)))", [T("x", (2, 3))], lambda x: x + np.float32(1.5),
+     name="add_prim_value")
+case("binary", "R.multiply(R.prim_value(T.int32(3)), x)", [T("x", (4,), "int32")], lambda x: 3 * x,
+     name="multiply_prim_value")
 case("binary", "R.add(x, y)", [T("x", (3,), "float64"), T("y", (3,), "float64")], np.add)
 # TVM's integer semantics: divide truncates, mod is the truncated remainder
 for dt in ["int32", "int64", "int8"]:
@@ -266,6 +270,18 @@ case("norm", "R.nn.layer_norm(x, g, b, axes=[-1], epsilon=0.01)", [T("x", (5, 6)
      lambda x, g, b: layer_norm(x, g, b, eps=0.01), sym={"x": ("n", 6)}, reduction=True)
 case("norm", "R.nn.layer_norm(x, g, b, axes=[-1])", [T("x", (3, 8), "float16"), T("g", (8,), "float16"),
                                                      T("b", (8,), "float16")], layer_norm, reduction=True)
+def group_norm(x, g, b, groups, eps=1e-5):
+    n, c = x.shape[:2]
+    x64 = x.astype(np.float64).reshape(n, groups, -1)
+    y = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + eps)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    return (y.reshape(x.shape) * g.reshape(shape) + b.reshape(shape)).astype(x.dtype)
+
+
+case("norm", "R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2, 3])",
+     [T("x", (2, 4, 3, 5)), T("g", (4,)), T("b", (4,))], lambda x, g, b: group_norm(x, g, b, 2), reduction=True)
+case("norm", "R.nn.instance_norm(x, g, b, channel_axis=1, axes=[2])",
+     [T("x", (2, 3, 7)), T("g", (3,)), T("b", (3,))], lambda x, g, b: group_norm(x, g, b, 3), reduction=True)
 case("norm", "R.nn.rms_norm(x, w, axes=[-1])", [T("x", (4, 16)), T("w", (16,))], rms_norm, reduction=True)
 case("norm", "R.nn.rms_norm(x, w, axes=[-1])", [T("x", (2, 3, 16)), T("w", (16,))], rms_norm,
      sym={"x": ("b", "s", 16)}, reduction=True)
