@@ -303,6 +303,30 @@ const ir::Stmt* softmax_common(RuleContext& ctx, bool log) {
 const ir::Stmt* softmax_rule(RuleContext& c) { return softmax_common(c, false); }
 const ir::Stmt* log_softmax_rule(RuleContext& c) { return softmax_common(c, true); }
 
+// cross_entropy_with_logits(predictions, labels) = -sum(predictions * labels) / N, N the first
+// extent for rank > 1 (predictions are log-probabilities), 1 otherwise.
+const ir::Stmt* cross_entropy_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* y = ctx.in(1);
+  const ir::Buffer* o = ctx.out();
+  DataType t = o->dtype;
+  DataType c = compute_dtype(t);
+  Reduction r;
+  r.ndim = x->shape.size();
+  for (size_t d = 0; d < r.ndim; ++d) r.axes.push_back(int(d));
+  const ir::Buffer* sum = ctx.alloc("T_sum", c, {});
+  std::vector<const ir::Stmt*> stages;
+  stages.push_back(reduce_stage(
+      ctx, "T_sum", x, r, sum, b.constant(c, 0), [&](auto a, auto v) { return b.add(a, v); },
+      [&](const Exprs& in) { return b.mul(b.cast(c, b.load(x, in)), b.cast(c, b.load(y, in))); }));
+  const PrimExpr* n = r.ndim > 1 ? b.cast(c, x->shape[0]) : b.constant(c, 1);
+  stages.push_back(elementwise(ctx, "T_divide", [&](const Exprs&) {
+    return b.cast(t, b.div(b.sub(b.constant(c, 0), b.load(sum, {})), n));
+  }));
+  return b.seq(stages);
+}
+
 }  // namespace
 
 void add_reduce_rules(std::vector<Rule>& t) {
@@ -318,6 +342,8 @@ void add_reduce_rules(std::vector<Rule>& t) {
                         {"relax.argmin", "argmin", argmin_rule},
                         {"relax.nn.softmax", "softmax", softmax_rule},
                         {"relax.nn.log_softmax", "log_softmax", log_softmax_rule},
+                        {"relax.nn.cross_entropy_with_logits", "cross_entropy_with_logits",
+                         cross_entropy_rule},
                     });
 }
 

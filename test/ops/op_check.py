@@ -244,6 +244,10 @@ case("softmax", "R.nn.softmax(x)", [T("x", (4, 10))], lambda x: softmax(x).astyp
 case("softmax", "R.nn.softmax(x, axis=0)", [T("x", (5, 3))], lambda x: softmax(x, 0).astype(np.float32), reduction=True)
 case("softmax", "R.nn.softmax(x, axis=-1)", [T("x", (2, 3, 9))], lambda x: softmax(x).astype(np.float32),
      sym={"x": ("b", "s", 9)}, reduction=True)
+case("softmax", "R.nn.cross_entropy_with_logits(x, y)", [T("x", (3, 5)), T("y", (3, 5))],
+     lambda x, y: np.asarray(-(x.astype(np.float64) * y).sum() / 3, np.float32), reduction=True)
+case("softmax", "R.nn.cross_entropy_with_logits(x, y)", [T("x", (5,)), T("y", (5,))],
+     lambda x, y: np.asarray(-(x.astype(np.float64) * y).sum(), np.float32), reduction=True)
 case("softmax", "R.nn.log_softmax(x)", [T("x", (4, 10))], lambda x: log_softmax(x).astype(np.float32), reduction=True)
 case("softmax", "R.nn.softmax(x)", [T("x", (3, 6), "float16")], lambda x: softmax(x).astype(np.float16), reduction=True)
 case("softmax", "R.nn.softmax(x)", [T("x", (2, 4), "float32", "huge")], lambda x: softmax(x).astype(np.float32),
