@@ -25,6 +25,7 @@ const std::vector<Rule>& table() {
     add_reduce_rules(t);
     add_manipulate_rules(t);
     add_nn_rules(t);
+    add_sort_rules(t);
     return t;
   }();
   return rules;

@@ -54,6 +54,7 @@ void add_elementwise_rules(std::vector<Rule>& table);
 void add_reduce_rules(std::vector<Rule>& table);
 void add_manipulate_rules(std::vector<Rule>& table);
 void add_nn_rules(std::vector<Rule>& table);
+void add_sort_rules(std::vector<Rule>& table);
 
 const Rule* find_rule(std::string_view op);
 std::span<const Rule> all_rules();

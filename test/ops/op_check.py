@@ -488,6 +488,19 @@ case("manipulate", "R.layout_transform(x, index_map=T.index_map(lambda a, b: (a,
      lambda x: np.pad(x, [(0, 0), (0, 2)], constant_values=0.5).reshape(2, 3, 4), name="layout_transform_pad")
 case("create", "R.eye_like(x, R.prim_value(1))", [T("x", (3, 4))], lambda x: np.eye(3, 4, k=1, dtype=np.float32))
 
+case("sort", "R.sort(x)", [T("x", (3, 7))], lambda x: np.sort(x, axis=-1))
+case("sort", "R.sort(x, axis=0, descending=True)", [T("x", (5, 2), "int32", "small")],
+     lambda x: -np.sort(-x, axis=0))
+case("sort", "R.argsort(x)", [T("x", (2, 6), "int32", "small")],
+     lambda x: np.argsort(x, axis=-1, kind="stable").astype(np.int32))
+case("sort", 'R.argsort(x, axis=0, dtype="int64")', [T("x", (6, 3))],
+     lambda x: np.argsort(x, axis=0, kind="stable"))
+case("sort", "R.topk(x, k=3)", [T("x", (2, 8))],
+     lambda x: (-np.sort(-x, axis=-1)[:, :3], np.argsort(-x, axis=-1, kind="stable")[:, :3].astype(np.int32)))
+case("sort", 'R.topk(x, k=2, largest=False, ret_type="indices")', [T("x", (4, 5)), ],
+     lambda x: np.argsort(x, axis=-1, kind="stable")[:, :2].astype(np.int32))
+case("sort", "R.sort(x)", [T("x", (7,))], np.sort, sym={"x": ("n",)})
+
 case("index", "R.take(x, i, axis=0)", [T("x", (5, 3)), T("i", (4,), "int64", "small")], lambda x, i: x[i])
 case("index", "R.take(x, i, axis=1)", [T("x", (2, 5)), T("i", (2, 2), "int32", "small")],
      lambda x, i: np.take(x, i, axis=1))
