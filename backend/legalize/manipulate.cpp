@@ -475,6 +475,46 @@ const ir::Stmt* layout_transform_rule(RuleContext& ctx) {
   return b.seq(stages);
 }
 
+// gather_elements(data, indices, axis): out[i] = data[i with i[axis] = indices[i]] (negative
+// indices count from the end).
+const ir::Stmt* gather_elements_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* indices = ctx.in(1);
+  int axis = norm_axis(analysis::ops::attr_int(ctx.infer, "axis").value_or(0), x->shape.size());
+  if (axis < 0 || indices->shape.size() != x->shape.size())
+    return ctx.refuse("this form of R.gather_elements");
+  return elementwise(ctx, "T_gather", [&](const Exprs& v) {
+    Exprs idx = v;
+    const PrimExpr* i = b.cast(DataType::Int(64), b.load(indices, v));
+    idx[axis] = b.select(b.compare(PrimKind::LT, i, b.i64(0)), b.add(i, x->shape[axis]), i);
+    return b.load(x, idx);
+  });
+}
+
+// gather_nd(data, indices) with batch_dims 0: indices (..., M) address the first M axes of data.
+const ir::Stmt* gather_nd_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* indices = ctx.in(1);
+  int64_t m = 0;
+  if (analysis::ops::attr_int(ctx.infer, "batch_dims").value_or(0) != 0 || indices->shape.empty() ||
+      !literal(indices->shape.back(), &m) || m < 1 || m > int64_t(x->shape.size()))
+    return ctx.refuse("batch_dims or a symbolic index depth");
+  size_t lead = indices->shape.size() - 1;
+  return elementwise(ctx, "T_gather_nd", [&](const Exprs& v) {
+    Exprs idx;
+    for (int64_t j = 0; j < m; ++j) {
+      Exprs ii(v.begin(), v.begin() + lead);
+      ii.push_back(b.i64(j));
+      const PrimExpr* i = b.cast(DataType::Int(64), b.load(indices, ii));
+      idx.push_back(b.select(b.compare(PrimKind::LT, i, b.i64(0)), b.add(i, x->shape[j]), i));
+    }
+    idx.insert(idx.end(), v.begin() + lead, v.end());
+    return b.load(x, idx);
+  });
+}
+
 // eye_like(x, k): ones on the k-th diagonal of x's (2-D) shape.
 const ir::Stmt* eye_like_rule(RuleContext& ctx) {
   Builder& b = ctx.b;
@@ -526,6 +566,8 @@ void add_manipulate_rules(std::vector<Rule>& t) {
                         {"relax.one_hot", "one_hot", one_hot_rule},
                         {"relax.layout_transform", "te_layout_transform", layout_transform_rule},
                         {"relax.eye_like", "eye", eye_like_rule},
+                        {"relax.gather_elements", "gather_elements", gather_elements_rule},
+                        {"relax.gather_nd", "gather_nd", gather_nd_rule},
                         {"relax.triu", "triu", triu_rule},
                     });
 }

@@ -65,6 +65,8 @@ def draw(rng, shape, dtype, values):
         return rng.integers(0, 2, size=shape).astype(bool)
     if values == "pos":
         return (rng.random(shape) * 4 + 0.1).astype(dtype)
+    if values and values.startswith("below"):  # valid indices for an extent
+        return rng.integers(0, int(values[5:]), size=shape).astype(dtype)
     if values == "huge":  # exp would overflow without the max subtracted first
         return (rng.standard_normal(shape) * 1000).astype(dtype)
     if values == "wide":
@@ -500,6 +502,11 @@ case("sort", "R.topk(x, k=3)", [T("x", (2, 8))],
 case("sort", 'R.topk(x, k=2, largest=False, ret_type="indices")', [T("x", (4, 5)), ],
      lambda x: np.argsort(x, axis=-1, kind="stable")[:, :2].astype(np.int32))
 case("sort", "R.sort(x)", [T("x", (7,))], np.sort, sym={"x": ("n",)})
+
+case("index", "R.gather_elements(x, i, axis=1)", [T("x", (3, 4)), T("i", (3, 2), "int64", "below4")],
+     lambda x, i: np.take_along_axis(x, i, axis=1))
+case("index", "R.gather_nd(x, i)", [T("x", (3, 4, 2)), T("i", (5, 2), "int64", "below3")],
+     lambda x, i: x[i[:, 0], i[:, 1]])
 
 case("index", "R.take(x, i, axis=0)", [T("x", (5, 3)), T("i", (4,), "int64", "small")], lambda x, i: x[i])
 case("index", "R.take(x, i, axis=1)", [T("x", (2, 5)), T("i", (2, 2), "int32", "small")],
