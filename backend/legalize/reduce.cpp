@@ -327,6 +327,64 @@ const ir::Stmt* cross_entropy_rule(RuleContext& ctx) {
   return b.seq(stages);
 }
 
+// nll_loss(predictions, targets, weights, reduction, ignore_index), predictions (N, C, d...) or
+// (C,): element i loses -weights[t] * predictions[i, t, ...] (nothing where t is
+// ignore_index); "sum" adds them, "mean" divides by the summed weights of the elements kept.
+const ir::Stmt* nll_loss_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* pred = ctx.in(0);
+  const ir::Buffer* target = ctx.in(1);
+  const ir::Buffer* weights = ctx.inputs.size() > 2 ? ctx.in(2) : nullptr;
+  const ir::Buffer* o = ctx.out();
+  std::string reduction = analysis::ops::attr_string(ctx.infer, "reduction").value_or("mean");
+  int64_t ignore = analysis::ops::attr_int(ctx.infer, "ignore_index").value_or(-100);
+  if (reduction != "mean" && reduction != "sum" && reduction != "none")
+    return ctx.refuse("reduction \"" + reduction + "\"");
+  DataType t = o->dtype;
+  DataType c = compute_dtype(t);
+  // The weight and the loss of the element at target position v.
+  auto parts = [&](const Exprs& v) {
+    const PrimExpr* cls = b.cast(DataType::Int(64), b.load(target, v));
+    const PrimExpr* kept = b.compare(PrimKind::NE, cls, b.i64(ignore));
+    Exprs pi;
+    if (pred->shape.size() == 1) {
+      pi.push_back(cls);
+    } else {
+      pi.push_back(v[0]);
+      pi.push_back(cls);
+      pi.insert(pi.end(), v.begin() + 1, v.end());
+    }
+    const PrimExpr* w = weights ? b.cast(c, b.load(weights, {cls})) : b.constant(c, 1);
+    const PrimExpr* weight = b.if_then_else(kept, w, b.constant(c, 0));
+    const PrimExpr* loss = b.if_then_else(
+        kept, b.sub(b.constant(c, 0), b.mul(w, b.cast(c, b.load(pred, pi)))), b.constant(c, 0));
+    return std::pair{weight, loss};
+  };
+  if (reduction == "none")
+    return elementwise(ctx, "nll_loss", [&](const Exprs& v) { return b.cast(t, parts(v).second); });
+  const ir::Buffer* loss_sum = ctx.alloc("nll_loss_sum", c, {});
+  const ir::Buffer* weight_sum = ctx.alloc("nll_loss_weight", c, {});
+  Exprs extents = target->shape;
+  std::vector<const ir::Stmt*> stages;
+  stages.push_back(b.stage(
+      "nll_loss_red", extents, std::string(extents.size(), 'R'),
+      [&](const Exprs& v) {
+        auto [w, l] = parts(v);
+        return b.seq({b.store(loss_sum, b.add(b.load(loss_sum, {}), l), {}),
+                      b.store(weight_sum, b.add(b.load(weight_sum, {}), w), {})});
+      },
+      [&](const Exprs&) {
+        return b.seq(
+            {b.store(loss_sum, b.constant(c, 0), {}), b.store(weight_sum, b.constant(c, 0), {})});
+      }));
+  stages.push_back(elementwise(ctx, "nll_loss", [&](const Exprs&) {
+    const PrimExpr* l = b.load(loss_sum, {});
+    if (reduction == "mean") l = b.div(l, b.load(weight_sum, {}));
+    return b.cast(t, l);
+  }));
+  return b.seq(stages);
+}
+
 }  // namespace
 
 void add_reduce_rules(std::vector<Rule>& t) {
@@ -344,6 +402,7 @@ void add_reduce_rules(std::vector<Rule>& t) {
                         {"relax.nn.log_softmax", "log_softmax", log_softmax_rule},
                         {"relax.nn.cross_entropy_with_logits", "cross_entropy_with_logits",
                          cross_entropy_rule},
+                        {"relax.nn.nll_loss", "nll_loss", nll_loss_rule},
                     });
 }
 

@@ -250,6 +250,30 @@ case("softmax", "R.nn.cross_entropy_with_logits(x, y)", [T("x", (3, 5)), T("y", 
      lambda x, y: np.asarray(-(x.astype(np.float64) * y).sum() / 3, np.float32), reduction=True)
 case("softmax", "R.nn.cross_entropy_with_logits(x, y)", [T("x", (5,)), T("y", (5,))],
      lambda x, y: np.asarray(-(x.astype(np.float64) * y).sum(), np.float32), reduction=True)
+def nll_loss(p, t, w=None, reduction="mean", ignore=-100):
+    p64 = p.astype(np.float64)
+    w = np.ones(p.shape[0] if p.ndim == 1 else p.shape[1]) if w is None else w.astype(np.float64)
+    kept = t != ignore
+    tc = np.where(kept, t, 0)
+    if p.ndim == 1:
+        picked = p64[tc]
+    else:
+        picked = np.take_along_axis(p64, np.expand_dims(tc, 1), axis=1).squeeze(1)
+    wt = np.where(kept, w[tc], 0)
+    loss = -wt * picked
+    if reduction == "none":
+        return loss.astype(p.dtype)
+    if reduction == "sum":
+        return np.asarray(loss.sum(), p.dtype)
+    return np.asarray(loss.sum() / wt.sum(), p.dtype)
+
+
+case("softmax", "R.nn.nll_loss(p, t, w)", [T("p", (4, 5)), T("t", (4,), "int64", "below5"), T("w", (5,), "float32", "pos")],
+     nll_loss, reduction=True)
+case("softmax", 'R.nn.nll_loss(p, t, reduction="sum", ignore_index=1)', [T("p", (3, 4, 2)), T("t", (3, 2), "int64", "below4")],
+     lambda p, t: nll_loss(p, t, reduction="sum", ignore=1), reduction=True)
+case("softmax", 'R.nn.nll_loss(p, t, reduction="none")', [T("p", (4, 3)), T("t", (4,), "int64", "below3")],
+     lambda p, t: nll_loss(p, t, reduction="none"))
 case("softmax", "R.nn.log_softmax(x)", [T("x", (4, 10))], lambda x: log_softmax(x).astype(np.float32), reduction=True)
 case("softmax", "R.nn.softmax(x)", [T("x", (3, 6), "float16")], lambda x: softmax(x).astype(np.float16), reduction=True)
 case("softmax", "R.nn.softmax(x)", [T("x", (2, 4), "float32", "huge")], lambda x: softmax(x).astype(np.float32),
