@@ -44,9 +44,8 @@ void add_variables_in_scope(FileRef file, uint32_t offset, std::vector<Completio
 }
 
 void add_dtypes(std::vector<CompletionItem>& items) {
-  for (const char* dtype :
-       {"float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8",
-        "uint32", "bool", "e4m3_float8", "e5m2_float8"})
+  for (const char* dtype : {"float32", "float16", "bfloat16", "float64", "int64", "int32", "int16",
+                            "int8", "uint8", "uint32", "bool", "e4m3_float8", "e5m2_float8"})
     items.push_back({dtype, Kind::DType, "", "", {}});
 }
 
@@ -65,8 +64,8 @@ void add_namespace_members(std::string_view path, std::vector<CompletionItem>& i
       if (!seen) items.push_back({sub, Kind::Namespace, "", "", {}});
       continue;
     }
-    CompletionItem item{std::string(name), Kind::Operator, operator_signature(op.text),
-                        std::string(op.doc), {}};
+    CompletionItem item{
+        std::string(name), Kind::Operator, operator_signature(op.text), std::string(op.doc), {}};
     for (const auto& p : op.args)
       if (!p.optional) item.required_arguments.emplace_back(p.name);
     items.push_back(std::move(item));
@@ -83,8 +82,8 @@ void add_module_functions(FileRef file, std::vector<CompletionItem>& items) {
   for (const auto& module : file.engine.document_symbols(file.key))
     for (const auto& f : module.children) {
       if (f.kind == analysis::DocumentSymbol::Kind::DataflowBlock) continue;
-      items.push_back({f.name, Kind::Function, detail::print(file.engine.signature(file.key, f.name)),
-                       "", {}});
+      items.push_back(
+          {f.name, Kind::Function, detail::print(file.engine.signature(file.key, f.name)), "", {}});
     }
 }
 
@@ -95,7 +94,8 @@ std::optional<std::string> namespace_path(std::string_view before) {
     --begin;
   std::string_view path = before.substr(begin);
   for (std::string_view ns : {"R", "T", "I"})
-    if (path == ns || path.substr(0, ns.size() + 1) == std::string(ns) + ".") return std::string(path);
+    if (path == ns || path.substr(0, ns.size() + 1) == std::string(ns) + ".")
+      return std::string(path);
   return std::nullopt;
 }
 

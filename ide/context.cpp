@@ -43,8 +43,10 @@ bool in_comment(std::string_view text, uint32_t offset) {
   for (; i < offset && i < text.size(); ++i) {
     char c = text[i];
     if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
     } else if (c == '"' || c == '\'') {
       quote = c;
     } else if (c == '#') {
@@ -54,7 +56,9 @@ bool in_comment(std::string_view text, uint32_t offset) {
   return false;
 }
 
-bool is_word_char(char c) { return c == '_' || std::isalnum(static_cast<unsigned char>(c)) || c & 0x80; }
+bool is_word_char(char c) {
+  return c == '_' || std::isalnum(static_cast<unsigned char>(c)) || c & 0x80;
+}
 
 bool on_word(std::string_view text, uint32_t offset) {
   if (offset >= text.size() || in_comment(text, offset)) return false;

@@ -16,10 +16,10 @@ namespace raxc::ide::detail {
 // One global Relax function of the document.
 struct FunctionAt {
   std::string name;
-  Span range;                                                 // its text, decorators included
-  const ir::Function* lowered = nullptr;                      // spans map to text (to_text)
-  const ir::Function* normalized = nullptr;                   // what inference describes
-  const analysis::FunctionInference* inference = nullptr;     // null when not analysed
+  Span range;                                              // its text, decorators included
+  const ir::Function* lowered = nullptr;                   // spans map to text (to_text)
+  const ir::Function* normalized = nullptr;                // what inference describes
+  const analysis::FunctionInference* inference = nullptr;  // null when not analysed
 };
 
 // Every global Relax function whose definition lowered, in source order.

@@ -290,7 +290,8 @@ class FixCollector {
     Span tail = listed.back();
     bool empty = listed.size() == 1 &&
                  trim(std::string_view(text_).substr(tail.begin, tail.end - tail.begin)).empty();
-    add("Add '" + name + "' to R.output(...)", {{{tail.end, tail.end}, empty ? name : ", " + name}});
+    add("Add '" + name + "' to R.output(...)",
+        {{{tail.end, tail.end}, empty ? name : ", " + name}});
   }
 
   // RX4009 args: {name}; the span is the name. Deletes the whole statement.

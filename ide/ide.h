@@ -77,9 +77,9 @@ RenameResult rename(FileRef file, uint32_t offset, const std::string& new_name);
 
 // `: R.Tensor(...)` after the name of every binding without an annotation, in `range`.
 struct InlayHint {
-  uint32_t offset;         // after the name
-  std::string label;       // ": " + StructInfo, cut with "…" after kMaxInlayLabel characters
-  std::string struct_info; // the whole StructInfo (the tooltip when the label is cut)
+  uint32_t offset;          // after the name
+  std::string label;        // ": " + StructInfo, cut with "…" after kMaxInlayLabel characters
+  std::string struct_info;  // the whole StructInfo (the tooltip when the label is cut)
 };
 inline constexpr size_t kMaxInlayLabel = 40;
 std::vector<InlayHint> inlay_hints(FileRef file, Span range);

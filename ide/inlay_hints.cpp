@@ -21,9 +21,9 @@ std::vector<InlayHint> inlay_hints(FileRef file, Span range) {
       // variables the normal form introduced).
       if (text->compare(name.begin, name.end - name.begin, var->name) != 0) continue;
       std::string printed = detail::print(sinfo);
-      std::string label = ": " + (printed.size() > kMaxInlayLabel
-                                      ? printed.substr(0, kMaxInlayLabel) + "…"
-                                      : printed);
+      std::string label =
+          ": " +
+          (printed.size() > kMaxInlayLabel ? printed.substr(0, kMaxInlayLabel) + "…" : printed);
       hints.push_back({name.end, std::move(label), std::move(printed)});
     }
   }

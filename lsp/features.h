@@ -17,8 +17,8 @@ struct FeatureOptions {
   // codeDescription.href for a code; "{code}" is replaced by e.g. "RX1001". Empty: no href.
   std::string diagnostic_url = "";
   bool related_information = true;  // the client supports relatedInformation
-  bool snippet_support = false;      // completionItem.snippetSupport (LSP: false when absent)
-  bool hover_markdown = true;        // hover.contentFormat lists markdown (or is absent)
+  bool snippet_support = false;     // completionItem.snippetSupport (LSP: false when absent)
+  bool hover_markdown = true;       // hover.contentFormat lists markdown (or is absent)
   // Tells the person something no result can carry (window/showMessage), e.g. why a document
   // cannot be formatted. May be empty.
   std::function<void(const std::string&)> show_message;

@@ -403,50 +403,32 @@ json Server::initialize(const json& params) {
           {"serverInfo", {{"name", "raxc"}, {"version", RAXC_LSP_VERSION}}}};
 }
 
-// Completion reads the current text (what the user just typed), not the snapshot: it must
-// never wait for the debounce or an analysis. It gets a window before the cursor, since an
-// unclosed call spans lines.
-json Server::complete(const json& params) {
+// Completion and signature help read the current text (what the user just typed), not the
+// snapshot: they must never wait for the debounce or an analysis. They get a window of the
+// text before the cursor, since an unclosed call spans lines, and the newest snapshot.
+Server::TypingContext Server::typing_context(const json& params) {
   const std::string& uri = text_document_uri(params);
   auto position = params.contains("position") ? parse_position(params["position"]) : std::nullopt;
   if (!position) throw RequestError{error_code::kInvalidParams, "missing or invalid position"};
   constexpr uint32_t kWindow = 4096;
-  std::string before;
-  std::shared_ptr<const Snapshot> snapshot;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = documents_.find(uri);
-    if (it == documents_.end())
-      throw RequestError{error_code::kInvalidParams, "the document is not open: " + uri};
-    SourceFile file(uri, it->second.text);
-    uint32_t end = offset_at(file, *position, features_.encoding);
-    uint32_t begin = end > kWindow ? end - kWindow : 0;
-    before = file.text().substr(begin, end - begin);
-    snapshot = it->second.snapshot;
-  }
-  return completion(snapshot.get(), before, *position, features_);
+  std::lock_guard lock(mutex_);
+  auto it = documents_.find(uri);
+  if (it == documents_.end())
+    throw RequestError{error_code::kInvalidParams, "the document is not open: " + uri};
+  SourceFile file(uri, it->second.text);
+  uint32_t end = offset_at(file, *position, features_.encoding);
+  uint32_t begin = end > kWindow ? end - kWindow : 0;
+  return {file.text().substr(begin, end - begin), *position, it->second.snapshot};
 }
 
-// Like completion: the text before the cursor (a bounded window: calls span a few lines).
+json Server::complete(const json& params) {
+  TypingContext typing = typing_context(params);
+  return completion(typing.snapshot.get(), typing.before_cursor, typing.cursor, features_);
+}
+
 json Server::signature_help_at(const json& params) {
-  const std::string& uri = text_document_uri(params);
-  auto position = params.contains("position") ? parse_position(params["position"]) : std::nullopt;
-  if (!position) throw RequestError{error_code::kInvalidParams, "missing or invalid position"};
-  constexpr uint32_t kWindow = 4096;
-  std::string before;
-  std::shared_ptr<const Snapshot> snapshot;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = documents_.find(uri);
-    if (it == documents_.end())
-      throw RequestError{error_code::kInvalidParams, "the document is not open: " + uri};
-    SourceFile file(uri, it->second.text);
-    uint32_t end = offset_at(file, *position, features_.encoding);
-    uint32_t begin = end > kWindow ? end - kWindow : 0;
-    before = file.text().substr(begin, end - begin);
-    snapshot = it->second.snapshot;
-  }
-  return signature_help(snapshot.get(), before);
+  TypingContext typing = typing_context(params);
+  return signature_help(typing.snapshot.get(), typing.before_cursor);
 }
 
 // SymbolInformation[] for the functions of every open document whose name contains the query

@@ -96,6 +96,14 @@ class Server {
   void handle_notification(const Incoming& in);
   json initialize(const json& params);
   json memory_usage();
+  // The text before the cursor of a completion or signature help request, and the newest
+  // snapshot of its document.
+  struct TypingContext {
+    std::string before_cursor;
+    Position cursor;
+    std::shared_ptr<const Snapshot> snapshot;
+  };
+  TypingContext typing_context(const json& params);
   json complete(const json& params);
   json signature_help_at(const json& params);
   json full_tokens(const Snapshot& snapshot, const json& params, const std::string* previous_id);
