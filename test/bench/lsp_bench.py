@@ -158,22 +158,7 @@ def session(command, text, uri, language, edit_sites, hover_sites, cwd=None, bro
         if command[0].endswith("raxc"):
             _, usage = server.request("raxc/memoryUsage", {})
             result["memory_usage"] = usage
-        version = 1
-        keystrokes = []
-        for line, character in edit_sites:
-            for change in ({"range": {"start": {"line": line, "character": character},
-                                      "end": {"line": line, "character": character}},
-                            "text": "x"},
-                           {"range": {"start": {"line": line, "character": character},
-                                      "end": {"line": line, "character": character + 1}},
-                            "text": ""}):
-                version += 1
-                sent = time.perf_counter()
-                server.notify("textDocument/didChange", {
-                    "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
-                stamp, _ = diagnostics_for(server, uri, version)
-                keystrokes.append(stamp - sent)
-        result["keystrokes"] = keystrokes
+        version, result["keystrokes"] = type_keystrokes(server, uri, 1, edit_sites)
         hovers = []
         for line, character in hover_sites:
             seconds, answer = server.request("textDocument/hover", {
@@ -193,6 +178,26 @@ def session(command, text, uri, language, edit_sites, hover_sites, cwd=None, bro
         server.stop()
 
 
+def type_keystrokes(server, uri, version, sites):
+    """At each site one character typed and deleted again; the seconds from each didChange to
+    the diagnostics of its version, and the last version sent."""
+    keystrokes = []
+    for line, character in sites:
+        for change in ({"range": {"start": {"line": line, "character": character},
+                                  "end": {"line": line, "character": character}},
+                        "text": "x"},
+                       {"range": {"start": {"line": line, "character": character},
+                                  "end": {"line": line, "character": character + 1}},
+                        "text": ""}):
+            version += 1
+            sent = time.perf_counter()
+            server.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
+            stamp, _ = diagnostics_for(server, uri, version)
+            keystrokes.append(stamp - sent)
+    return version, keystrokes
+
+
 def measure_broken(server, uri, version, broken, edit_sites, hover_sites, result):
     """Keystrokes and hovers while one function holds a half-typed line: resilience must not
     cost speed. Hovers that find nothing are counted, not fatal."""
@@ -205,20 +210,8 @@ def measure_broken(server, uri, version, broken, edit_sites, hover_sites, result
                             "text": line_text}]})
     diagnostics_for(server, uri, version)
     shift = lambda line: line + 1 if line >= at_line else line  # noqa: E731
-    keystrokes = []
-    for line, character in edit_sites:
-        for change in ({"range": {"start": {"line": shift(line), "character": character},
-                                  "end": {"line": shift(line), "character": character}},
-                        "text": "x"},
-                       {"range": {"start": {"line": shift(line), "character": character},
-                                  "end": {"line": shift(line), "character": character + 1}},
-                        "text": ""}):
-            version += 1
-            sent = time.perf_counter()
-            server.notify("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
-            stamp, _ = diagnostics_for(server, uri, version)
-            keystrokes.append(stamp - sent)
+    version, keystrokes = type_keystrokes(server, uri, version,
+                                          [(shift(line), c) for line, c in edit_sites])
     hovers, empty = [], 0
     for line, character in hover_sites:
         seconds, answer = server.request("textDocument/hover", {
