@@ -43,24 +43,8 @@ TSPoint advance_point(TSPoint start, std::string_view inserted) {
   return start;
 }
 
-// name -> "kind/flags" from ModuleOutline::declarations_key.
-std::map<std::string, std::string> parse_declarations(const std::string& key) {
-  std::map<std::string, std::string> out;
-  size_t at = 0;
-  while (at < key.size()) {
-    size_t nl = key.find('\n', at);
-    if (nl == std::string::npos) nl = key.size();
-    std::string_view line(key.data() + at, nl - at);
-    size_t colon = line.rfind(':');
-    if (colon != std::string_view::npos)
-      out[std::string(line.substr(0, colon))] = std::string(line.substr(colon + 1));
-    at = nl + 1;
-  }
-  return out;
-}
-
-std::vector<std::string> changed_names(const std::map<std::string, std::string>& before,
-                                       const std::map<std::string, std::string>& after) {
+std::vector<std::string> changed_names(const lower::Declarations& before,
+                                       const lower::Declarations& after) {
   std::vector<std::string> changed;
   for (const auto& [name, facts] : after) {
     auto it = before.find(name);
@@ -81,20 +65,29 @@ struct Document::Impl {
   std::vector<Diagnostic> header_diagnostics;
   std::vector<printer::Comment> comments;
   std::shared_ptr<ir::IRModule> header;  // module-level IR, no globals
-  std::string header_key;
-  std::map<std::string, std::string> declarations;
-  std::string declarations_key;
+  lower::HeaderKey header_key;
+  lower::Declarations declarations;
   std::vector<std::shared_ptr<Definition>> definitions;
   ir::IRModule module;
   uint32_t next_ir_offset = 0;
   uint64_t next_id = 1;
   LoweringStats stats;
   bool moved_or_relowered = false;
-  // Syntax checking is a pass over the whole text. When the last full check found nothing and
-  // an edit only changed definitions (the text between them is the same), only the changed
-  // definitions are checked, each on its own; anything found sends us back to the full check.
-  bool syntax_clean = false;
-  std::string gaps;  // the text outside definitions, as of the last update
+  // Syntax checking, incremental per definition: each definition's check is kept with its
+  // text (check_definition_syntax), and when the rest of the file is as the last whole-file
+  // check left it, the file's result is its definitions' results put together; otherwise the
+  // whole file is checked again (see try_composed_syntax_check for when that is exact).
+  struct SyntaxWindow {
+    std::string text;
+    uint32_t begin = 0;  // where it was checked
+    uint32_t column = 0;
+    uint32_t row = 0;
+    bool has_error = false;
+    DefinitionSyntax syntax;
+  };
+  std::vector<std::shared_ptr<SyntaxWindow>> windows;  // of the last update's definitions
+  std::string gaps;         // the text outside definitions at the last whole-file check
+  bool gaps_clean = false;  // ... which reported nothing outside definitions
   bool comments_stale = false;
   size_t full_syntax_checks = 0;
 
@@ -122,23 +115,19 @@ struct Document::Impl {
     run_with_large_stack([&] {
       DiagnosticSink header_sink;
       lower::ModuleOutline outline = lower::lower_outline(cst, root, header_sink);
-      std::string new_gaps = gaps_of(outline, cst);
       std::vector<std::shared_ptr<Definition>> reused = match_definitions(outline, cst);
-      bool quick = syntax_clean && !ts_node_has_error(root) && new_gaps == gaps &&
-                   changed_definitions_are_clean(outline, cst, reused);
-      gaps = std::move(new_gaps);
-      stats.full_syntax_check = !quick;
-      if (quick) {
-        syntax = {};
-        syntax_diagnostics.clear();
-        comments_stale = true;
-      } else {
-        full_syntax_check(cst, root);
+      std::string new_gaps = gaps_of(outline, cst);
+      bool composed =
+          new_gaps == gaps && gaps_clean && try_composed_syntax_check(root, outline, cst);
+      stats.full_syntax_check = !composed;
+      if (!composed) {
+        full_syntax_check(cst, root, outline);
+        gaps = std::move(new_gaps);
       }
       if (!syntax.lowerable) {
         definitions.clear();
         header.reset();
-        header_key.clear();
+        header_key = {};
         header_diagnostics.clear();
         module = ir::IRModule();
         stats.full = true;
@@ -149,14 +138,143 @@ struct Document::Impl {
     });
   }
 
-  void full_syntax_check(const cst::Cst& cst, TSNode root) {
+  void full_syntax_check(const cst::Cst& cst, TSNode root, const lower::ModuleOutline& outline) {
     DiagnosticSink sink;
     comments.clear();
     syntax = check_syntax(cst, root, sink, comments);
     syntax_diagnostics = sink.take();
-    syntax_clean = syntax_diagnostics.empty() && syntax.lowerable;
+    gaps_clean =
+        syntax.lowerable &&
+        std::all_of(syntax_diagnostics.begin(), syntax_diagnostics.end(),
+                    [&](const Diagnostic& d) { return inside_definition(outline, d.span.begin); });
     comments_stale = false;
     ++full_syntax_checks;
+  }
+
+  static bool inside_definition(const lower::ModuleOutline& outline, uint32_t offset) {
+    auto it =
+        std::upper_bound(outline.definitions.begin(), outline.definitions.end(), offset,
+                         [](uint32_t at, TSNode def) { return at < ts_node_start_byte(def); });
+    return it != outline.definitions.begin() && offset <= ts_node_end_byte(*std::prev(it));
+  }
+
+  // The file's syntax check put together from its definitions' checks, each reused when its
+  // text, indentation and tree errors are as when it was checked. Exact (the whole-file check
+  // would report the same; test/unit/syntax_incremental_test.cpp replays edits to hold it to
+  // that) when the text between definitions is as the last whole-file check saw it and reported
+  // nothing in (the caller checks), the tree has no error outside the definitions, every
+  // definition's check is composable (nothing left open at its end), and at most one
+  // definition has a diagnostic (the whole-file check lets one item's report silence another's
+  // in the same class). Returns false, changing nothing, when it is not.
+  bool try_composed_syntax_check(TSNode root, const lower::ModuleOutline& outline,
+                                 const cst::Cst& cst) {
+    if (error_outside_definitions(root, outline)) return false;
+    std::vector<std::shared_ptr<SyntaxWindow>> next(outline.definitions.size());
+    std::unordered_map<std::string_view, std::vector<size_t>> by_text;
+    bool indexed = false;
+    int with_diagnostics = -1;
+    for (size_t k = 0; k < outline.definitions.size(); ++k) {
+      TSNode node = outline.definitions[k];
+      std::string_view node_text = cst.text(node);
+      TSPoint start = ts_node_start_point(node);
+      bool has_error = ts_node_has_error(node);
+      auto fits = [&](const std::shared_ptr<SyntaxWindow>& w) {
+        return w && w->text == node_text && w->column == start.column &&
+               w->has_error == has_error && (!w->syntax.names_lines || w->row == start.row);
+      };
+      if (k < windows.size() && fits(windows[k])) {
+        next[k] = windows[k];
+      } else {
+        if (!indexed) {
+          for (size_t i = 0; i < windows.size(); ++i)
+            if (windows[i]) by_text[windows[i]->text].push_back(i);
+          indexed = true;
+        }
+        if (auto it = by_text.find(node_text); it != by_text.end())
+          for (size_t i : it->second)
+            if (fits(windows[i])) next[k] = windows[i];
+      }
+      if (!next[k]) {
+        next[k] = std::make_shared<SyntaxWindow>();
+        next[k]->text = std::string(node_text);
+        next[k]->column = start.column;
+        next[k]->row = start.row;
+        next[k]->has_error = has_error;
+        next[k]->begin = ts_node_start_byte(node);
+        next[k]->syntax = check_definition_syntax(cst, node);
+      }
+      const DefinitionSyntax& ds = next[k]->syntax;
+      bool reports =
+          !ds.diagnostics.empty() || !ds.check.quarantined.empty() || !ds.check.lowerable;
+      if (!ds.composable || (reports && with_diagnostics >= 0)) {
+        // Keep what was checked, and the rest as it was, for the next try.
+        for (size_t i = k + 1; i < next.size() && i < windows.size(); ++i) next[i] = windows[i];
+        windows = std::move(next);
+        return false;
+      }
+      if (reports) with_diagnostics = int(k);
+    }
+    windows = std::move(next);
+    // The whole-file check extends what an error spoils over the deeper-indented lines after
+    // it, which a definition's check cannot see: code after it (not in a definition) is
+    // left to the whole-file check.
+    if (with_diagnostics >= 0 && code_follows(outline, cst, size_t(with_diagnostics))) return false;
+    syntax = {};
+    syntax_diagnostics.clear();
+    comments_stale = true;
+    if (with_diagnostics < 0) return true;
+    TSNode node = outline.definitions[with_diagnostics];
+    const SyntaxWindow& w = *windows[with_diagnostics];
+    int64_t shift = int64_t(ts_node_start_byte(node)) - int64_t(w.begin);
+    auto moved = [&](Span s) { return Span{uint32_t(s.begin + shift), uint32_t(s.end + shift)}; };
+    syntax.lowerable = w.syntax.check.lowerable;
+    for (Span q : w.syntax.check.quarantined) syntax.quarantined.push_back(moved(q));
+    for (Diagnostic d : w.syntax.diagnostics) {
+      d.span = moved(d.span);
+      for (RelatedInfo& r : d.related) r.span = moved(r.span);
+      syntax_diagnostics.push_back(std::move(d));
+    }
+    return true;
+  }
+
+  // Whether anything but blank lines and comments lies between definition `k` and the next
+  // one (or the end of the text).
+  static bool code_follows(const lower::ModuleOutline& outline, const cst::Cst& cst, size_t k) {
+    std::string_view text = cst.source();
+    size_t at = ts_node_end_byte(outline.definitions[k]);
+    size_t end = k + 1 < outline.definitions.size() ? ts_node_start_byte(outline.definitions[k + 1])
+                                                    : text.size();
+    while (at < end) {
+      char c = text[at];
+      if (c == '#') {
+        size_t nl = text.find('\n', at);
+        at = nl == std::string_view::npos ? end : nl;
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f') {
+        ++at;
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // An error in the tree that no definition holds (the module class's header, an import, a
+  // duplicate definition): only the whole-file check knows what to say.
+  static bool error_outside_definitions(TSNode root, const lower::ModuleOutline& outline) {
+    if (!ts_node_has_error(root)) return false;
+    std::unordered_set<const void*> defs;
+    for (TSNode d : outline.definitions) defs.insert(d.id);
+    // Depth-first over the nodes around the definitions, not into them.
+    std::vector<TSNode> stack{root};
+    while (!stack.empty()) {
+      TSNode node = stack.back();
+      stack.pop_back();
+      if (defs.count(node.id) || !ts_node_has_error(node)) continue;
+      if (cst::is_error(node) || ts_node_is_missing(node)) return true;
+      uint32_t count = ts_node_child_count(node);
+      for (uint32_t i = 0; i < count; ++i) stack.push_back(ts_node_child(node, i));
+    }
+    return false;
   }
 
   void refresh_comments() {
@@ -213,45 +331,14 @@ struct Document::Impl {
     return out;
   }
 
-  // Syntax-checks, each on its own, the definitions whose text is new.
-  bool changed_definitions_are_clean(const lower::ModuleOutline& outline, const cst::Cst& cst,
-                                     const std::vector<std::shared_ptr<Definition>>& reused) {
-    for (size_t k = 0; k < outline.definitions.size(); ++k) {
-      TSNode node = outline.definitions[k];
-      std::string_view def_text = cst.text(node);
-      if (reused[k]) continue;
-      uint32_t begin = ts_node_start_byte(node);
-      size_t line_start = text.rfind('\n', begin == 0 ? 0 : begin - 1);
-      line_start = begin == 0 || line_start == std::string::npos ? 0 : line_start + 1;
-      if (!definition_is_clean(def_text, begin - uint32_t(line_start))) return false;
-    }
-    return true;
-  }
-
-  static bool definition_is_clean(std::string_view def_text, uint32_t column) {
-    std::string alone = column ? "class _:\n" + std::string(column, ' ') : std::string();
-    alone += def_text;
-    alone += '\n';
-    TreePtr alone_tree = parse_tree(alone);
-    TSNode root = ts_tree_root_node(alone_tree.get());
-    if (ts_node_has_error(root)) return false;
-    cst::Cst cst(alone);
-    DiagnosticSink sink;
-    std::vector<printer::Comment> ignored;
-    SyntaxCheck check = check_syntax(cst, root, sink, ignored);
-    return check.lowerable && sink.diagnostics().empty();
-  }
-
   void lower(const cst::Cst& cst, lower::ModuleOutline& outline,
              std::vector<std::shared_ptr<Definition>> reused) {
     bool full = !header || outline.header_key != header_key ||
                 next_ir_offset > kIrOffsetLimit - uint32_t(text.size());
     std::vector<std::string> changed;
-    if (full || outline.declarations_key != declarations_key) {
-      auto new_declarations = parse_declarations(outline.declarations_key);
-      if (!full) changed = changed_names(declarations, new_declarations);
-      declarations = std::move(new_declarations);
-      declarations_key = outline.declarations_key;
+    if (full || outline.declarations != declarations) {
+      if (!full) changed = changed_names(declarations, outline.declarations);
+      declarations = outline.declarations;
     }
     if (full) {
       header = std::shared_ptr<ir::IRModule>(std::move(outline.module));

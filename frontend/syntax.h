@@ -10,6 +10,11 @@
 // explains gets the generic "unexpected <token>". One diagnostic per problem: the tree errors a
 // problem explains, and every lowering diagnostic inside a definition that holds a syntax
 // error, are consequences and are dropped (see SyntaxCheck::quarantined).
+//
+// The check is built from four parts (tokenizer, line checks, tree walk, combination; see
+// frontend/syntax_parts.h) that run over the whole file or over one top-level definition:
+// check_definition_syntax() is what frontend/document.cpp reuses per definition while an edit
+// leaves the others' text alone.
 #pragma once
 #include <tree_sitter/api.h>
 
@@ -35,5 +40,21 @@ struct SyntaxCheck {
 // tree to `comments`. Never recurses over the tree, so any nesting depth is safe.
 SyntaxCheck check_syntax(const cst::Cst& cst, TSNode root, DiagnosticSink& sink,
                          std::vector<printer::Comment>& comments);
+
+// The syntax check of one top-level definition (a child of the root or a member of a module
+// class) of the tree of `cst`'s text, in text offsets.
+struct DefinitionSyntax {
+  std::vector<Diagnostic> diagnostics;  // sorted by position
+  SyntaxCheck check;
+  // True when the whole-file check reports exactly `diagnostics` and `check` for this text
+  // whatever surrounds it, provided no other definition has a diagnostic: nothing is left open
+  // at its end that the whole-file check would carry into the next definition (a string, an
+  // indentation error, a header waiting for its block, a token it would name), and it holds
+  // no diagnostic that is capped per file.
+  bool composable = false;
+  // Its messages name line numbers: only valid while its first line stays where it was.
+  bool names_lines = false;
+};
+DefinitionSyntax check_definition_syntax(const cst::Cst& cst, TSNode definition);
 
 }  // namespace raxc::frontend
