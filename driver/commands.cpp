@@ -15,6 +15,7 @@
 
 #include "analysis/engine.h"
 #include "analysis/well_formed/well_formed.h"
+#include "driver/build_command.h"
 #include "driver/explain_command.h"
 #include "driver/lower_command.h"
 #include "driver/run_command.h"
@@ -426,6 +427,9 @@ int run(int argc, char** argv) {
   LowerOptions lower_options;
   CLI::App* lower_cmd = add_lower_command(app, lower_options);
 
+  BuildOptions build_options;
+  CLI::App* build_cmd = add_build_command(app, build_options);
+
   ExplainOptions explain;
   CLI::App* explain_cmd = add_explain_command(app, explain);
 
@@ -450,6 +454,7 @@ int run(int argc, char** argv) {
   if (*lsp_cmd) return run_lsp(lsp_options);
   if (*lower_cmd) return run_lower(lower_options);
   if (*explain_cmd) return run_explain(explain);
+  if (*build_cmd) return run_build(build_options);
   if (*run_cmd) {
     std::string error;
     if (!take_arguments(*run_cmd, run_options, error)) return report_usage_error(error);

@@ -14,6 +14,9 @@ struct RuntimeError {
   std::string code;               // "RX5003"
   uint32_t begin = 0, end = 0;    // byte offsets into the .rx source; begin == end: unknown
   std::vector<std::string> args;  // the message template's arguments, in order
+  // The whole message as raxc_last_error() returns it, when a built library's entry has located
+  // it in its source (raxc_rt_locate); empty otherwise.
+  std::string rendered;
 };
 
 // The error recorded on this thread by raxc_fail() / raxc_workspace_alloc(), if any; taking it

@@ -56,6 +56,7 @@ extern "C" void raxc_workspace_free(void* ptr) { std::free(ptr); }
 extern "C" const char* raxc_last_error(void) {
   using namespace raxc::runtime;
   if (!last_error) return "";
+  if (!last_error->rendered.empty()) return last_error->rendered.c_str();
   last_error_text = last_error->code + ":";
   for (const std::string& a : last_error->args) last_error_text += " " + a;
   return last_error_text.c_str();

@@ -6,7 +6,7 @@ TRIGGER. A code is triggered when a golden case expects it (`# expect-error RX20
 (`raxc check FILE` on .rx text never reports it: an earlier frontend check pre-empts it, or it
 needs a command-line flag) must be listed, with a one-line reason, in
 test/meta/golden_exemptions.txt; it then counts as triggered when a Catch2 unit test
-(test/unit/*.cpp) or a CLI / LSP test script (test/cli, test/run, test/lsp, the editors' protocol and
+(test/unit/*.cpp) or a CLI / LSP test script (test/cli, test/run, test/build, test/lsp, the editors' protocol and
 Neovim tests) names it. An exempted code that a golden case does trigger is reported as a stale
 exemption.
 
@@ -24,7 +24,7 @@ check their own near misses. A code has one when any of these names it:
   4. for codes with a unit-test or CLI-test near miss: the title of a Catch2 `TEST_CASE(...)` or
      `SECTION(...)` in test/unit/*.cpp that says "near miss" and names the code, e.g.
      `SECTION("RX2010 near miss: a dataflow variable bound inside its dataflow block")`, or a
-     `#` comment line in test/cli/*.sh or test/run/*.sh that says "near miss" and names the code (the checks that
+     `#` comment line in test/cli/*.sh, test/run/*.sh or test/build/*.sh that says "near miss" and names the code (the checks that
      follow it assert the code is absent).
 
 Prints what is missing and exits 1 when anything is.
@@ -109,7 +109,7 @@ def main():
                 near_missed |= named
 
     scripts = []
-    for pattern in ("test/unit/*.cpp", "test/cli/*.sh", "test/run/*.sh", "test/lsp/*.py",
+    for pattern in ("test/unit/*.cpp", "test/cli/*.sh", "test/run/*.sh", "test/build/*.sh", "test/lsp/*.py",
                     "editors/vscode/test/protocol/*.js", "test/editors/**/*.lua"):
         scripts += glob.glob(os.path.join(ROOT, pattern), recursive=True)
     named_in_tests = set()

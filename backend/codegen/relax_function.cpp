@@ -1,0 +1,691 @@
+// One Relax function -> LLVM IR (see relax_codegen.h): one handler per expression kind and per
+// builtin operator, the seed spec's evaluation order (bindings in order, If evaluating one
+// branch), and the run-time StructInfo checks of the interpreter (backend/exec/checks.cpp)
+// done by raxc_rt_check over an encoded StructInfo. Handles: every value this function
+// creates is stored in a slot of its own, null-initialised at entry and released by the one
+// cleanup block every exit goes through, so a failure part-way never leaks; values read from
+// slots are borrowed until the function returns (the result is retained for the caller).
+#include <llvm/IR/MDBuilder.h>
+
+#include "backend/codegen/relax_emitter.h"
+#include "backend/runtime/raxc_runtime.h"
+#include "frontend/printer/printer.h"
+
+namespace raxc::backend {
+namespace {
+
+using llvm::Value;
+
+// The StructInfo encoding raxc_rt_check reads (backend/runtime/value_api.cpp).
+enum Tag : int64_t { kObject = 0, kTensor = 1, kTuple = 2, kShape = 3, kPrim = 4, kFunc = 5 };
+enum DimKind : int64_t { kConst = 0, kBind = 1, kComputed = 2 };
+
+// DLPack type codes of a Relax dtype (bool: kDLUInt with 1 bit).
+int64_t dl_code(ir::DataType t) {
+  if (t.is_bool() || t.is_uint()) return kDLUInt;
+  if (t.is_int()) return kDLInt;
+  if (t.code == ir::DataType::Code::BFloat) return kDLBfloat;
+  if (t.code == ir::DataType::Code::Float) return kDLFloat;
+  return -1;
+}
+
+class FunctionEmitter {
+ public:
+  FunctionEmitter(RelaxModuleState& s, const ir::GlobalDef& g, const ir::Function& f,
+                  llvm::Function* fn)
+      : s_(s), b_(s.context), f_(f), name_(g.gvar->name), fn_(fn) {}
+
+  void emit() {
+    entry_ = block("entry");
+    llvm::BasicBlock* start = block("start");
+    cleanup_ = block("cleanup");
+    fail_ = block("fail");
+    b_.SetInsertPoint(entry_);
+    status_ = b_.CreateAlloca(b_.getInt32Ty(), nullptr, "status");
+    b_.CreateStore(b_.getInt32(0), status_);
+    slots_ = b_.CreateAlloca(b_.getInt64Ty(), b_.getInt32(1), "slots");
+    bound_ = b_.CreateAlloca(b_.getInt8Ty(), b_.getInt32(1), "bound");
+    names_ =
+        new llvm::GlobalVariable(s_.module, b_.getPtrTy(), true, llvm::GlobalValue::ExternalLinkage,
+                                 nullptr, "raxc.names.placeholder");
+    b_.SetInsertPoint(start);
+    prologue();
+    Value* result = seq(f_.body);
+    if (f_.ret_struct_info) {
+      Span at = f_.body->body ? f_.body->body->span : f_.span;
+      check({{result, f_.ret_struct_info,
+              site_for(DiagId::RX5020, at, "the value returned by '" + name_ + "'",
+                       f_.ret_struct_info)}});
+    }
+    b_.CreateCall(s_.runtime("raxc_value_retain"), {result});
+    b_.CreateStore(result, fn_->getArg(2));
+    b_.CreateBr(cleanup_);
+    finish(start);
+  }
+
+ private:
+  struct Check {
+    Value* handle;
+    const ir::StructInfo* sinfo;
+    llvm::Constant* site;
+  };
+
+  llvm::BasicBlock* block(const char* name) {
+    return llvm::BasicBlock::Create(s_.context, name, fn_);
+  }
+
+  llvm::Constant* site_for(DiagId id, Span at, std::string what, const ir::StructInfo* sinfo) {
+    return s_.error_site(id, at, {std::move(what), printer::print_struct_info(sinfo)});
+  }
+
+  // Branches to the cleanup with status 1 when `bad`; the error is already recorded.
+  void fail_if(Value* bad) {
+    llvm::BasicBlock* ok = block("ok");
+    llvm::MDBuilder md(s_.context);
+    b_.CreateCondBr(bad, fail_, ok, md.createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(ok);
+  }
+
+  // Records the error at `site` (with up to three integer values) when `bad`, then fails.
+  void fail_with(Value* bad, llvm::Constant* site, std::vector<Value*> values = {}) {
+    llvm::BasicBlock* raise = block("raise");
+    llvm::BasicBlock* ok = block("ok");
+    llvm::MDBuilder md(s_.context);
+    b_.CreateCondBr(bad, raise, ok, md.createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(raise);
+    while (values.size() < 3) values.push_back(b_.getInt64(0));
+    b_.CreateCall(s_.runtime("raxc_fail"), {site, values[0], values[1], values[2]});
+    b_.CreateBr(fail_);
+    b_.SetInsertPoint(ok);
+  }
+
+  // A new handle from a helper: owned by a fresh slot (released at cleanup); null means the
+  // helper recorded an error.
+  Value* own(Value* handle) {
+    llvm::IRBuilder<> e(entry_);
+    llvm::AllocaInst* slot = e.CreateAlloca(b_.getPtrTy(), nullptr, "h");
+    e.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot);
+    handles_.push_back(slot);
+    b_.CreateStore(handle, slot);
+    fail_if(b_.CreateIsNull(handle));
+    return handle;
+  }
+
+  llvm::AllocaInst* entry_array(llvm::Type* type, size_t n, const char* name) {
+    llvm::IRBuilder<> e(entry_);
+    return e.CreateAlloca(type, b_.getInt32(static_cast<uint32_t>(n == 0 ? 1 : n)), name);
+  }
+
+  // ---------------------------------------------------------------- symbolic variables
+
+  int slot_of(const ir::PrimVar* v) {
+    auto it = slot_of_.find(v);
+    if (it != slot_of_.end()) return it->second;
+    int index = new_slot(v->name);
+    slot_of_[v] = index;
+    return index;
+  }
+  int new_slot(std::string name) {
+    slot_names_.push_back(std::move(name));
+    return static_cast<int>(slot_names_.size()) - 1;
+  }
+  Value* slot_ptr(int index) { return b_.CreateConstGEP1_64(b_.getInt64Ty(), slots_, index); }
+
+  // A symbolic expression as i64 (comparisons 0/1), reading bound slots (RX5028 otherwise).
+  Value* prim(const ir::PrimExpr* e) {
+    using K = ir::PrimKind;
+    switch (e->kind) {
+      case K::IntImm: return b_.getInt64(ir::cast<ir::IntImm>(e)->value);
+      case K::Var: {
+        const auto* v = ir::cast<ir::PrimVar>(e);
+        int index = slot_of(v);
+        Value* bound =
+            b_.CreateLoad(b_.getInt8Ty(), b_.CreateConstGEP1_64(b_.getInt8Ty(), bound_, index));
+        fail_with(b_.CreateICmpEQ(bound, b_.getInt8(0)),
+                  s_.error_site(DiagId::RX5028, e->span, {v->name}));
+        return b_.CreateLoad(b_.getInt64Ty(), slot_ptr(index));
+      }
+      case K::Not: return truth(b_.CreateICmpEQ(prim(ir::cast<ir::PrimNot>(e)->a), b_.getInt64(0)));
+      case K::Select: {
+        const auto* sel = ir::cast<ir::PrimSelect>(e);
+        Value* c = b_.CreateICmpNE(prim(sel->condition), b_.getInt64(0));
+        return b_.CreateSelect(c, prim(sel->true_value), prim(sel->false_value));
+      }
+      case K::Cast: {
+        const auto* c = ir::cast<ir::PrimCast>(e);
+        if (!e->dtype.is_integer() || !c->value->dtype.is_integer()) break;
+        Value* v = prim(c->value);
+        if (e->dtype.is_bool()) return truth(b_.CreateICmpNE(v, b_.getInt64(0)));
+        return v;
+      }
+      default: break;
+    }
+    const auto* bin = ir::dyn_cast<ir::PrimBinary>(e);
+    if (!bin || e->dtype.is_float() || bin->a->dtype.is_float())
+      s_.refuse(e->span, "this expression in a symbolic shape or R.Prim value");
+    Value* x = prim(bin->a);
+    Value* y = prim(bin->b);
+    switch (e->kind) {
+      case K::Add: return b_.CreateAdd(x, y);
+      case K::Sub: return b_.CreateSub(x, y);
+      case K::Mul: return b_.CreateMul(x, y);
+      case K::Min: return b_.CreateSelect(b_.CreateICmpSLT(x, y), x, y);
+      case K::Max: return b_.CreateSelect(b_.CreateICmpSGT(x, y), x, y);
+      case K::EQ: return truth(b_.CreateICmpEQ(x, y));
+      case K::NE: return truth(b_.CreateICmpNE(x, y));
+      case K::LT: return truth(b_.CreateICmpSLT(x, y));
+      case K::LE: return truth(b_.CreateICmpSLE(x, y));
+      case K::GT: return truth(b_.CreateICmpSGT(x, y));
+      case K::GE: return truth(b_.CreateICmpSGE(x, y));
+      case K::And:
+        return truth(
+            b_.CreateAnd(b_.CreateICmpNE(x, b_.getInt64(0)), b_.CreateICmpNE(y, b_.getInt64(0))));
+      case K::Or:
+        return truth(
+            b_.CreateOr(b_.CreateICmpNE(x, b_.getInt64(0)), b_.CreateICmpNE(y, b_.getInt64(0))));
+      default: return division(e, x, y);
+    }
+  }
+
+  Value* truth(Value* bit) { return b_.CreateZExt(bit, b_.getInt64Ty()); }
+
+  // Div/Mod truncate; FloorDiv/FloorMod round toward negative infinity (checks.cpp). A zero
+  // divisor is RX5010; a divisor of -1 never reaches sdiv (INT64_MIN / -1 would be undefined).
+  Value* division(const ir::PrimExpr* e, Value* x, Value* y) {
+    using K = ir::PrimKind;
+    fail_with(b_.CreateICmpEQ(y, b_.getInt64(0)),
+              s_.error_site(DiagId::RX5010, e->span, {"a shape expression"}));
+    Value* minus_one = b_.CreateICmpEQ(y, b_.getInt64(-1));
+    Value* safe_y = b_.CreateSelect(minus_one, b_.getInt64(1), y);
+    Value* q = b_.CreateSDiv(x, safe_y);
+    Value* r = b_.CreateSRem(x, safe_y);
+    Value* neg_q = b_.CreateSub(b_.getInt64(0), x);
+    // Floor adjustment: r != 0 and the signs of r and y differ.
+    Value* adjust = b_.CreateAnd(
+        b_.CreateICmpNE(r, b_.getInt64(0)),
+        b_.CreateICmpNE(b_.CreateICmpSLT(r, b_.getInt64(0)), b_.CreateICmpSLT(y, b_.getInt64(0))));
+    switch (e->kind) {
+      case K::Div: return b_.CreateSelect(minus_one, neg_q, q);
+      case K::Mod: return b_.CreateSelect(minus_one, b_.getInt64(0), r);
+      case K::FloorDiv:
+        return b_.CreateSelect(minus_one, neg_q,
+                               b_.CreateSub(q, b_.CreateZExt(adjust, b_.getInt64Ty())));
+      case K::FloorMod:
+        return b_.CreateSelect(minus_one, b_.getInt64(0),
+                               b_.CreateSelect(adjust, b_.CreateAdd(r, y), r));
+      default: s_.refuse(e->span, "this operator in a symbolic shape");
+    }
+  }
+
+  // ---------------------------------------------------------------- StructInfo checks
+
+  void encode_dim(const ir::PrimExpr* d, std::vector<int64_t>& out,
+                  std::vector<std::pair<int, const ir::PrimExpr*>>& computed) {
+    if (const auto* i = ir::dyn_cast<ir::IntImm>(d)) {
+      out.insert(out.end(), {kConst, i->value});
+    } else if (const auto* v = ir::dyn_cast<ir::PrimVar>(d)) {
+      out.insert(out.end(), {kBind, slot_of(v)});
+    } else {
+      int index = new_slot("");
+      computed.emplace_back(index, d);
+      out.insert(out.end(), {kComputed, index});
+    }
+  }
+
+  void encode(const ir::StructInfo* s, std::vector<int64_t>& out,
+              std::vector<std::pair<int, const ir::PrimExpr*>>& computed) {
+    if (!s) {
+      out.push_back(kObject);
+      return;
+    }
+    switch (s->kind) {
+      case ir::SInfoKind::Object: out.push_back(kObject); return;
+      case ir::SInfoKind::Func: s_.refuse(s->span, "a value of function type (closures)");
+      case ir::SInfoKind::Tensor: {
+        const auto* t = ir::cast<ir::TensorSInfo>(s);
+        const auto* shape = ir::dyn_cast<ir::ShapeExpr>(t->shape);
+        int64_t ndim = shape ? static_cast<int64_t>(shape->values.size()) : t->ndim;
+        out.insert(out.end(), {kTensor, ndim, t->dtype.is_void() ? -1 : dl_code(t->dtype),
+                               t->dtype.bits, shape ? 1 : 0});
+        if (shape)
+          for (const ir::PrimExpr* d : shape->values) encode_dim(d, out, computed);
+        return;
+      }
+      case ir::SInfoKind::Tuple: {
+        const auto* t = ir::cast<ir::TupleSInfo>(s);
+        out.insert(out.end(), {kTuple, static_cast<int64_t>(t->fields.size())});
+        for (const ir::StructInfo* f : t->fields) encode(f, out, computed);
+        return;
+      }
+      case ir::SInfoKind::Shape: {
+        const auto* sh = ir::cast<ir::ShapeSInfo>(s);
+        int64_t ndim = sh->values ? static_cast<int64_t>(sh->values->size()) : sh->ndim;
+        out.insert(out.end(), {kShape, ndim, sh->values ? 1 : 0});
+        if (sh->values)
+          for (const ir::PrimExpr* d : *sh->values) encode_dim(d, out, computed);
+        return;
+      }
+      case ir::SInfoKind::Prim: {
+        const auto* p = ir::cast<ir::PrimSInfo>(s);
+        bool has_value = p->value && !p->dtype.is_float();
+        out.insert(out.end(), {kPrim, p->dtype.is_void() ? -1 : dl_code(p->dtype), p->dtype.bits,
+                               has_value ? 1 : 0});
+        if (has_value) encode_dim(p->value, out, computed);
+        return;
+      }
+    }
+  }
+
+  llvm::Constant* int64_array(const std::vector<int64_t>& words, const char* name) {
+    auto* init = llvm::ConstantDataArray::get(
+        s_.context,
+        llvm::ArrayRef<uint64_t>(reinterpret_cast<const uint64_t*>(words.data()), words.size()));
+    return new llvm::GlobalVariable(s_.module, init->getType(), true,
+                                    llvm::GlobalValue::PrivateLinkage, init, name);
+  }
+
+  // Checks values as one group (a function's parameters, or one value): bare variables bind
+  // in order, composite dimensions are computed once all are bound and compared then.
+  void check(const std::vector<Check>& checks) {
+    std::vector<std::pair<int, const ir::PrimExpr*>> computed;
+    std::vector<std::pair<llvm::Constant*, size_t>> descs;  // desc, computed count so far
+    for (const Check& c : checks) {
+      std::vector<int64_t> words;
+      size_t before = computed.size();
+      encode(c.sinfo, words, computed);
+      descs.emplace_back(int64_array(words, ".sinfo"), computed.size() - before);
+    }
+    auto call = [&](size_t i, int phase) {
+      Value* status = b_.CreateCall(s_.runtime("raxc_rt_check"),
+                                    {checks[i].handle, descs[i].first, slots_, bound_, names_,
+                                     b_.getInt32(phase), checks[i].site});
+      fail_if(b_.CreateICmpNE(status, b_.getInt32(0)));
+    };
+    for (size_t i = 0; i < checks.size(); ++i) call(i, 0);
+    if (computed.empty()) return;
+    for (const auto& [index, expr] : computed) b_.CreateStore(prim(expr), slot_ptr(index));
+    for (size_t i = 0; i < checks.size(); ++i)
+      if (descs[i].second > 0) call(i, 1);
+  }
+
+  // ---------------------------------------------------------------- the function
+
+  void prologue() {
+    Value* entered = b_.CreateCall(
+        s_.runtime("raxc_rt_enter"),
+        {s_.error_site(DiagId::RX5024, f_.name_span.empty() ? f_.span : f_.name_span, {})});
+    llvm::BasicBlock* too_deep = block("too_deep");
+    llvm::BasicBlock* go = block("go");
+    b_.CreateCondBr(b_.CreateICmpNE(entered, b_.getInt32(0)), too_deep, go);
+    b_.SetInsertPoint(too_deep);
+    b_.CreateRet(b_.getInt32(1));
+    b_.SetInsertPoint(go);
+
+    size_t n = f_.params.size();
+    fail_with(b_.CreateICmpNE(fn_->getArg(1), b_.getInt32(static_cast<uint32_t>(n))),
+              s_.error_site(DiagId::RX5002, f_.name_span.empty() ? f_.span : f_.name_span,
+                            {name_, std::to_string(n)}, 1),
+              {b_.CreateSExt(fn_->getArg(1), b_.getInt64Ty())});
+    std::vector<Check> checks;
+    for (size_t i = 0; i < n; ++i) {
+      const ir::Var* p = f_.params[i];
+      Value* h = b_.CreateLoad(b_.getPtrTy(),
+                               b_.CreateConstGEP1_64(b_.getPtrTy(), fn_->getArg(0), i), p->name);
+      vars_[p] = h;
+      if (p->annotation)
+        checks.push_back(
+            {h, p->annotation,
+             site_for(DiagId::RX5020, p->span, "argument '" + p->name + "' of '" + name_ + "'",
+                      p->annotation)});
+    }
+    check(checks);
+  }
+
+  void finish(llvm::BasicBlock* start) {
+    b_.SetInsertPoint(fail_);
+    b_.CreateStore(b_.getInt32(1), status_);
+    b_.CreateBr(cleanup_);
+    b_.SetInsertPoint(cleanup_);
+    for (llvm::AllocaInst* slot : handles_)
+      b_.CreateCall(s_.runtime("raxc_value_release"), {b_.CreateLoad(b_.getPtrTy(), slot)});
+    b_.CreateCall(s_.runtime("raxc_rt_leave"), {});
+    b_.CreateRet(b_.CreateLoad(b_.getInt32Ty(), status_));
+
+    size_t n = slot_names_.empty() ? 1 : slot_names_.size();
+    slots_->setOperand(0, b_.getInt32(static_cast<uint32_t>(n)));
+    bound_->setOperand(0, b_.getInt32(static_cast<uint32_t>(n)));
+    std::vector<llvm::Constant*> names;
+    for (const std::string& name : slot_names_) names.push_back(s_.string_constant(name));
+    if (names.empty()) names.push_back(s_.string_constant(""));
+    auto* type = llvm::ArrayType::get(b_.getPtrTy(), names.size());
+    auto* table = new llvm::GlobalVariable(s_.module, type, true, llvm::GlobalValue::PrivateLinkage,
+                                           llvm::ConstantArray::get(type, names), ".names");
+    names_->replaceAllUsesWith(table);
+    names_->eraseFromParent();
+    llvm::IRBuilder<> e(entry_);
+    e.CreateMemSet(bound_, e.getInt8(0), e.getInt64(n), llvm::MaybeAlign(1));
+    e.CreateBr(start);
+  }
+
+  // ---------------------------------------------------------------- expressions
+
+  Value* seq(const ir::SeqExpr* s) {
+    for (const ir::BindingBlock* block : s->blocks)
+      for (const ir::Binding* binding : block->bindings) bind(binding);
+    return expr(s->body);
+  }
+
+  void bind(const ir::Binding* binding) {
+    if (ir::isa<ir::Function>(binding->value))
+      s_.refuse(binding->value->span, "a nested function (closures)");
+    Value* v = expr(binding->value);
+    if (binding->match_cast) {
+      check({{v, binding->match_cast,
+              site_for(DiagId::RX5020, binding->span, "the value of R.match_cast",
+                       binding->match_cast)}});
+    } else if (binding->var->annotation) {
+      check({{v, binding->var->annotation,
+              site_for(DiagId::RX5020, binding->span, "the value of '" + binding->var->name + "'",
+                       binding->var->annotation)}});
+    }
+    vars_[binding->var] = v;
+  }
+
+  Value* expr(const ir::Expr* e) {
+    using K = ir::ExprKind;
+    switch (e->kind) {
+      case K::Var:
+      case K::DataflowVar: {
+        auto it = vars_.find(ir::cast<ir::Var>(e));
+        if (it == vars_.end()) s_.refuse(e->span, "a variable of an enclosing function");
+        return it->second;
+      }
+      case K::Constant: return constant(ir::cast<ir::Constant>(e));
+      case K::Tuple: return tuple(ir::cast<ir::Tuple>(e)->fields);
+      case K::TupleGetItem: {
+        const auto* g = ir::cast<ir::TupleGetItem>(e);
+        Value* t = expr(g->tuple);
+        return own(b_.CreateCall(
+            s_.runtime("raxc_rt_get"),
+            {t, b_.getInt64(g->index), s_.error_site(DiagId::RX5020, e->span, {"the tuple"})}));
+      }
+      case K::SeqExpr: return seq(ir::cast<ir::SeqExpr>(e));
+      case K::PrimValue: return prim_value(ir::cast<ir::PrimValue>(e));
+      case K::StringImm:
+        return own(b_.CreateCall(s_.runtime("raxc_value_string"),
+                                 {s_.string_constant(ir::cast<ir::StringImm>(e)->value)}));
+      case K::ShapeExpr: return shape(ir::cast<ir::ShapeExpr>(e)->values);
+      case K::If: return if_expr(ir::cast<ir::If>(e));
+      case K::Call: return call(ir::cast<ir::Call>(e));
+      case K::Function: s_.refuse(e->span, "a nested function (closures)");
+      case K::GlobalVar: s_.refuse(e->span, "a global function used as a value");
+      case K::ExternFunc: s_.refuse(e->span, "R.ExternFunc (packed functions)");
+      case K::DataTypeImm: s_.refuse(e->span, "a dtype value");
+      case K::Op: s_.refuse(e->span, "an operator used as a value");
+      case K::Error: s_.refuse(e->span, "a part of the program that has an error");
+    }
+    s_.refuse(e->span, "this expression");
+  }
+
+  Value* tuple(const std::vector<const ir::Expr*>& fields) {
+    std::vector<Value*> values;
+    for (const ir::Expr* f : fields) values.push_back(expr(f));
+    return tuple_of(values);
+  }
+
+  Value* tuple_of(const std::vector<Value*>& values) {
+    llvm::AllocaInst* array = entry_array(b_.getPtrTy(), values.size(), "fields");
+    for (size_t i = 0; i < values.size(); ++i)
+      b_.CreateStore(values[i], b_.CreateConstGEP1_64(b_.getPtrTy(), array, i));
+    return own(b_.CreateCall(s_.runtime("raxc_rt_tuple"),
+                             {array, b_.getInt32(static_cast<uint32_t>(values.size()))}));
+  }
+
+  // The dims as an i64 array in this frame.
+  Value* dims_array(const std::vector<const ir::PrimExpr*>& dims) {
+    llvm::AllocaInst* array = entry_array(b_.getInt64Ty(), dims.size(), "dims");
+    for (size_t i = 0; i < dims.size(); ++i)
+      b_.CreateStore(prim(dims[i]), b_.CreateConstGEP1_64(b_.getInt64Ty(), array, i));
+    return array;
+  }
+
+  Value* shape(const std::vector<const ir::PrimExpr*>& dims) {
+    Value* array = dims_array(dims);
+    return own(b_.CreateCall(s_.runtime("raxc_rt_shape"),
+                             {array, b_.getInt32(static_cast<uint32_t>(dims.size()))}));
+  }
+
+  Value* prim_value(const ir::PrimValue* p) {
+    ir::DataType t = p->value->dtype;
+    if (t.is_float()) {
+      const auto* f = ir::dyn_cast<ir::FloatImm>(p->value);
+      if (!f || dl_code(t) < 0) s_.refuse(p->span, "a float R.Prim value that is not a literal");
+      return own(
+          b_.CreateCall(s_.runtime("raxc_rt_prim_float"),
+                        {llvm::ConstantFP::get(b_.getDoubleTy(), f->value),
+                         b_.getInt32(static_cast<uint32_t>(dl_code(t))), b_.getInt32(t.bits)}));
+    }
+    if (!t.is_integer()) s_.refuse(p->span, "an R.Prim value of type '" + t.str() + "'");
+    return own(b_.CreateCall(
+        s_.runtime("raxc_rt_prim_int"),
+        {prim(p->value), b_.getInt32(static_cast<uint32_t>(dl_code(t))), b_.getInt32(t.bits)}));
+  }
+
+  Value* constant(const ir::Constant* c) {
+    if (!c->has_data())
+      s_.report(make_diagnostic(
+          DiagId::RX5021, c->span,
+          {"metadata[\"" + c->metadata->key + "\"][" + std::to_string(c->metadata->index) + "]"}));
+    if (dl_code(c->dtype) < 0) s_.refuse(c->span, "a constant of dtype '" + c->dtype.str() + "'");
+    auto* data = llvm::ConstantDataArray::get(s_.context, llvm::ArrayRef<uint8_t>(c->data));
+    auto* global = new llvm::GlobalVariable(s_.module, data->getType(), true,
+                                            llvm::GlobalValue::PrivateLinkage, data, ".const");
+    global->setAlignment(llvm::Align(64));
+    Value* dims = int64_array(c->shape, ".const_shape");
+    return own(
+        b_.CreateCall(s_.runtime("raxc_rt_const"),
+                      {global, b_.getInt64(c->data.size()), dims,
+                       b_.getInt32(static_cast<uint32_t>(c->shape.size())),
+                       b_.getInt32(static_cast<uint32_t>(dl_code(c->dtype))),
+                       b_.getInt32(c->dtype.bits), s_.error_site(DiagId::RX5026, c->span, {})}));
+  }
+
+  Value* if_expr(const ir::If* i) {
+    Value* cond = expr(i->cond);
+    Value* truth = b_.CreateCall(s_.runtime("raxc_rt_cond"),
+                                 {cond, s_.error_site(DiagId::RX5025, i->cond->span, {})});
+    fail_if(b_.CreateICmpSLT(truth, b_.getInt32(0)));
+    llvm::BasicBlock* then_block = block("then");
+    llvm::BasicBlock* else_block = block("else");
+    llvm::BasicBlock* merge = block("merge");
+    b_.CreateCondBr(b_.CreateICmpNE(truth, b_.getInt32(0)), then_block, else_block);
+    b_.SetInsertPoint(then_block);
+    Value* a = seq(i->true_branch);
+    llvm::BasicBlock* a_end = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(else_block);
+    Value* c = seq(i->false_branch);
+    llvm::BasicBlock* c_end = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(merge);
+    llvm::PHINode* phi = b_.CreatePHI(b_.getPtrTy(), 2);
+    phi->addIncoming(a, a_end);
+    phi->addIncoming(c, c_end);
+    return phi;
+  }
+
+  // ---------------------------------------------------------------- calls
+
+  Value* call(const ir::Call* c) {
+    if (const auto* op = ir::dyn_cast<ir::Op>(c->op)) {
+      const std::string& name = op->name;
+      if (name == "relax.call_tir" || name == "relax.call_tir_with_grad") return call_tir(c, false);
+      if (name == "relax.call_tir_inplace") return call_tir(c, true);
+      if (name == "relax.shape_of" && c->args.size() == 1) {
+        Value* t = expr(c->args[0]);
+        return own(b_.CreateCall(s_.runtime("raxc_rt_shape_of"),
+                                 {t, s_.error_site(DiagId::RX5020, c->span,
+                                                   {"the argument of R.shape_of", "R.Tensor"})}));
+      }
+      std::string shown = name.starts_with("relax.") ? "R." + name.substr(6) : name;
+      s_.refuse(c->span, "the operator " + shown);
+    }
+    const auto* gv = ir::dyn_cast<ir::GlobalVar>(c->op);
+    const ir::GlobalDef* g = gv ? s_.library.module->find(gv->name) : nullptr;
+    if (!g) s_.refuse(c->span, "a call of a closure, a local function or a packed function");
+    if (g->prim_func()) {
+      std::vector<Value*> args;
+      for (const ir::Expr* a : c->args) args.push_back(expr(a));
+      return call_kernel(*g, args, {}, c->span);
+    }
+    if (g->extern_func()) s_.refuse(c->span, "a call of an R.ExternFunc (packed functions)");
+    std::vector<Value*> args;
+    for (const ir::Expr* a : c->args) args.push_back(expr(a));
+    llvm::AllocaInst* array = entry_array(b_.getPtrTy(), args.size(), "args");
+    for (size_t i = 0; i < args.size(); ++i)
+      b_.CreateStore(args[i], b_.CreateConstGEP1_64(b_.getPtrTy(), array, i));
+    llvm::AllocaInst* out = entry_array(b_.getPtrTy(), 1, "result");
+    b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), out);
+    Value* status = b_.CreateCall(s_.relax_function(*g),
+                                  {array, b_.getInt32(static_cast<uint32_t>(args.size())), out});
+    Value* result = b_.CreateLoad(b_.getPtrTy(), out);
+    llvm::IRBuilder<> e(entry_);
+    llvm::AllocaInst* slot = e.CreateAlloca(b_.getPtrTy(), nullptr, "h");
+    e.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot);
+    handles_.push_back(slot);
+    b_.CreateStore(result, slot);
+    fail_if(b_.CreateICmpNE(status, b_.getInt32(0)));
+    return result;
+  }
+
+  // Calls the kernel of PrimFunc `g` with `args` (tensors and prims) and then `scalars` (i64);
+  // its scalar result becomes an R.Prim, none the empty tuple.
+  Value* call_kernel(const ir::GlobalDef& g, const std::vector<Value*>& args,
+                     const std::vector<Value*>& scalars, Span at) {
+    size_t n = args.size() + scalars.size();
+    llvm::AllocaInst* packed = entry_array(b_.getInt64Ty(), n, "packed");
+    llvm::AllocaInst* kinds = entry_array(b_.getInt32Ty(), n, "kinds");
+    for (size_t i = 0; i < args.size(); ++i) {
+      Value* status =
+          b_.CreateCall(s_.runtime("raxc_rt_pack"),
+                        {args[i], b_.CreateConstGEP1_64(b_.getInt64Ty(), packed, i),
+                         b_.CreateConstGEP1_64(b_.getInt32Ty(), kinds, i),
+                         s_.error_site(DiagId::RX5003, at, {std::to_string(i), g.gvar->name})});
+      fail_if(b_.CreateICmpNE(status, b_.getInt32(0)));
+    }
+    for (size_t i = 0; i < scalars.size(); ++i) {
+      size_t k = args.size() + i;
+      b_.CreateStore(scalars[i], b_.CreateConstGEP1_64(b_.getInt64Ty(), packed, k));
+      b_.CreateStore(b_.getInt32(RAXC_ARG_INT), b_.CreateConstGEP1_64(b_.getInt32Ty(), kinds, k));
+    }
+    llvm::AllocaInst* ret = entry_array(b_.getInt64Ty(), 1, "ret");
+    b_.CreateStore(b_.getInt64(0), ret);
+    Value* status =
+        b_.CreateCall(s_.kernel(g), {packed, kinds, b_.getInt32(static_cast<uint32_t>(n)), ret});
+    fail_if(b_.CreateICmpNE(status, b_.getInt32(0)));
+    const ir::PrimFunc& pf = *g.prim_func();
+    if (!pf.ret_type || pf.ret_type->is_void()) return tuple_of({});
+    ir::DataType t = *pf.ret_type;
+    if (dl_code(t) < 0) s_.refuse(at, "a PrimFunc result of type '" + t.str() + "'");
+    auto code = b_.getInt32(static_cast<uint32_t>(dl_code(t)));
+    if (t.is_float())
+      return own(b_.CreateCall(s_.runtime("raxc_rt_prim_float"),
+                               {b_.CreateLoad(b_.getDoubleTy(), ret), code, b_.getInt32(t.bits)}));
+    return own(b_.CreateCall(s_.runtime("raxc_rt_prim_int"),
+                             {b_.CreateLoad(b_.getInt64Ty(), ret), code, b_.getInt32(t.bits)}));
+  }
+
+  // R.call_tir(f, (inputs...), out_sinfo, tir_vars): f(inputs..., outputs..., tir_vars...).
+  // In place, output i is input inplace_indices[i], or a new tensor for -1.
+  Value* call_tir(const ir::Call* c, bool inplace) {
+    const auto* gv = c->args.empty() ? nullptr : ir::dyn_cast<ir::GlobalVar>(c->args[0]);
+    const ir::GlobalDef* g = gv ? s_.library.module->find(gv->name) : nullptr;
+    if (!g || !g->prim_func())
+      s_.refuse(c->span, "a call_tir whose callee is not a PrimFunc of the module");
+    if (c->sinfo_args.empty()) s_.refuse(c->span, "a call_tir without out_sinfo");
+    std::vector<Value*> inputs;
+    if (c->args.size() > 1) {
+      if (const auto* t = ir::dyn_cast<ir::Tuple>(c->args[1])) {
+        for (const ir::Expr* f : t->fields) inputs.push_back(expr(f));
+      } else {
+        inputs.push_back(expr(c->args[1]));
+      }
+    }
+    std::vector<int64_t> indices;
+    if (inplace) indices = inplace_indices(c);
+    std::vector<const ir::StructInfo*> outs;
+    bool is_tuple = ir::isa<ir::TupleSInfo>(c->sinfo_args[0]);
+    if (is_tuple)
+      outs = ir::cast<ir::TupleSInfo>(c->sinfo_args[0])->fields;
+    else
+      outs.push_back(c->sinfo_args[0]);
+    std::vector<Value*> args = inputs, results;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      int64_t index = i < indices.size() ? indices[i] : -1;
+      if (index >= 0 && index < static_cast<int64_t>(inputs.size())) {
+        results.push_back(inputs[index]);
+        continue;
+      }
+      Value* fresh = allocate(outs[i]);
+      args.push_back(fresh);
+      results.push_back(fresh);
+    }
+    std::vector<Value*> scalars;
+    if (c->args.size() > 2) {
+      const auto* tir_vars = ir::dyn_cast<ir::ShapeExpr>(c->args[2]);
+      if (!tir_vars) s_.refuse(c->args[2]->span, "tir_vars that are not a shape literal");
+      for (const ir::PrimExpr* d : tir_vars->values) scalars.push_back(prim(d));
+    }
+    call_kernel(*g, args, scalars, c->span);
+    return is_tuple ? tuple_of(results) : results[0];
+  }
+
+  std::vector<int64_t> inplace_indices(const ir::Call* c) {
+    std::vector<int64_t> indices;
+    if (const ir::AttrValue* a = c->attrs.find("inplace_indices")) {
+      if (const auto* list = a->get_if<ir::AttrValue::List>()) {
+        for (const ir::AttrValue& v : *list)
+          if (const auto* i = v.get_if<int64_t>()) indices.push_back(*i);
+      } else if (const auto* i = a->get_if<int64_t>()) {
+        indices.push_back(*i);
+      }
+    }
+    return indices;
+  }
+
+  // A zero-filled tensor of an out_sinfo entry (its dims evaluated here).
+  Value* allocate(const ir::StructInfo* s) {
+    const auto* t = ir::dyn_cast<ir::TensorSInfo>(s);
+    const auto* shape = t ? ir::dyn_cast<ir::ShapeExpr>(t->shape) : nullptr;
+    if (!shape || t->dtype.is_void() || dl_code(t->dtype) < 0)
+      s_.refuse(s->span, "an output whose shape or dtype is not known (out_sinfo must give both)");
+    Value* dims = dims_array(shape->values);
+    return own(
+        b_.CreateCall(s_.runtime("raxc_rt_alloc"),
+                      {dims, b_.getInt32(static_cast<uint32_t>(shape->values.size())),
+                       b_.getInt32(static_cast<uint32_t>(dl_code(t->dtype))),
+                       b_.getInt32(t->dtype.bits), s_.error_site(DiagId::RX5026, s->span, {})}));
+  }
+
+  RelaxModuleState& s_;
+  llvm::IRBuilder<> b_;
+  const ir::Function& f_;
+  std::string name_;
+  llvm::Function* fn_;
+  llvm::BasicBlock *entry_ = nullptr, *cleanup_ = nullptr, *fail_ = nullptr;
+  llvm::AllocaInst *status_ = nullptr, *slots_ = nullptr, *bound_ = nullptr;
+  llvm::GlobalVariable* names_ = nullptr;
+  std::vector<llvm::AllocaInst*> handles_;
+  std::vector<std::string> slot_names_;
+  std::unordered_map<const ir::PrimVar*, int> slot_of_;
+  std::unordered_map<const ir::Var*, Value*> vars_;
+};
+
+}  // namespace
+
+void emit_relax_function(RelaxModuleState& state, const ir::GlobalDef& g, const ir::Function& f,
+                         llvm::Function* fn) {
+  FunctionEmitter(state, g, f, fn).emit();
+}
+
+}  // namespace raxc::backend

@@ -1,0 +1,57 @@
+/* raxc_relax_abi.h — the runtime helpers the Relax functions of a library written by
+ * `raxc build` call (backend/codegen/relax_*.cpp emits the calls). Values are the refcounted
+ * handles of raxc_value.h; errors are recorded as in raxc_runtime.h (an error site with the
+ * diagnostic code and the .rx span) and reported by status, never by unwinding. A helper that
+ * returns a RaxcValue* returns a new reference, NULL after recording the error.
+ */
+#ifndef RAXC_RELAX_ABI_H_
+#define RAXC_RELAX_ABI_H_
+
+#include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/raxc_value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The source a library was built from, to turn error byte offsets into FILE:LINE:COL and
+ * fill the diagnostic templates of the codes generated code can raise. */
+typedef struct RaxcModuleInfo {
+  const char* file;
+  const uint32_t* line_starts; /* byte offset of each line's first byte */
+  int32_t num_lines;
+  int32_t num_templates;
+  const char* const* templates; /* pairs: code, template with {0}, {1}, ... */
+} RaxcModuleInfo;
+
+RaxcValue* raxc_rt_alloc(const int64_t* shape, int32_t ndim, int32_t code, int32_t bits,
+                         const RaxcErrorSite* site);
+RaxcValue* raxc_rt_const(const void* data, int64_t nbytes, const int64_t* shape, int32_t ndim,
+                         int32_t code, int32_t bits, const RaxcErrorSite* site);
+RaxcValue* raxc_rt_tuple(RaxcValue* const* fields, int32_t num_fields);
+RaxcValue* raxc_rt_get(const RaxcValue* tuple, int64_t index, const RaxcErrorSite* site);
+RaxcValue* raxc_rt_prim_int(int64_t value, int32_t code, int32_t bits);
+RaxcValue* raxc_rt_prim_float(double value, int32_t code, int32_t bits);
+RaxcValue* raxc_rt_shape(const int64_t* dims, int32_t ndim);
+RaxcValue* raxc_rt_shape_of(const RaxcValue* tensor, const RaxcErrorSite* site);
+/* A tensor or prim as a kernel argument; 1 after recording RX5003 (site args: index, callee). */
+int32_t raxc_rt_pack(const RaxcValue* value, RaxcArg* arg, int32_t* kind,
+                     const RaxcErrorSite* site);
+/* The truth of an If condition: 0 or 1; -1 after recording RX5025. */
+int32_t raxc_rt_cond(const RaxcValue* value, const RaxcErrorSite* site);
+/* Checks `value` against an encoded StructInfo (see relax_sinfo in backend/codegen), binding
+ * symbolic variables into `slots` (phase 0) or comparing computed ones (phase 1); 1 after
+ * recording RX5020 (site args: what, StructInfo text; the reason is appended). */
+int32_t raxc_rt_check(const RaxcValue* value, const int64_t* desc, int64_t* slots, uint8_t* bound,
+                      const char* const* names, int32_t phase, const RaxcErrorSite* site);
+/* Call depth: enter returns 1 after recording RX5024 when the limit is reached. */
+int32_t raxc_rt_enter(const RaxcErrorSite* site);
+void raxc_rt_leave(void);
+/* Renders this thread's error with the module's source location (a public entry's failure). */
+void raxc_rt_locate(const RaxcModuleInfo* info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RAXC_RELAX_ABI_H_ */

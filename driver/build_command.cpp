@@ -1,0 +1,199 @@
+// `raxc build`: check the module (errors print as `raxc check` prints them, exit 1), legalize
+// it exactly as `raxc run` does, compile the chosen public functions and every function and
+// PrimFunc they reach (backend/codegen/relax_codegen.h), and write the library with
+// backend/jit/library.h. With --emit=so the header is written next to the library: libNAME.so
+// gets libNAME.h. Usage and I/O errors exit 2 with a coded diagnostic.
+#include "driver/build_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/engine.h"
+#include "backend/io/atomic_file.h"
+#include "backend/jit/library.h"
+#include "driver/commands.h"
+#include "driver/lower_command.h"
+#include "frontend/source.h"
+
+namespace raxc::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+void report(const BuildOptions& options, const SourceFile& file,
+            const std::vector<Diagnostic>& diagnostics) {
+  if (options.diagnostics_format == "json") {
+    nlohmann::json all = nlohmann::json::array({render_json(file, diagnostics)});
+    std::cout << all.dump(2) << "\n";
+  } else {
+    bool color = options.color == "always" || (options.color == "auto" && isatty(STDERR_FILENO));
+    std::cerr << render_text(file, diagnostics, color);
+  }
+}
+
+// "libmlp.so" -> "mlp_": the library's name as a C identifier.
+std::string default_prefix(const std::string& output) {
+  std::string stem = fs::path(output).stem().string();
+  if (stem.starts_with("lib") && stem.size() > 3) stem = stem.substr(3);
+  std::string prefix;
+  for (char c : stem) prefix += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (prefix.empty() || std::isdigit(static_cast<unsigned char>(prefix[0])))
+    prefix = "rx_" + prefix;
+  return prefix + "_";
+}
+
+backend::EmitKind emit_kind(const std::string& emit) {
+  if (emit == "obj") return backend::EmitKind::Object;
+  if (emit == "llvm") return backend::EmitKind::LlvmIr;
+  if (emit == "asm") return backend::EmitKind::Assembly;
+  return backend::EmitKind::SharedLibrary;
+}
+
+std::string header_path(const std::string& library) {
+  return fs::path(library).replace_extension(".h").string();
+}
+
+}  // namespace
+
+CLI::App* add_build_command(CLI::App& app, BuildOptions& options) {
+  CLI::App* command =
+      app.add_subcommand("build", "Compile a module into a shared library a C program links");
+  command->add_option("file", options.file, "The .rx file")->required();
+  command->add_option("-o,--output", options.output, "The library (libNAME.so) or file to write")
+      ->required();
+  command
+      ->add_option("--emit", options.emit,
+                   "so: the library and its header NAME.h beside it; header: only the header; "
+                   "obj, llvm, asm: the compiled code for inspection")
+      ->check(CLI::IsMember({"so", "obj", "llvm", "asm", "header"}));
+  command
+      ->add_option("--entry", options.entries,
+                   "A public function to export (repeatable; default: every public function)")
+      ->allow_extra_args(false);
+  command->add_option("--prefix", options.prefix,
+                      "The prefix of exported symbols (default: NAME_ for libNAME.so)");
+  command->add_flag("--check-bounds", options.check_bounds,
+                    "Check every buffer access of every PrimFunc against its shape");
+  command->add_flag("--time", options.time, "Print the time of each compile step");
+  command
+      ->add_option("--diagnostics-format", options.diagnostics_format,
+                   "How diagnostics are printed")
+      ->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--color", options.color, "Colour diagnostics")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  return command;
+}
+
+int run_build(const BuildOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  SourceManager sources;
+  auto loaded = sources.load(options.file);
+  if (!loaded.file) {
+    const SourceFile& empty = sources.add_virtual(options.file, "");
+    report(options, empty, {make_diagnostic(DiagId::RX1000, Span{}, {options.file, loaded.error})});
+    return kExitUsage;
+  }
+  const SourceFile& file = *loaded.file;
+
+  analysis::Engine engine;
+  engine.open(options.file, file.text());
+  std::vector<Diagnostic> errors;
+  for (Diagnostic& d : engine.diagnostics(options.file))
+    if (d.severity == Severity::Error) errors.push_back(std::move(d));
+  if (!errors.empty()) {
+    report(options, file, errors);
+    return kExitErrors;
+  }
+  const frontend::Document& doc = *engine.document(options.file);
+  std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
+  bool use_lowered = lowered && lowered->legalized_calls > 0;
+  const ir::IRModule& module = use_lowered ? lowered->module : doc.module();
+  auto located = [&](std::vector<Diagnostic> ds) {
+    std::vector<Diagnostic> out;
+    for (Diagnostic& d : ds) out.push_back(doc.to_text(std::move(d)));
+    report(options, file, out);
+  };
+
+  backend::RelaxLibrary library;
+  library.module = &module;
+  library.function = [&](const ir::GlobalDef& g) -> const ir::Function* {
+    const ir::Function* analysed = engine.normalized(options.file, g.gvar->name);
+    return analysed && use_lowered ? g.function() : analysed;
+  };
+  std::vector<const ir::GlobalDef*> available = backend::public_functions(module);
+  if (options.entries.empty()) {
+    library.entries = available;
+  } else {
+    for (const std::string& name : options.entries) {
+      const ir::GlobalDef* found = nullptr;
+      for (const ir::GlobalDef* g : available)
+        if (g->gvar->name == name) found = g;
+      if (!found) {
+        std::string names;
+        for (const ir::GlobalDef* g : available)
+          names += (names.empty() ? "" : ", ") + g->gvar->name;
+        located({make_diagnostic(DiagId::RX5001, Span{},
+                                 {name, names.empty() ? "no public Relax function" : names})});
+        return kExitUsage;
+      }
+      library.entries.push_back(found);
+    }
+  }
+  if (library.entries.empty()) {
+    located({make_diagnostic(DiagId::RX5001, Span{},
+                             {"(any public function)", "no public Relax function"})});
+    return kExitUsage;
+  }
+  library.prefix = options.prefix.empty() ? default_prefix(options.output) : options.prefix;
+  library.file_name = fs::path(options.file).filename().string();
+  library.source = file.text();
+  double front_ms = ms_since(start);
+
+  if (options.emit == "header") {
+    std::string text =
+        backend::relax_library_header(library, fs::path(options.output).filename().string());
+    if (io::Status s = io::write_file_atomic(options.output, {text})) {
+      located({make_diagnostic(DiagId::RX5041, Span{}, {options.output, s->message})});
+      return kExitUsage;
+    }
+    return kExitClean;
+  }
+
+  backend::CodegenOptions codegen;
+  codegen.check_bounds = options.check_bounds;
+  DiagnosticSink sink;
+  backend::LibraryStats stats;
+  int status = backend::build_library(library, codegen, emit_kind(options.emit), options.output,
+                                      sink, &stats);
+  if (status != 0) {
+    located(sink.take());
+    return status == 1 ? kExitErrors : kExitUsage;
+  }
+  if (options.emit == "so") {
+    std::string header = header_path(options.output);
+    std::string text = backend::relax_library_header(library, fs::path(header).filename().string());
+    if (io::Status s = io::write_file_atomic(header, {text})) {
+      located({make_diagnostic(DiagId::RX5041, Span{}, {header, s->message})});
+      return kExitUsage;
+    }
+  }
+  if (options.time)
+    std::fprintf(stderr,
+                 "build %.2f ms: check and legalize %.2f, codegen %.2f, O3 %.2f, emit %.2f, "
+                 "link %.2f\n",
+                 ms_since(start), front_ms, stats.codegen_ms, stats.optimize_ms, stats.emit_ms,
+                 stats.link_ms);
+  return kExitClean;
+}
+
+}  // namespace raxc::driver

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Every run golden through `raxc build`: each `# run:` line of test/cases/run/*.rx that `raxc run`
+runs successfully is run again through a library built from the same file (`raxc build --entry`,
+called by raxc_build_runner with the same argument words), and the two results must be the same
+JSON (floats within 1e-6 relative). A function the build refuses must be refused with RX5040
+("raxc build does not compile X yet"), never anything else; the refusals are counted by construct.
+
+usage: run_goldens.py RAXC RUNNER CASES_DIR WORK_DIR
+"""
+import json
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+RUN_ONLY = {"--load", "--threads", "--repeat", "--check-bounds", "--save", "--output-format"}
+
+
+def close(a, b):
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+    if isinstance(a, float) or isinstance(b, float):
+        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            return a == b
+        if math.isnan(a) and math.isnan(b):
+            return True
+        return a == b or abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-30)
+    return a == b
+
+
+def split_entry(words):
+    entry, rest, skip = "main", [], False
+    for i, w in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        if w == "--entry":
+            entry, skip = words[i + 1], True
+        else:
+            rest.append(w)
+    return entry, rest
+
+
+def main():
+    raxc, runner, cases, work = sys.argv[1:5]
+    os.makedirs(work, exist_ok=True)
+    passed, failed, refused = 0, 0, {}
+    built = {}
+    for name in sorted(os.listdir(cases)):
+        if not name.endswith(".rx"):
+            continue
+        path = os.path.join(cases, name)
+        for line in open(path, encoding="utf-8"):
+            if not line.startswith("# run:"):
+                continue
+            words = shlex.split(line[len("# run:"):])
+            if any(w in RUN_ONLY for w in words):
+                continue
+            entry, args = split_entry(words)
+            ran = subprocess.run([raxc, "run", path, "--entry", entry, *args,
+                                  "--output-format", "json"], cwd=cases,
+                                 capture_output=True, text=True, timeout=120)
+            if ran.returncode != 0:
+                continue  # an error golden: raxc run refuses these inputs
+            key = (name, entry)
+            if key not in built:
+                lib = os.path.join(work, "lib%s_%s.so" % (re.sub(r"\W", "_", name[:-3]), entry))
+                b = subprocess.run([raxc, "build", path, "--entry", entry, "-o", lib,
+                                    "--color", "never"], capture_output=True, text=True, timeout=300)
+                built[key] = (lib, b)
+            lib, b = built[key]
+            if b.returncode != 0:
+                m = re.search(r"raxc build does not compile (.*?) yet", b.stderr)
+                if b.returncode == 1 and "RX5040" in b.stderr and m:
+                    refused[m.group(1)] = refused.get(m.group(1), 0) + 1
+                    continue
+                print("FAIL %s --entry %s: raxc build exited %d:\n%s" % (name, entry, b.returncode, b.stderr))
+                failed += 1
+                continue
+            prefix = os.path.basename(lib)[3:-3] + "_"
+            r = subprocess.run([runner, lib, path, entry, *args], cwd=cases,
+                               capture_output=True, text=True, timeout=120)
+            want = json.loads(ran.stdout)
+            try:
+                got = json.loads(r.stdout) if r.returncode == 0 else None
+            except json.JSONDecodeError:
+                got = None
+            if got is None or not close(want, got):
+                print("FAIL %s --entry %s %s: raxc run gave %s, the library %s (exit %d) %s" % (
+                    name, entry, " ".join(args), ran.stdout.strip()[:300], r.stdout.strip()[:300],
+                    r.returncode, r.stderr.strip()[:300]))
+                failed += 1
+            else:
+                passed += 1
+    for what, n in sorted(refused.items()):
+        print("refused (RX5040) %d run(s): %s" % (n, what))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed or passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
