@@ -87,11 +87,15 @@ class Cst {
 
   Kind kind(TSNode node) const { return lang_.kind(node); }
   bool is(TSNode node, Kind k) const { return !ts_node_is_null(node) && kind(node) == k; }
+  // A missing node (an absent field of a malformed construct) has empty text at offset 0: the
+  // lowering reports what is missing instead of crashing on it.
   std::string_view text(TSNode node) const {
+    if (ts_node_is_null(node)) return {};
     uint32_t b = ts_node_start_byte(node), e = ts_node_end_byte(node);
     return text_.substr(b, e - b);
   }
   Span span(TSNode node) const {
+    if (ts_node_is_null(node)) return {span_bias_, span_bias_};
     return {ts_node_start_byte(node) + span_bias_, ts_node_end_byte(node) + span_bias_};
   }
   uint32_t span_bias() const { return span_bias_; }

@@ -50,9 +50,9 @@ uint32_t CommentIndex::line_of(uint32_t offset) const {
   return uint32_t(it - line_starts_.begin()) - 1;
 }
 
-void CommentIndex::add_anchor(const void* node, Span span) {
+void CommentIndex::add_anchor(const void* node, Span span, bool can_trail) {
   if (comments_.empty() || span.begin >= span.end) return;
-  anchors_.push_back({node, span, anchors_.size()});
+  anchors_.push_back({node, span, anchors_.size(), can_trail});
 }
 
 void CommentIndex::resolve() {
@@ -70,10 +70,14 @@ void CommentIndex::resolve() {
     auto after_comment = std::lower_bound(anchors_.begin(), anchors_.end(), c.begin, by_begin);
     if (first_on_line != after_comment) {
       auto last = after_comment - 1;
-      // Among anchors starting at the same offset, the outermost (first registered) wins.
+      // Among anchors starting at the same offset, the outermost (first registered) that can
+      // trail wins.
       while (last != first_on_line && (last - 1)->span.begin == last->span.begin) --last;
-      attached_[last->node].trailing.push_back(i);
-      continue;
+      while (!last->can_trail && last + 1 != after_comment) ++last;
+      if (last->can_trail) {
+        attached_[last->node].trailing.push_back(i);
+        continue;
+      }
     }
     auto next = std::lower_bound(anchors_.begin(), anchors_.end(), c.end, by_begin);
     if (next != anchors_.end()) attached_[next->node].leading.push_back(i);

@@ -181,18 +181,18 @@ std::string Printer::var_creation(const PrimVar* v) {
   return ctor + (v->is_size_var ? "(is_size_var=True)" : "()");
 }
 
-// A variable seen for the first time is declared: in Relax at the top of the outermost function
-// (and, while the signature is printed, it becomes a signature variable); in TIR at function
-// level before the current statement.
+// A variable seen for the first time is declared: in Relax at the top of the outermost function,
+// or, while a signature is printed, at the top of that function (it becomes one of its
+// signature variables); in TIR at function level before the current statement.
 Doc Printer::prim_var(const PrimVar* v) {
   if (const std::string* name = names_.find(v)) return {*name};
   std::string hint = v->name.empty() ? "v" : v->name;
   if (relax_context_) {
     if (functions_.empty()) return {names_.define(v, hint)};
-    FunctionState* outer = functions_.front();
-    std::string name = names_.define(v, hint, outer->frame);
+    FunctionState* home = func_vars_ ? functions_.back() : functions_.front();
+    std::string name = names_.define(v, hint, home->frame);
     if (func_vars_) func_vars_->insert(v);
-    outer->pre.add(0, name + " = " + var_creation(v));
+    home->pre.add(0, name + " = " + var_creation(v));
     return {name};
   }
   std::string name = names_.define(v, hint, tir_function_frame_);

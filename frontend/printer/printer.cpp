@@ -336,7 +336,9 @@ void Printer::collect_anchors() {
 void Printer::collect_anchors(const SeqExpr* seq) {
   if (!seq) return;
   for (const BindingBlock* block : seq->blocks) {
-    if (block->is_dataflow) comments_.add_anchor(block, block->span);
+    // A block's span starts at its first binding, not at the `with` line the printer writes
+    // for it: comments there belong to the binding (leading ones still go before `with`).
+    if (block->is_dataflow) comments_.add_anchor(block, block->span, /*can_trail=*/false);
     for (const Binding* b : block->bindings) {
       comments_.add_anchor(b, b->span);
       if (auto f = dyn_cast<Function>(b->value)) collect_anchors(f->body);

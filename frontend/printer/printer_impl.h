@@ -95,8 +95,9 @@ class NameTable {
 class CommentIndex {
  public:
   CommentIndex(const std::vector<Comment>& comments, std::string_view source);
-  // Anchors are registered in print order; a node may be registered once.
-  void add_anchor(const void* node, Span span);
+  // Anchors are registered in print order; a node may be registered once. An anchor that
+  // cannot trail only takes the comments before it.
+  void add_anchor(const void* node, Span span, bool can_trail = true);
   void resolve();
   // Own-line comments attached before `node`, at `indent`.
   void emit_leading(const void* node, int indent, Lines& out);
@@ -110,6 +111,7 @@ class CommentIndex {
     const void* node;
     Span span;
     size_t order;
+    bool can_trail;
   };
   struct Attached {
     std::vector<size_t> leading;

@@ -159,17 +159,17 @@ std::string Printer::call_args(const std::vector<std::string>& args,
 
 // ---------------------------------------------------------------------------- functions
 Lines Printer::relax_function(const Function* f, const std::string& name, bool top_level) {
-  bool outermost = functions_.empty();
   bool saved_context = relax_context_;
   relax_context_ = true;
   names_.push_frame();
   FunctionState state;
   state.frame = names_.depth() - 1;
   functions_.push_back(&state);
-  // Variables first seen in the outermost signature are its symbolic variables: quoted there,
-  // declared at the top of the body (text §4.5).
+  // Variables first seen in a signature are that function's symbolic variables: quoted there,
+  // declared at the top of its body (text §4.5). A nested function's own ones stay in it: one
+  // hoisted into the outer function would no longer be bound by the nested signature.
   std::unordered_set<const PrimVar*> signature_vars;
-  func_vars_ = outermost ? &signature_vars : nullptr;
+  func_vars_ = &signature_vars;
   std::string ret = f->ret_struct_info ? sinfo(f->ret_struct_info) : "";
   std::vector<std::string> params;
   for (const Var* p : f->params) {
@@ -479,7 +479,7 @@ Doc Printer::call(const Call* c) {
 }
 
 // ---------------------------------------------------------------------------- StructInfo
-// A symbolic dimension: quoted in the outermost signature when it mentions a signature variable.
+// A symbolic dimension: quoted in a signature when it mentions one of its signature variables.
 std::string Printer::shape_dim(const PrimExpr* e) {
   bool saved = relax_context_;
   relax_context_ = true;
