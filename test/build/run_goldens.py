@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Every run golden through `raxc build`: each `# run:` line of test/cases/run/*.rx that `raxc run`
-runs successfully is run again through a library built from the same file (`raxc build --entry`,
-called by raxc_build_runner with the same argument words), and the two results must be the same
-JSON (floats within 1e-6 relative). A function the build refuses must be refused with RX5040
-("raxc build does not compile X yet"), never anything else; the refusals are counted by construct.
+runs successfully is run again through a library built from the same file (`raxc build`, the
+whole file, or `--entry` when a function of it is refused), called by raxc_build_runner with the
+same argument words, and the two results must be the same JSON (floats within 1e-6 relative).
+A function the build refuses must be refused with RX5040 ("raxc build does not compile X yet"),
+never anything else; the refusals are counted by construct.
 
 usage: run_goldens.py RAXC RUNNER CASES_DIR WORK_DIR
 """
@@ -45,6 +46,11 @@ def split_entry(words):
     return entry, rest
 
 
+def build(raxc, path, lib, extra):
+    return subprocess.run([raxc, "build", path, *extra, "-o", lib, "--color", "never"],
+                          capture_output=True, text=True, timeout=300)
+
+
 def main():
     raxc, runner, cases, work = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
@@ -66,13 +72,19 @@ def main():
                                  capture_output=True, text=True, timeout=120)
             if ran.returncode != 0:
                 continue  # an error golden: raxc run refuses these inputs
-            key = (name, entry)
-            if key not in built:
-                lib = os.path.join(work, "lib%s_%s.so" % (re.sub(r"\W", "_", name[:-3]), entry))
-                b = subprocess.run([raxc, "build", path, "--entry", entry, "-o", lib,
-                                    "--color", "never"], capture_output=True, text=True, timeout=300)
-                built[key] = (lib, b)
-            lib, b = built[key]
+            # One library per file (every public function) when the whole file builds; else one
+            # per entry, so that a refused function does not hide the others.
+            stem = re.sub(r"\W", "_", name[:-3])
+            if name not in built:
+                lib = os.path.join(work, "lib%s.so" % stem)
+                built[name] = (lib, build(raxc, path, lib, []))
+            lib, b = built[name]
+            if b.returncode != 0:
+                key = (name, entry)
+                if key not in built:
+                    lib = os.path.join(work, "lib%s_%s.so" % (stem, entry))
+                    built[key] = (lib, build(raxc, path, lib, ["--entry", entry]))
+                lib, b = built[key]
             if b.returncode != 0:
                 m = re.search(r"raxc build does not compile (.*?) yet", b.stderr)
                 if b.returncode == 1 and "RX5040" in b.stderr and m:
@@ -81,7 +93,6 @@ def main():
                 print("FAIL %s --entry %s: raxc build exited %d:\n%s" % (name, entry, b.returncode, b.stderr))
                 failed += 1
                 continue
-            prefix = os.path.basename(lib)[3:-3] + "_"
             r = subprocess.run([runner, lib, path, entry, *args], cwd=cases,
                                capture_output=True, text=True, timeout=120)
             want = json.loads(ran.stdout)
