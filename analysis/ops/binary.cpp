@@ -1,4 +1,5 @@
-// Element-wise binary operators (operators.md §2.5-§2.7, §3.1).
+// Element-wise binary operators (operators.md §2.5-§2.7, §3.1) and the fused x1 * x2 + x3
+// (ewise_fma).
 #include "analysis/ops/common.h"
 
 namespace raxc::analysis::ops {
@@ -79,6 +80,41 @@ std::vector<ParamSpec> binary_params() {
   return {{"x1", ArgKind::Tensor}, {"x2", ArgKind::Tensor}};
 }
 
+const ir::StructInfo* infer_ewise_fma(InferContext& ctx) {
+  const ir::TensorSInfo* a = tensor_arg(ctx, "x1");
+  const ir::TensorSInfo* b = tensor_arg(ctx, "x2");
+  const ir::TensorSInfo* c = tensor_arg(ctx, "x3");
+  if (!a || !b || !c) return unknown(ctx);
+  if (a->ndim >= 0 &&
+      ((b->ndim >= 0 && b->ndim != a->ndim) || (c->ndim >= 0 && c->ndim != a->ndim))) {
+    ctx.report(DiagId::RX3122, ctx.call.span,
+               {op_text(ctx), "all three operands", std::to_string(a->ndim),
+                std::to_string(b->ndim != a->ndim ? b->ndim : c->ndim)});
+    return rank_only(ctx, -1, a->dtype, a->vdevice);
+  }
+  DataType dtype = DataType::Void();
+  if (!a->dtype.is_void() && !b->dtype.is_void() && !c->dtype.is_void()) {
+    if (a->dtype != b->dtype || a->dtype != c->dtype)
+      ctx.report(DiagId::RX3108, ctx.call.span,
+                 {op_text(ctx), "all three operands", a->dtype.str(),
+                  (a->dtype != b->dtype ? b : c)->dtype.str()});
+    dtype = a->dtype;
+  }
+  const ir::VDevice* vdev = first_vdevice({a, b, c});
+  auto da = s_dims(*a), db = s_dims(*b), dc = s_dims(*c);
+  if (da && db && dc) {
+    for (size_t i = 0; i < da->size(); ++i) {
+      if (!check_dims_equal(ctx, (*db)[i], "dimension " + std::to_string(i) + " of x2", (*da)[i],
+                            "that of x1", ctx.call.span) ||
+          !check_dims_equal(ctx, (*dc)[i], "dimension " + std::to_string(i) + " of x3", (*da)[i],
+                            "that of x1", ctx.call.span))
+        break;
+    }
+    return make_tensor(ctx, *da, dtype, vdev);
+  }
+  return rank_only(ctx, a->ndim, dtype, vdev);
+}
+
 }  // namespace
 
 void register_binary(std::vector<OpDef>& table) {
@@ -118,6 +154,10 @@ void register_binary(std::vector<OpDef>& table) {
   for (const Entry& e : entries)
     table.push_back(make_op(e.name, e.text, binary_params(), {},
                             e.comparison ? infer_compare : infer_arith, e.doc));
+  table.push_back(
+      make_op("relax.ewise_fma", "R.ewise_fma",
+              {{"x1", ArgKind::Tensor}, {"x2", ArgKind::Tensor}, {"x3", ArgKind::Tensor}}, {},
+              infer_ewise_fma, "x1 * x2 + x3 on equally shaped tensors"));
 }
 
 }  // namespace raxc::analysis::ops

@@ -415,6 +415,10 @@ const ir::TensorSInfo* with_dtype(InferContext& ctx, const ir::TensorSInfo& t, D
 
 const ir::StructInfo* object(InferContext& ctx) { return ctx.arena().make<ir::ObjectSInfo>(); }
 
+const ir::StructInfo* unknown(InferContext& ctx, int ndim) {
+  return rank_only(ctx, ndim, DataType::Void(), nullptr);
+}
+
 // ------------------------------------------------------------------------- rules
 
 DataType arith_dtype(InferContext& ctx, DataType a, DataType b, std::string_view what, Span at) {

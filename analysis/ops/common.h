@@ -22,9 +22,13 @@ void register_linalg(std::vector<OpDef>& table);
 void register_reduce(std::vector<OpDef>& table);
 void register_nn(std::vector<OpDef>& table);
 void register_calls(std::vector<OpDef>& table);
-void register_misc(std::vector<OpDef>& table);
+void register_shape(std::vector<OpDef>& table);
+void register_memory(std::vector<OpDef>& table);
+void register_grad(std::vector<OpDef>& table);
+void register_image(std::vector<OpDef>& table);
 void register_vision(std::vector<OpDef>& table);
-void register_extra(std::vector<OpDef>& table);
+void register_quantize(std::vector<OpDef>& table);
+void register_ccl(std::vector<OpDef>& table);
 void register_inspect(std::vector<OpDef>& table);
 
 // The OpDef of the call being inferred (set by infer_call before running the rule).
@@ -101,6 +105,9 @@ const ir::TensorSInfo* rank_only(InferContext& ctx, int ndim, ir::DataType dtype
 // Same shape (field) as `t`, new dtype.
 const ir::TensorSInfo* with_dtype(InferContext& ctx, const ir::TensorSInfo& t, ir::DataType dtype);
 const ir::StructInfo* object(InferContext& ctx);
+// A tensor of rank `ndim` (-1: unknown rank) and unknown dtype: the answer when an operand
+// is missing or wrong (already reported).
+const ir::StructInfo* unknown(InferContext& ctx, int ndim = -1);
 
 // ------------------------------------------------------------------------- rules
 // arith_dtype (§2.6): void if either is void; mismatch (neither bool) -> RX3108; `what` names

@@ -1,4 +1,4 @@
-// Creation operators (operators.md §3.3).
+// Creation operators (operators.md §3.3), with one_hot, meshgrid and hamming_window.
 #include <algorithm>
 #include <cmath>
 
@@ -9,6 +9,8 @@ namespace raxc::analysis::ops {
 namespace {
 
 using ir::DataType;
+using ir::PrimExpr;
+using Dims = std::vector<const PrimExpr*>;
 
 const ir::StructInfo* infer_full(InferContext& ctx) {
   std::optional<ShapeOperand> shape = shape_operand(ctx, "shape");
@@ -165,9 +167,88 @@ const ir::StructInfo* infer_tri(InferContext& ctx) {
   return x;
 }
 
+const ir::StructInfo* infer_one_hot(InferContext& ctx) {
+  const ir::TensorSInfo* idx = tensor_arg(ctx, "indices");
+  DataType dt = DataType::Void();
+  const ir::StructInfo* on = arg_sinfo(ctx, "on_value");
+  const ir::StructInfo* off = arg_sinfo(ctx, "off_value");
+  auto* pon = ir::dyn_cast<ir::PrimSInfo>(on);
+  auto* poff = ir::dyn_cast<ir::PrimSInfo>(off);
+  for (auto [s, name] : {std::pair{on, "on_value"}, std::pair{off, "off_value"}})
+    if (s && !ir::isa<ir::PrimSInfo>(s))
+      ctx.report(DiagId::RX3107, param_span(ctx, param(ctx, name)),
+                 {op_text(ctx), name, sinfo_text(s)});
+  if (pon && poff)
+    dt = arith_dtype(ctx, pon->dtype, poff->dtype, "on_value and off_value", ctx.call.span);
+  std::optional<int64_t> depth = attr_int(ctx, "depth");
+  int64_t axis = attr_int(ctx, "axis").value_or(-1);
+  if (!idx) return rank_only(ctx, -1, dt, nullptr);
+  if (idx->ndim < 0) return rank_only(ctx, -1, dt, idx->vdevice);
+  int r = idx->ndim + 1;
+  auto ax = normalize_axis(ctx, axis, r, param_span(ctx, param(ctx, "axis")));
+  auto dims = s_dims(*idx);
+  if (!ax || !dims || !depth) return rank_only(ctx, r, dt, idx->vdevice);
+  Dims out = *dims;
+  out.insert(out.begin() + *ax, ctx.analyzer.make_int(*depth));
+  return make_tensor(ctx, std::move(out), dt, idx->vdevice);
+}
+
+const ir::StructInfo* infer_meshgrid(InferContext& ctx) {
+  auto ts = tensor_tuple_arg(ctx, "tensors");
+  if (auto ix = attr_string(ctx, "indexing"); ix && *ix != "ij" && *ix != "xy")
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "indexing")),
+               {op_text(ctx), "indexing", "expected 'ij' or 'xy'"});
+  if (!ts) return unknown(ctx);
+  size_t n = ts->size();
+  Dims lens;
+  bool known = true;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::TensorSInfo* t = (*ts)[i];
+    if (t->ndim >= 0 && t->ndim != 1) {
+      ctx.report(DiagId::RX3113, ctx.arg_span(0),
+                 {op_text(ctx), "tensor " + std::to_string(i), "1", sinfo_text(t)});
+      known = false;
+      continue;
+    }
+    auto d = s_dims(*t);
+    if (!d || d->size() != 1)
+      known = false;
+    else
+      lens.push_back((*d)[0]);
+  }
+  std::vector<const ir::StructInfo*> fields;
+  for (const ir::TensorSInfo* t : *ts)
+    fields.push_back(
+        known ? static_cast<const ir::StructInfo*>(make_tensor(ctx, lens, t->dtype, t->vdevice))
+              : rank_only(ctx, int(n), t->dtype, t->vdevice));
+  return ctx.arena().make<ir::TupleSInfo>(std::move(fields));
+}
+
+const ir::StructInfo* infer_hamming_window(InferContext& ctx) {
+  DataType dt = attr_dtype(ctx, "dtype").value_or(DataType::Float(32));
+  if (dt.is_integer()) {
+    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "dtype")),
+               {op_text(ctx), "dtype", "the window dtype must not be an integer type"});
+  }
+  const ir::StructInfo* s = arg_sinfo(ctx, "window_size");
+  auto* p = ir::dyn_cast<ir::PrimSInfo>(s);
+  if (s && !p)
+    ctx.report(DiagId::RX3107, ctx.arg_span(0), {op_text(ctx), "window_size", sinfo_text(s)});
+  const PrimExpr* size = nullptr;
+  if (!ctx.call.args.empty())
+    if (auto* pv = ir::dyn_cast<ir::PrimValue>(ctx.call.args[0])) size = pv->value;
+  if (!size && p) size = p->value;
+  if (!size) return rank_only(ctx, 1, dt, nullptr);
+  if (auto v = ctx.analyzer.as_int(size); v && *v < 1)
+    ctx.report(DiagId::RX3116, ctx.arg_span(0),
+               {op_text(ctx), "window_size", "the window size must be at least 1"});
+  return make_tensor(ctx, {size}, dt, nullptr);
+}
+
 }  // namespace
 
 void register_create(std::vector<OpDef>& table) {
+  using K = ArgKind;
   table.push_back(make_op("relax.full", "R.full",
                           {{"shape", ArgKind::Shape}, {"fill_value", ArgKind::Tensor}},
                           {{"dtype", ArgKind::DType, true, "None"}}, infer_full,
@@ -209,6 +290,18 @@ void register_create(std::vector<OpDef>& table) {
   table.push_back(make_op("relax.triu", "R.triu",
                           {{"x", ArgKind::Tensor}, {"k", ArgKind::Prim, true, "0"}}, {}, infer_tri,
                           "keeps the upper triangle (j - i >= k) of the last two axes"));
+  table.push_back(make_op("relax.one_hot", "R.one_hot",
+                          {{"indices", K::Tensor}, {"on_value", K::Prim}, {"off_value", K::Prim}},
+                          {{"depth", K::Int}, {"axis", K::Int, true, "-1"}}, infer_one_hot,
+                          "one-hot encoding with a new axis of length depth"));
+  table.push_back(make_op("relax.meshgrid", "R.meshgrid", {{"tensors", K::Tuple}},
+                          {{"indexing", K::String, true, "\"ij\""}}, infer_meshgrid,
+                          "coordinate grids from 1-D tensors"));
+  table.push_back(make_op(
+      "relax.hamming_window", "R.hamming_window",
+      {{"window_size", K::Prim}, {"periodic", K::Prim}, {"alpha", K::Prim}, {"beta", K::Prim}},
+      {{"dtype", K::DType, true, "\"float32\""}}, infer_hamming_window,
+      "a Hamming window of window_size points"));
 }
 
 }  // namespace raxc::analysis::ops

@@ -1,4 +1,5 @@
-// Indexing, selection, sorting and set operators (operators.md §3.6, §3.7, §3.12).
+// Indexing, selection, sorting and set operators (operators.md §3.6, §3.7, §3.12), with the
+// index-tuple gather_nd/scatter_nd and bucketize.
 #include <algorithm>
 
 #include "analysis/ops/common.h"
@@ -10,10 +11,6 @@ namespace {
 using ir::DataType;
 using ir::PrimExpr;
 using Dims = std::vector<const PrimExpr*>;
-
-const ir::StructInfo* unknown(InferContext& ctx, int ndim = -1) {
-  return rank_only(ctx, ndim, DataType::Void(), nullptr);
-}
 
 // ---------------------------------------------------------------------------- take
 
@@ -533,6 +530,48 @@ const ir::StructInfo* infer_slice_scatter(InferContext& ctx) {
   return x;
 }
 
+const ir::StructInfo* infer_gather_nd(InferContext& ctx) {
+  const ir::TensorSInfo* data = tensor_arg(ctx, "data");
+  const ir::TensorSInfo* idx = tensor_arg(ctx, "indices");
+  int64_t batch_dims = attr_int(ctx, "batch_dims").value_or(0);
+  if (!data || !idx) return unknown(ctx);
+  if (!idx->dtype.is_void() && idx->dtype != DataType::Int(64))
+    ctx.report(DiagId::RX3118, ctx.arg_span(1),
+               {op_text(ctx), "indices", "an int64 tensor", sinfo_text(idx)});
+  auto dd = s_dims(*data), id = s_dims(*idx);
+  if (!dd || !id || id->empty()) return rank_only(ctx, -1, data->dtype, data->vdevice);
+  std::optional<int64_t> l = ctx.analyzer.as_int(id->back());
+  if (!l || batch_dims < 0 || batch_dims + *l > int64_t(dd->size()))
+    return rank_only(ctx, -1, data->dtype, data->vdevice);
+  Dims out(id->begin(), id->end() - 1);
+  out.insert(out.end(), dd->begin() + batch_dims + *l, dd->end());
+  return make_tensor(ctx, std::move(out), data->dtype, data->vdevice);
+}
+
+const ir::StructInfo* infer_scatter_nd(InferContext& ctx) {
+  const ir::TensorSInfo* data = tensor_arg(ctx, "data");
+  tensor_arg(ctx, "indices");
+  const ir::TensorSInfo* upd = tensor_arg(ctx, "updates");
+  if (!data) return unknown(ctx);
+  if (upd && !upd->dtype.is_void() && !data->dtype.is_void() && upd->dtype != data->dtype)
+    ctx.report(DiagId::RX3108, ctx.call.span,
+               {op_text(ctx), "data and updates", data->dtype.str(), upd->dtype.str()});
+  if (!s_dims(*data)) return rank_only(ctx, data->ndim, data->dtype, data->vdevice);
+  return data;
+}
+
+const ir::StructInfo* infer_bucketize(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "input_tensor");
+  const ir::TensorSInfo* b = tensor_arg(ctx, "boundaries");
+  bool out_int32 = attr_bool(ctx, "out_int32").value_or(false);
+  attr_bool(ctx, "right");
+  DataType dt = out_int32 ? DataType::Int(32) : DataType::Int(64);
+  if (b && b->ndim >= 0 && b->ndim != 1)
+    ctx.report(DiagId::RX3113, ctx.arg_span(1), {op_text(ctx), "boundaries", "1", sinfo_text(b)});
+  if (!x) return rank_only(ctx, -1, dt, nullptr);
+  return with_dtype(ctx, *x, dt);
+}
+
 }  // namespace
 
 void register_index(std::vector<OpDef>& table) {
@@ -600,6 +639,18 @@ void register_index(std::vector<OpDef>& table) {
                           "input_tensor with the slice start:end:step on axis replaced by src"));
   table.push_back(make_op("relax.nonzero", "R.nonzero", {{"x", K::Tensor}}, {}, infer_nonzero,
                           "indices of the non-zero elements, shape (ndim, count)"));
+  table.push_back(make_op("relax.gather_nd", "R.gather_nd",
+                          {{"data", K::Tensor}, {"indices", K::Tensor}},
+                          {{"batch_dims", K::Int, true, "0"}}, infer_gather_nd,
+                          "gathers slices by index tuples (ONNX GatherND)"));
+  table.push_back(make_op("relax.scatter_nd", "R.scatter_nd",
+                          {{"data", K::Tensor}, {"indices", K::Tensor}, {"updates", K::Tensor}},
+                          {{"reduction", K::String, true, "\"update\""}}, infer_scatter_nd,
+                          "scatters updates by index tuples (ONNX ScatterND)"));
+  table.push_back(make_op(
+      "relax.bucketize", "R.bucketize", {{"input_tensor", K::Tensor}, {"boundaries", K::Tensor}},
+      {{"out_int32", K::Bool, true, "False"}, {"right", K::Bool, true, "False"}}, infer_bucketize,
+      "bucket index of each element (torch.bucketize)"));
 }
 
 }  // namespace raxc::analysis::ops

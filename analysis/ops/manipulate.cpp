@@ -11,10 +11,6 @@ using ir::DataType;
 using ir::PrimExpr;
 using Dims = std::vector<const PrimExpr*>;
 
-const ir::StructInfo* unknown(InferContext& ctx, int ndim = -1) {
-  return rank_only(ctx, ndim, DataType::Void(), nullptr);
-}
-
 // --------------------------------------------------------------------------- reshape
 
 const ir::StructInfo* infer_reshape(InferContext& ctx) {

@@ -1,5 +1,5 @@
 // Neural-network operators R.nn.* (operators.md §3.10): activations, softmax, normalizations,
-// dropout, convolutions, pooling, pad, attention, losses.
+// dropout, convolutions, pooling, pad, attention, losses, pixel_shuffle.
 #include <string>
 
 #include "analysis/ops/common.h"
@@ -11,10 +11,6 @@ namespace {
 using ir::DataType;
 using ir::PrimExpr;
 using Dims = std::vector<const PrimExpr*>;
-
-const ir::StructInfo* unknown(InferContext& ctx, int ndim = -1) {
-  return rank_only(ctx, ndim, DataType::Void(), nullptr);
-}
 
 // ------------------------------------------------------------------------ activations
 
@@ -638,6 +634,34 @@ std::vector<ParamSpec> pool_attrs(size_t n) {
           {"layout", K::String, true, layouts[n]}, {"out_layout", K::String, true, "None"}};
 }
 
+const ir::StructInfo* infer_pixel_shuffle(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  std::optional<int64_t> r = attr_int(ctx, "upscale_factor");
+  if (!x) return unknown(ctx);
+  if (x->ndim >= 0 && x->ndim < 3) {
+    ctx.report(DiagId::RX3118, ctx.arg_span(0),
+               {op_text(ctx), "data", "at least 3-dimensional", sinfo_text(x)});
+    return rank_only(ctx, x->ndim, x->dtype, nullptr);
+  }
+  auto dims = s_dims(*x);
+  if (!dims || !r || *r <= 0) return rank_only(ctx, x->ndim, x->dtype, nullptr);
+  auto& an = ctx.analyzer;
+  size_t n = dims->size();
+  Dims out = *dims;
+  const PrimExpr* rr = an.make_int(*r * *r);
+  if (auto c = an.as_int(out[n - 3]); c && *c % (*r * *r) != 0) {
+    ctx.report(DiagId::RX3116, ctx.call.span,
+               {op_text(ctx), "upscale_factor",
+                "the channel count " + std::to_string(*c) + " is not divisible by " +
+                    std::to_string(*r * *r)});
+    return rank_only(ctx, x->ndim, x->dtype, nullptr);
+  }
+  out[n - 3] = an.floordiv(out[n - 3], rr);
+  out[n - 2] = an.mul(out[n - 2], an.make_int(*r));
+  out[n - 1] = an.mul(out[n - 1], an.make_int(*r));
+  return make_tensor(ctx, std::move(out), x->dtype, nullptr);
+}
+
 }  // namespace
 
 void register_nn(std::vector<OpDef>& table) {
@@ -787,6 +811,9 @@ void register_nn(std::vector<OpDef>& table) {
       infer_nll_loss, "negative log-likelihood loss"));
   table.push_back(make_op("relax.nn.batch_flatten", "R.nn.batch_flatten", {{"data", K::Tensor}}, {},
                           infer_batch_flatten, "reshapes to (batch, -1)"));
+  table.push_back(make_op("relax.nn.pixel_shuffle", "R.nn.pixel_shuffle", {{"data", K::Tensor}},
+                          {{"upscale_factor", K::Int}}, infer_pixel_shuffle,
+                          "rearranges (C*r*r, H, W) into (C, H*r, W*r)"));
 }
 
 }  // namespace raxc::analysis::ops

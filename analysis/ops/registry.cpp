@@ -28,7 +28,13 @@ const Table& table() {
     register_reduce(t.ops);
     register_nn(t.ops);
     register_calls(t.ops);
-    register_misc(t.ops);
+    register_shape(t.ops);
+    register_memory(t.ops);
+    register_grad(t.ops);
+    register_image(t.ops);
+    register_vision(t.ops);
+    register_quantize(t.ops);
+    register_ccl(t.ops);
     register_inspect(t.ops);
     for (size_t i = 0; i < t.ops.size(); ++i) t.by_name.emplace(t.ops[i].name, i);
     return t;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "frontend/ir/module.h"
 #include "frontend/lower/context.h"
@@ -50,6 +51,13 @@ const ir::PrimExpr* lower_prim_expr(LowerContext& ctx, TSNode node, const PrimNa
 const ir::PrimExpr* lower_prim_update(LowerContext& ctx, const ir::PrimExpr* lhs,
                                       std::string_view op, TSNode rhs, const PrimNames& names,
                                       IntMode mode, Span span);
+
+// The indices of `A[i, j]` (a subscript node) into `buffer`, lowered as TIR (int32 literals):
+// slices (RX1317) and a count that is not the buffer's rank (RX1313) are reported, nullopt.
+std::optional<std::vector<const ir::PrimExpr*>> lower_buffer_indices(LowerContext& ctx,
+                                                                     TSNode subscript,
+                                                                     const ir::Buffer* buffer,
+                                                                     const PrimNames& names);
 
 // `value` converted to `dtype`: a folded immediate for IntImm/FloatImm, the value itself when the
 // dtype already matches, otherwise a Cast.

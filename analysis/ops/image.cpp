@@ -1,0 +1,93 @@
+// Image operators R.image.* (operators.md §3.13): resize2d/3d and affine_grid.
+#include "analysis/ops/common.h"
+
+namespace raxc::analysis::ops {
+
+namespace {
+
+using ir::DataType;
+using ir::PrimExpr;
+using Dims = std::vector<const PrimExpr*>;
+
+template <size_t N>
+const ir::StructInfo* infer_resize(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  std::optional<ShapeOperand> size = shape_operand(ctx, "size");
+  std::string canonical = N == 2 ? "NCHW" : "NCDHW";
+  std::string layout = attr_string(ctx, "layout").value_or(canonical);
+  std::optional<DataType> out = attr_dtype(ctx, "out_dtype");
+  if (!x) return unknown(ctx, int(N + 2));
+  DataType dtype = out && !out->is_void() ? *out : x->dtype;
+  if (size && size->ndim >= 0 && size->ndim != int(N) && !(size->ndim == 1)) {
+    ctx.report(DiagId::RX3116, ctx.arg_span(1),
+               {op_text(ctx), "size", "expected " + std::to_string(N) + " values"});
+    return rank_only(ctx, int(N + 2), dtype, x->vdevice);
+  }
+  bool simple = layout.size() == N + 2;
+  for (char c : layout) simple = simple && c >= 'A' && c <= 'Z';
+  if (!simple) return rank_only(ctx, x->ndim, dtype, x->vdevice);
+  if (x->ndim >= 0 && x->ndim != int(N + 2)) {
+    ctx.report(DiagId::RX3113, ctx.arg_span(0),
+               {op_text(ctx), "data", std::to_string(N + 2), sinfo_text(x)});
+    return rank_only(ctx, int(N + 2), dtype, x->vdevice);
+  }
+  auto dims = s_dims(*x);
+  if (!dims || !size || !size->dims || !ir::isa<ir::ShapeExpr>(size->expr))
+    return rank_only(ctx, int(N + 2), dtype, x->vdevice);
+  Dims s = *size->dims;
+  if (s.size() == 1) s = Dims(N, s[0]);
+  Dims out_dims = *dims;
+  std::string spatial = N == 2 ? "HW" : "DHW";
+  for (size_t i = 0; i < N; ++i) {
+    size_t p = layout.find(spatial[i]);
+    if (p == std::string::npos) return rank_only(ctx, int(N + 2), dtype, x->vdevice);
+    out_dims[p] = s[i];
+  }
+  return make_tensor(ctx, std::move(out_dims), dtype, x->vdevice);
+}
+
+const ir::StructInfo* infer_affine_grid(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  std::optional<ShapeOperand> size = shape_operand(ctx, "size");
+  attr_bool(ctx, "align_corners");
+  if (!x) return unknown(ctx, 4);
+  if (x->ndim >= 0 && x->ndim != 3) {
+    ctx.report(DiagId::RX3113, ctx.arg_span(0), {op_text(ctx), "data", "3", sinfo_text(x)});
+    return rank_only(ctx, 4, x->dtype, x->vdevice);
+  }
+  auto dims = s_dims(*x);
+  if (!dims || !size || !size->dims || size->dims->size() != 2)
+    return rank_only(ctx, 4, x->dtype, x->vdevice);
+  return make_tensor(ctx,
+                     {(*dims)[0], ctx.analyzer.make_int(2), (*size->dims)[0], (*size->dims)[1]},
+                     x->dtype, x->vdevice);
+}
+
+}  // namespace
+
+void register_image(std::vector<OpDef>& table) {
+  using K = ArgKind;
+  std::vector<ParamSpec> resize_attrs = {
+      {"roi", K::Other, true, "None"},
+      {"layout", K::String, true, "\"NCHW\""},
+      {"method", K::String, true, "\"linear\""},
+      {"coordinate_transformation_mode", K::String, true, "\"half_pixel\""},
+      {"rounding_method", K::String, true, "\"round\""},
+      {"cubic_alpha", K::Float, true, "-0.75"},
+      {"cubic_exclude", K::Int, true, "0"},
+      {"extrapolation_value", K::Float, true, "0.0"},
+      {"out_dtype", K::DType, true, "None"}};
+  table.push_back(make_op("relax.image.resize2d", "R.image.resize2d",
+                          {{"data", K::Tensor}, {"size", K::Shape}}, resize_attrs, infer_resize<2>,
+                          "resizes the spatial dims (ONNX Resize)"));
+  resize_attrs[1].default_text = "\"NCDHW\"";
+  table.push_back(make_op("relax.image.resize3d", "R.image.resize3d",
+                          {{"data", K::Tensor}, {"size", K::Shape}}, resize_attrs, infer_resize<3>,
+                          "resizes the 3 spatial dims (ONNX Resize)"));
+  table.push_back(make_op("relax.image.affine_grid", "R.image.affine_grid",
+                          {{"data", K::Tensor}, {"size", K::Shape}},
+                          {{"align_corners", K::Bool, true, "False"}}, infer_affine_grid,
+                          "a sampling grid from affine matrices (batch, 2, H, W)"));
+}
+
+}  // namespace raxc::analysis::ops
