@@ -10,6 +10,7 @@
 #include "analysis/normalize/normalize.h"
 #include "analysis/well_formed/call_graph.h"
 #include "analysis/well_formed/well_formed.h"
+#include "frontend/ir/hash.h"
 #include "frontend/ir/visitor.h"
 #include "frontend/ir/walks.h"
 #include "frontend/printer/printer.h"
@@ -65,10 +66,6 @@ bool is_namespace_prefix(std::string_view object) {
   return prefixes.count(object) > 0;
 }
 
-std::string signature_text(const ir::StructInfo* s) {
-  return s ? printer::print_struct_info(s) : std::string("\x01none");
-}
-
 // The text of a definition up to the end of its signature (decorators, name, parameters, return
 // annotation). Diagnostics of callers point into it (a parameter, the return annotation), so a
 // caller is re-analysed when it changes, and its notes can be kept relative to the definition.
@@ -85,7 +82,42 @@ std::string_view header_text(const Definition& def) {
   return std::string_view(def.text).substr(0, end - def.ir_begin);
 }
 
+// The versions ("name", Definition::id) of every Relax function without a return annotation,
+// in text order (see compute_signatures).
+using Versions = std::vector<std::pair<std::string, uint64_t>>;
+
+// What the analysis of a caller depends on in one global: the signature as callers see it
+// (printed; none when inference could not give one), the header text the caller's diagnostics
+// may point into, and, for a function whose return is inferred from its body, the versions of
+// every unannotated function. Two keys are equal exactly when a caller's analysis would be the
+// same; a global that does not exist has no key at all (std::nullopt).
+struct SignatureKey {
+  std::optional<std::string> struct_info;
+  std::string header;
+  std::optional<Versions> unannotated;
+  bool operator==(const SignatureKey&) const = default;
+};
+
 }  // namespace
+}  // namespace raxc::analysis
+
+template <>
+struct std::hash<raxc::analysis::SignatureKey> {
+  size_t operator()(const raxc::analysis::SignatureKey& k) const {
+    size_t h = 0;
+    raxc::hash_combine(h, k.struct_info);
+    raxc::hash_combine(h, k.header);
+    raxc::hash_combine(h, k.unannotated.has_value());
+    if (k.unannotated)
+      for (const auto& [name, id] : *k.unannotated) {
+        raxc::hash_combine(h, name);
+        raxc::hash_combine(h, id);
+      }
+    return h;
+  }
+};
+
+namespace raxc::analysis {
 
 // ------------------------------------------------------------------------------ state
 
@@ -95,8 +127,8 @@ struct Engine::State {
     std::shared_ptr<ir::Arena> arena;
     std::shared_ptr<ir::Arena> def_arena;
     const ir::StructInfo* sinfo = nullptr;
-    std::string text;              // what callers' analyses depend on (see compute_signatures)
-    std::string annotated_text;    // the annotations and header alone
+    SignatureKey key;              // what callers' analyses depend on (see compute_signatures)
+    SignatureKey annotated;        // the annotations and header alone
     bool return_inferred = false;  // a Relax function without a return annotation
   };
   struct Analysis {
@@ -112,14 +144,17 @@ struct Engine::State {
       std::vector<std::string> owners;
     };
     std::vector<Anchored> diagnostics;
-    std::vector<std::pair<std::string, std::string>> depends;  // global -> signature text
+    // Each global the function names, with its key at the time (nullopt: no such global).
+    std::vector<std::pair<std::string, std::optional<SignatureKey>>> depends;
   };
 
   std::unique_ptr<frontend::Document> doc;
   std::unordered_map<std::string, Signature> signatures;
-  std::string unannotated_versions;                 // see compute_signatures
-  std::unordered_map<uint64_t, Analysis> analyses;  // by Definition::id
-  std::vector<Diagnostic> module_diagnostics;       // text offsets
+  Versions unannotated_versions;  // see compute_signatures
+  // The cache of per-function results: each Relax function's analysis by Definition::id, kept
+  // across updates while the definition and the signatures it depends on are unchanged.
+  std::unordered_map<uint64_t, Analysis> function_analyses;
+  std::vector<Diagnostic> module_diagnostics;  // text offsets
   std::unordered_map<std::string, const Definition*> by_name;
   // The call edges of every Relax function as of its last lowering, and the definition they were
   // computed from: mutual-recursion verdicts (RX2022, RX2025) of a function depend on the edges
@@ -132,8 +167,8 @@ struct Engine::State {
 
   const Analysis* analysis_of(const Definition* def) const {
     if (!def) return nullptr;
-    auto it = analyses.find(def->id);
-    return it == analyses.end() ? nullptr : &it->second;
+    auto it = function_analyses.find(def->id);
+    return it == function_analyses.end() ? nullptr : &it->second;
   }
   const Definition* definition_named(std::string_view name) const {
     auto it = by_name.find(std::string(name));
@@ -147,15 +182,20 @@ struct Engine::State {
   void refresh_signature(Signature& s, const Definition& def);
   std::unordered_set<std::string> update_call_edges();
   bool up_to_date(const Analysis& a) const;
+  std::optional<SignatureKey> key_of(const std::string& global) const {
+    auto it = signatures.find(global);
+    if (it == signatures.end()) return std::nullopt;
+    return it->second.key;
+  }
   bool errors_confined(const Definition& def, const std::vector<Span>& errors) const;
   Analysis analyse_function(const Definition& def, const std::vector<Span>& errors);
 };
 
 bool Engine::State::up_to_date(const Analysis& a) const {
-  for (const auto& [name, text] : a.depends) {
+  for (const auto& [name, key] : a.depends) {
     auto it = signatures.find(name);
-    std::string now = it == signatures.end() ? signature_text(nullptr) : it->second.text;
-    if (now != text) return false;
+    bool exists = it != signatures.end();
+    if (key.has_value() != exists || (exists && *key != it->second.key)) return false;
   }
   return true;
 }
@@ -170,7 +210,7 @@ void Engine::State::compute_signatures() {
   // whose functions are all annotated, as TVM prints them) re-analyses nothing more.
   size_t live = 0;
   std::vector<Signature*> fresh;
-  std::string versions;  // "name@def_id;" of every unannotated Relax function, in text order
+  Versions versions;
   for (const auto& def : doc->definitions()) {
     if (!def->global) continue;
     ++live;
@@ -179,7 +219,7 @@ void Engine::State::compute_signatures() {
       refresh_signature(s, *def);
       fresh.push_back(&s);
     }
-    if (s.return_inferred) versions += def->name + '@' + std::to_string(def->id) + ';';
+    if (s.return_inferred) versions.emplace_back(def->name, def->id);
   }
   if (signatures.size() != live) {
     std::unordered_set<uint64_t> ids;
@@ -188,15 +228,15 @@ void Engine::State::compute_signatures() {
     for (auto it = signatures.begin(); it != signatures.end();)
       it = ids.count(it->second.def_id) ? std::next(it) : signatures.erase(it);
   }
-  auto set_text = [&](Signature& s) {
-    s.text = s.annotated_text;
-    if (s.return_inferred) s.text += '\x03' + unannotated_versions;
+  auto set_key = [&](Signature& s) {
+    s.key = s.annotated;
+    if (s.return_inferred) s.key.unannotated = unannotated_versions;
   };
   if (versions != unannotated_versions) {
     unannotated_versions = std::move(versions);
-    for (auto& [name, s] : signatures) set_text(s);
+    for (auto& [name, s] : signatures) set_key(s);
   } else {
-    for (Signature* s : fresh) set_text(*s);
+    for (Signature* s : fresh) set_key(*s);
   }
 }
 
@@ -210,9 +250,9 @@ void Engine::State::refresh_signature(Signature& s, const Definition& def) {
   } catch (const std::exception&) {
     s.sinfo = nullptr;  // the inference reports problems as diagnostics; never abort a query
   }
-  s.annotated_text = signature_text(s.sinfo);
-  s.annotated_text += '\x02';
-  s.annotated_text += header_text(def);
+  s.annotated = SignatureKey{};
+  if (s.sinfo) s.annotated.struct_info = printer::print_struct_info(s.sinfo);
+  s.annotated.header = std::string(header_text(def));
   const ir::Function* f = def.global->function();
   s.return_inferred = f && !f->ret_struct_info;
 }
@@ -252,7 +292,7 @@ std::unordered_set<std::string> Engine::State::update_call_edges() {
       it = call_edges_def.erase(it);
     }
   }
-  if (analyses.empty()) return {};  // nothing to reuse anyway
+  if (function_analyses.empty()) return {};  // nothing to reuse anyway
   return wf::affected_by_call_edges(call_edges, changed);
 }
 
@@ -335,8 +375,7 @@ Engine::State::Analysis Engine::State::analyse_function(const Definition& def,
     referenced.insert(std::move(name));
   for (const std::string& name : referenced) {
     auto it = signatures.find(name);
-    a.depends.emplace_back(name,
-                           it == signatures.end() ? signature_text(nullptr) : it->second.text);
+    a.depends.emplace_back(name, key_of(name));
     if (it != signatures.end()) {
       a.keep_alive.push_back(it->second.arena);
       a.keep_alive.push_back(it->second.def_arena);
@@ -411,15 +450,15 @@ void Engine::State::analyse() {
     // where the text was wrong, whose StructInfo is unknown and reports nothing, so the rest of
     // the function gets the diagnostics and StructInfo it would have in a clean file (see
     // errors_confined for when its diagnostics are kept).
-    auto old = analyses.find(def->id);
-    if (old != analyses.end() && up_to_date(old->second) && !stale.count(def->name)) {
+    auto old = function_analyses.find(def->id);
+    if (old != function_analyses.end() && up_to_date(old->second) && !stale.count(def->name)) {
       next.emplace(def->id, std::move(old->second));
       continue;
     }
     next.emplace(def->id, analyse_function(*def, errors));
     ++stats.reanalysed;
   }
-  analyses = std::move(next);
+  function_analyses = std::move(next);
 
   module_diagnostics.clear();
   if (errors.empty()) {

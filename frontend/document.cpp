@@ -43,24 +43,8 @@ TSPoint advance_point(TSPoint start, std::string_view inserted) {
   return start;
 }
 
-// name -> "kind/flags" from ModuleOutline::declarations_key.
-std::map<std::string, std::string> parse_declarations(const std::string& key) {
-  std::map<std::string, std::string> out;
-  size_t at = 0;
-  while (at < key.size()) {
-    size_t nl = key.find('\n', at);
-    if (nl == std::string::npos) nl = key.size();
-    std::string_view line(key.data() + at, nl - at);
-    size_t colon = line.rfind(':');
-    if (colon != std::string_view::npos)
-      out[std::string(line.substr(0, colon))] = std::string(line.substr(colon + 1));
-    at = nl + 1;
-  }
-  return out;
-}
-
-std::vector<std::string> changed_names(const std::map<std::string, std::string>& before,
-                                       const std::map<std::string, std::string>& after) {
+std::vector<std::string> changed_names(const lower::Declarations& before,
+                                       const lower::Declarations& after) {
   std::vector<std::string> changed;
   for (const auto& [name, facts] : after) {
     auto it = before.find(name);
@@ -81,9 +65,8 @@ struct Document::Impl {
   std::vector<Diagnostic> header_diagnostics;
   std::vector<printer::Comment> comments;
   std::shared_ptr<ir::IRModule> header;  // module-level IR, no globals
-  std::string header_key;
-  std::map<std::string, std::string> declarations;
-  std::string declarations_key;
+  lower::HeaderKey header_key;
+  lower::Declarations declarations;
   std::vector<std::shared_ptr<Definition>> definitions;
   ir::IRModule module;
   uint32_t next_ir_offset = 0;
@@ -144,7 +127,7 @@ struct Document::Impl {
       if (!syntax.lowerable) {
         definitions.clear();
         header.reset();
-        header_key.clear();
+        header_key = {};
         header_diagnostics.clear();
         module = ir::IRModule();
         stats.full = true;
@@ -353,11 +336,9 @@ struct Document::Impl {
     bool full = !header || outline.header_key != header_key ||
                 next_ir_offset > kIrOffsetLimit - uint32_t(text.size());
     std::vector<std::string> changed;
-    if (full || outline.declarations_key != declarations_key) {
-      auto new_declarations = parse_declarations(outline.declarations_key);
-      if (!full) changed = changed_names(declarations, new_declarations);
-      declarations = std::move(new_declarations);
-      declarations_key = outline.declarations_key;
+    if (full || outline.declarations != declarations) {
+      if (!full) changed = changed_names(declarations, outline.declarations);
+      declarations = outline.declarations;
     }
     if (full) {
       header = std::shared_ptr<ir::IRModule>(std::move(outline.module));

@@ -88,17 +88,14 @@ class FileLowerer {
   // A statement whose text and position the module-level IR depends on (ModuleOutline).
   void note_header(TSNode stmt) {
     if (!outline_) return;
-    Span at = span(stmt);
-    outline_->header_key += std::to_string(at.begin) + ":";
-    outline_->header_key += cst_.text(stmt);
-    outline_->header_key += '\n';
+    outline_->header_key.statements.push_back({span(stmt).begin, text(stmt)});
   }
   void note_definition(TSNode def, const std::string& name, const GlobalInfo& info) {
     if (!outline_) return;
     outline_->definitions.push_back(def);
-    outline_->declarations_key += name + ":" + std::to_string(int(info.kind)) +
-                                  std::to_string(int(info.has_return_annotation)) +
-                                  std::to_string(int(info.returns_void)) + "\n";
+    outline_->declarations.insert_or_assign(
+        name, DeclarationFacts{static_cast<DeclarationFacts::Kind>(info.kind),
+                               info.has_return_annotation, info.returns_void});
   }
   Span span(TSNode n) const { return cst_.span(n); }
   std::string text(TSNode n) const { return std::string(cst_.text(n)); }
@@ -172,16 +169,12 @@ class FileLowerer {
     m.top_level =
         cst_.is(item, Kind::relax_function) ? ir::TopLevel::Function : ir::TopLevel::PrimFunc;
     if (outline_) {
-      note_header_text("top:" + name);
+      outline_->header_key.lone_function = name;
       note_definition(item, name, info);
       outline_->scope = std::make_shared<ModuleScope>(std::move(scope));
       return;
     }
     if (auto g = lower_global(item, scope)) m.globals.push_back(std::move(*g));
-  }
-
-  void note_header_text(const std::string& text) {
-    if (outline_) outline_->header_key += text + "\n";
   }
 
   void declare_signature(TSNode def, GlobalInfo& info) {
@@ -259,9 +252,9 @@ class FileLowerer {
     if (outline_) {
       TSNode body = cst_.field(cls, Field::body);
       Span head{span(cls).begin, ts_node_is_null(body) ? span(cls).end : span(body).begin};
-      note_header_text(
-          std::to_string(head.begin) + ":" +
-          std::string(cst_.source().substr(head.begin - cst_.span_bias(), head.end - head.begin)));
+      outline_->header_key.statements.push_back(
+          {head.begin, std::string(cst_.source().substr(head.begin - cst_.span_bias(),
+                                                        head.end - head.begin))});
     }
     TSNode bases = cst_.field(cls, Field::superclasses);
     if (!ts_node_is_null(bases) && !cst_.named_children(bases).empty())
