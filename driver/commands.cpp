@@ -17,6 +17,7 @@
 #include "analysis/well_formed/well_formed.h"
 #include "driver/build_command.h"
 #include "driver/explain_command.h"
+#include "driver/import_command.h"
 #include "driver/lower_command.h"
 #include "driver/run_command.h"
 #include "frontend/diagnostics.h"
@@ -433,6 +434,9 @@ int run(int argc, char** argv) {
   ExplainOptions explain;
   CLI::App* explain_cmd = add_explain_command(app, explain);
 
+  ImportCommandOptions import_options;
+  CLI::App* import_cmd = add_import_command(app, import_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -454,6 +458,7 @@ int run(int argc, char** argv) {
   if (*lsp_cmd) return run_lsp(lsp_options);
   if (*lower_cmd) return run_lower(lower_options);
   if (*explain_cmd) return run_explain(explain);
+  if (*import_cmd) return run_import(import_options);
   if (*build_cmd) return run_build(build_options);
   if (*run_cmd) {
     std::string error;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include "analysis/engine.h"
@@ -21,6 +22,7 @@
 #include "backend/jit/kernels.h"
 #include "backend/runtime/raxc_runtime.h"
 #include "driver/commands.h"
+#include "driver/import_command.h"
 #include "driver/lower_command.h"
 #include "frontend/source.h"
 
@@ -52,6 +54,25 @@ class RunReporter {
   const SourceFile& file_;
   bool json_;
   bool color_;
+};
+
+// A private temporary directory, removed with everything in it when the run ends.
+class ScratchDir {
+ public:
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() {
+    if (path_.empty()) {
+      std::string pattern = (std::filesystem::temp_directory_path() / "raxc-run-XXXXXX").string();
+      if (mkdtemp(pattern.data())) path_ = pattern;
+    }
+    return path_;
+  }
+
+ private:
+  std::string path_;
 };
 
 std::string function_list(const ir::IRModule& module) {
@@ -112,6 +133,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("--color", options.color, "Colour diagnostics")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  command->add_option("--params", options.params,
+                      "Directory of NAME.npy files for the parameters no argument binds "
+                      "(the weights `raxc import` writes)");
   return command;
 }
 
@@ -131,7 +155,32 @@ bool take_arguments(CLI::App& command, RunOptions& options, std::string& error) 
 
 int run_run(const RunOptions& options) {
   SourceManager sources;
-  auto loaded = sources.load(options.file);
+  // An ONNX model is imported in memory; .pb (TensorProto) arguments become .npy files, and the
+  // model's weights are written beside them (import_command.h).
+  ScratchDir scratch;
+  std::vector<std::string> arg_texts = options.args;
+  std::optional<std::string> imported;
+  auto early_failure = [&](Diagnostic d) {
+    int status = d.id == DiagId::RX1000 || d.id == DiagId::RX1407 ? kExitUsage : kExitErrors;
+    const SourceFile& empty = sources.add_virtual(options.file, "");
+    RunReporter(options, empty).report({std::move(d)});
+    return status;
+  };
+  bool onnx = options.file.size() > 5 && options.file.ends_with(".onnx");
+  if (onnx) {
+    auto prepared = prepare_onnx_run(options.file, arg_texts, scratch.path());
+    if (auto* d = std::get_if<Diagnostic>(&prepared)) return early_failure(std::move(*d));
+    imported = std::move(std::get<OnnxRun>(prepared).text);
+    arg_texts = std::move(std::get<OnnxRun>(prepared).args);
+  } else if (std::any_of(arg_texts.begin(), arg_texts.end(),
+                         [](const std::string& a) { return a.ends_with(".pb"); })) {
+    auto converted = convert_pb_arguments(arg_texts, scratch.path());
+    if (auto* d = std::get_if<Diagnostic>(&converted)) return early_failure(std::move(*d));
+    arg_texts = std::move(std::get<std::vector<std::string>>(converted));
+  }
+  auto loaded = imported
+                    ? SourceManager::LoadResult{&sources.add_virtual(options.file, *imported), {}}
+                    : sources.load(options.file);
   if (!loaded.file) {
     const SourceFile& empty = sources.add_virtual(options.file, "");
     RunReporter(options, empty).report(
@@ -209,7 +258,11 @@ int run_run(const RunOptions& options) {
   arg_options.default_dim = options.default_dim;
   arg_options.random = options.random;
   arg_options.seed = options.seed;
-  auto args = backend::make_arguments(*function, options.entry, options.args, arg_options);
+  // --params: each parameter past the given arguments from DIR/<name>.npy.
+  if (!options.params.empty())
+    for (size_t i = arg_texts.size(); i < function->params.size(); ++i)
+      arg_texts.push_back(options.params + "/" + function->params[i]->name + ".npy");
+  auto args = backend::make_arguments(*function, options.entry, arg_texts, arg_options);
   if (auto* d = std::get_if<Diagnostic>(&args)) return fail(std::move(*d), kExitUsage);
 
   for (const std::string& plugin : options.plugins)

@@ -25,6 +25,7 @@ struct RunOptions {
   bool emit_llvm = false;
   std::string diagnostics_format = "text";
   std::string color = "auto";
+  std::string params;  // --params DIR: parameters no argument binds, from DIR/<name>.npy
 };
 
 CLI::App* add_run_command(CLI::App& app, RunOptions& options);

@@ -109,7 +109,8 @@ def main():
                 near_missed |= named
 
     scripts = []
-    for pattern in ("test/unit/*.cpp", "test/cli/*.sh", "test/run/*.sh", "test/build/*.sh", "test/lsp/*.py",
+    for pattern in ("test/unit/*.cpp", "test/cli/*.sh", "test/run/*.sh", "test/build/*.sh",
+                    "test/onnx/*.sh", "test/lsp/*.py",
                     "editors/vscode/test/protocol/*.js", "test/editors/**/*.lua"):
         scripts += glob.glob(os.path.join(ROOT, pattern), recursive=True)
     named_in_tests = set()

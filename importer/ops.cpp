@@ -1,0 +1,1320 @@
+// The operator converters: one function per ONNX operator (default domain, opsets 7-17), each
+// writing the Relax operators of ../shared/spec/operators.md that `raxc run` executes (the
+// legalized ones, backend/legalize). Opset differences are handled per operator (attribute vs
+// input forms of Slice, Split, Squeeze/Unsqueeze, the reductions, Clip, Pad; Softmax's 2-D
+// coercion before opset 13). An operand that must be known at import time (a shape, axes, pads)
+// comes from an initializer, a Constant, a folded Shape, or an input whose value is known; else
+// the node is refused with RX1402, naming what is missing.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include "importer/context.h"
+
+namespace raxc::importer {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+const std::string& dtype_of(Context& c, int i) {
+  static const std::string kNone;
+  const Value* v = c.in(i);
+  return v ? v->dtype : kNone;
+}
+
+bool is_float_dtype(const std::string& d) { return d.rfind("float", 0) == 0 || d == "bfloat16"; }
+
+std::vector<Dim> static_dims(const Ints& v) {
+  std::vector<Dim> d;
+  for (int64_t x : v) d.push_back(Dim{x, ""});
+  return d;
+}
+
+std::string shape_literal(const Ints& v) { return "R.shape(" + int_list(v) + ")"; }
+
+// ------------------------------------------------------------------ elementwise
+
+bool unary(Context& c, const char* op) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  c.emit(0, std::string(op) + "(" + x + ")", dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// Both operands of a binary operator: ONNX broadcasts like numpy from opset 7 on, as Relax does.
+bool binary(Context& c, const char* op, const std::string& out_dtype = "") {
+  std::string a = c.tensor(0), b = c.tensor(1);
+  if (!c.ok()) return false;
+  c.emit(0, std::string(op) + "(" + a + ", " + b + ")",
+         out_dtype.empty() ? dtype_of(c, 0) : out_dtype);
+  return true;
+}
+
+// A chain over the inputs: op(op(x0, x1), x2)...; the last application is the output.
+bool chain(Context& c, const char* op) {
+  int n = c.node().input_size();
+  std::string acc = c.tensor(0);
+  if (!c.ok()) return false;
+  if (n == 1) {
+    c.alias(0, *c.in(0));
+    return true;
+  }
+  for (int i = 1; i < n; ++i) {
+    std::string next = c.tensor(i);
+    if (!c.ok()) return false;
+    std::string expr = std::string(op) + "(" + acc + ", " + next + ")";
+    if (i + 1 == n) {
+      c.emit(0, expr, dtype_of(c, 0));
+      return true;
+    }
+    acc = c.temp(expr);
+  }
+  return true;
+}
+
+bool float_only(Context& c) {
+  if (is_float_dtype(dtype_of(c, 0))) return true;
+  return c.refuse_type(c.node().input(0), dtype_of(c, 0));
+}
+
+bool mean_of(Context& c) {
+  if (!chain(c, "R.add")) return false;
+  int n = c.node().input_size();
+  if (n == 1) return true;
+  const std::string& dt = dtype_of(c, 0);
+  Value sum = c.values().at(c.node().output(0));
+  std::string s = c.tensor_of(sum, c.node().output(0));
+  c.emit(0, "R.divide(" + s + ", " + Context::scalar(n, dt) + ")", dt);
+  return true;
+}
+
+// Div: R.divide truncates integer quotients toward zero, as ONNX does (operators.md 3.1).
+bool div(Context& c) { return binary(c, "R.divide"); }
+
+bool mod(Context& c) {
+  if (c.attr_int("fmod", 0)) return binary(c, "R.mod");
+  if (is_float_dtype(dtype_of(c, 0))) return c.refuse("fmod=0 on floating-point operands");
+  return binary(c, "R.floor_mod");
+}
+
+bool pow_op(Context& c) {
+  std::string a = c.tensor(0), b = c.tensor(1);
+  if (!c.ok()) return false;
+  const std::string& dt = dtype_of(c, 0);
+  if (dtype_of(c, 1) != dt) b = c.temp("R.astype(" + b + ", \"" + dt + "\")");
+  c.emit(0, "R.power(" + a + ", " + b + ")", dt);
+  return true;
+}
+
+bool compare(Context& c, const char* op) { return binary(c, op, "bool"); }
+
+bool reciprocal(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok() || !float_only(c)) return false;
+  c.emit(0, "R.divide(" + Context::scalar(1, dtype_of(c, 0)) + ", " + x + ")", dtype_of(c, 0));
+  return true;
+}
+
+bool isinf(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  bool pos = c.attr_int("detect_positive", 1), neg = c.attr_int("detect_negative", 1);
+  if (pos && neg) {
+    c.emit(0, "R.isinf(" + x + ")", "bool");
+    return true;
+  }
+  const std::string& dt = dtype_of(c, 0);
+  std::string inf = Context::scalar(pos ? INFINITY : -INFINITY, dt);
+  if (!pos && !neg) return c.refuse("detect_positive=0 and detect_negative=0");
+  c.emit(0, "R.equal(" + x + ", " + inf + ")", "bool");
+  return true;
+}
+
+// Activations composed from elementwise operators (alpha, beta as 0-d constants of x's dtype).
+bool activation(Context& c, const std::string& kind) {
+  std::string x = c.tensor(0);
+  if (!c.ok() || !float_only(c)) return false;
+  const std::string dt = dtype_of(c, 0);
+  auto k = [&](double v) { return Context::scalar(v, dt); };
+  auto T = [&](const std::string& e) { return c.temp(e); };
+  std::string zero = k(0), one = k(1), out;
+  if (kind == "LeakyRelu") {
+    double alpha = c.attr_float("alpha", 0.01);
+    std::string pos = T("R.greater(" + x + ", " + zero + ")");
+    std::string scaled = T("R.multiply(" + x + ", " + k(alpha) + ")");
+    out = "R.where(" + pos + ", " + x + ", " + scaled + ")";
+  } else if (kind == "Elu") {
+    std::string ex = T("R.exp(" + x + ")");
+    std::string em1 = T("R.subtract(" + ex + ", " + one + ")");
+    std::string neg = T("R.multiply(" + em1 + ", " + k(c.attr_float("alpha", 1.0)) + ")");
+    std::string pos = T("R.greater(" + x + ", " + zero + ")");
+    out = "R.where(" + pos + ", " + x + ", " + neg + ")";
+  } else if (kind == "Selu") {
+    double alpha = c.attr_float("alpha", 1.67326319217681884765625);
+    double gamma = c.attr_float("gamma", 1.05070102214813232421875);
+    std::string ex = T("R.exp(" + x + ")");
+    std::string em1 = T("R.subtract(" + ex + ", " + one + ")");
+    std::string neg = T("R.multiply(" + em1 + ", " + k(alpha) + ")");
+    std::string pos = T("R.greater(" + x + ", " + zero + ")");
+    std::string sel = T("R.where(" + pos + ", " + x + ", " + neg + ")");
+    out = "R.multiply(" + sel + ", " + k(gamma) + ")";
+  } else if (kind == "Celu") {
+    double alpha = c.attr_float("alpha", 1.0);
+    std::string scaled = T("R.divide(" + x + ", " + k(alpha) + ")");
+    std::string e = T("R.exp(" + scaled + ")");
+    std::string em1 = T("R.subtract(" + e + ", " + one + ")");
+    std::string neg = T("R.multiply(" + em1 + ", " + k(alpha) + ")");
+    std::string lo = T("R.minimum(" + neg + ", " + zero + ")");
+    std::string hi = T("R.maximum(" + x + ", " + zero + ")");
+    out = "R.add(" + hi + ", " + lo + ")";
+  } else if (kind == "ThresholdedRelu") {
+    std::string pos = T("R.greater(" + x + ", " + k(c.attr_float("alpha", 1.0)) + ")");
+    out = "R.where(" + pos + ", " + x + ", " + zero + ")";
+  } else if (kind == "HardSigmoid") {
+    std::string ax = T("R.multiply(" + x + ", " + k(c.attr_float("alpha", 0.2)) + ")");
+    std::string axb = T("R.add(" + ax + ", " + k(c.attr_float("beta", 0.5)) + ")");
+    out = "R.clip(" + axb + ", 0, 1)";
+  } else if (kind == "HardSwish") {
+    std::string ax = T("R.multiply(" + x + ", " + k(1.0 / 6) + ")");
+    std::string axb = T("R.add(" + ax + ", " + k(0.5) + ")");
+    std::string hs = T("R.clip(" + axb + ", 0, 1)");
+    out = "R.multiply(" + x + ", " + hs + ")";
+  } else if (kind == "Softplus") {
+    std::string e = T("R.exp(" + x + ")");
+    std::string e1 = T("R.add(" + e + ", " + one + ")");
+    out = "R.log(" + e1 + ")";
+  } else if (kind == "Softsign") {
+    std::string a = T("R.abs(" + x + ")");
+    std::string a1 = T("R.add(" + a + ", " + one + ")");
+    out = "R.divide(" + x + ", " + a1 + ")";
+  } else if (kind == "Mish") {
+    std::string e = T("R.exp(" + x + ")");
+    std::string e1 = T("R.add(" + e + ", " + one + ")");
+    std::string sp = T("R.log(" + e1 + ")");
+    std::string th = T("R.tanh(" + sp + ")");
+    out = "R.multiply(" + x + ", " + th + ")";
+  } else if (kind == "Shrink") {
+    double bias = c.attr_float("bias", 0.0), lambd = c.attr_float("lambd", 0.5);
+    std::string lo = T("R.less(" + x + ", " + k(-lambd) + ")");
+    std::string hi = T("R.greater(" + x + ", " + k(lambd) + ")");
+    std::string xp = T("R.add(" + x + ", " + k(bias) + ")");
+    std::string xm = T("R.subtract(" + x + ", " + k(bias) + ")");
+    std::string inner = T("R.where(" + hi + ", " + xm + ", " + zero + ")");
+    out = "R.where(" + lo + ", " + xp + ", " + inner + ")";
+  }
+  c.emit(0, out, dt, c.in(0)->dims);
+  return true;
+}
+
+bool prelu(Context& c) {
+  std::string x = c.tensor(0), slope = c.tensor(1);
+  if (!c.ok() || !float_only(c)) return false;
+  const std::string& dt = dtype_of(c, 0);
+  std::string neg = c.temp("R.less(" + x + ", " + Context::scalar(0, dt) + ")");
+  // A per-channel slope of shape (C,) broadcast along axis 1 (the exporters' convention, and
+  // ONNX's before opset 7's numpy broadcasting) unless it already matches the last axis.
+  auto xs = c.static_shape(0), ss = c.static_shape(1);
+  if (xs && ss && ss->size() == 1 && xs->size() >= 3 && (*ss)[0] == (*xs)[1] &&
+      (*ss)[0] != xs->back()) {
+    Ints axes;
+    for (size_t i = 2; i < xs->size(); ++i) axes.push_back(static_cast<int64_t>(i) - 1);
+    slope = c.temp("R.expand_dims(" + slope + ", axis=" + int_list(axes) + ")");
+  }
+  std::string scaled = c.temp("R.multiply(" + x + ", " + slope + ")");
+  c.emit(0, "R.where(" + neg + ", " + scaled + ", " + x + ")", dt);
+  return true;
+}
+
+// ------------------------------------------------------------------ softmax family
+
+bool softmax(Context& c, const char* op) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  int64_t rank = c.rank(0);
+  int64_t axis = c.attr_int("axis", c.opset() >= 13 ? -1 : 1);
+  if (rank >= 0) axis = norm_axis(axis, rank);
+  if (c.opset() >= 13 || (rank >= 0 && axis == rank - 1)) {
+    c.emit(0, std::string(op) + "(" + x + ", axis=" + std::to_string(axis) + ")", dtype_of(c, 0),
+           c.in(0)->dims);
+    return true;
+  }
+  // Before opset 13 the input is coerced to 2-D at `axis` and normalised along the second axis.
+  auto shape = c.static_shape(0);
+  if (!shape)
+    return c.refuse("axis " + std::to_string(axis) +
+                    " before opset 13 on an input whose shape is not static");
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= (*shape)[static_cast<size_t>(i)];
+  std::string flat = c.temp("R.reshape(" + x + ", " + shape_literal({outer, inner}) + ")");
+  std::string s = c.temp(std::string(op) + "(" + flat + ", axis=1)");
+  c.emit(0, "R.reshape(" + s + ", " + shape_literal(*shape) + ")", dtype_of(c, 0));
+  return true;
+}
+
+// ------------------------------------------------------------------ linear algebra
+
+bool matmul(Context& c) { return binary(c, "R.matmul"); }
+
+bool gemm(Context& c) {
+  std::string a = c.tensor(0), b = c.tensor(1);
+  if (!c.ok()) return false;
+  const std::string& dt = dtype_of(c, 0);
+  if (c.attr_int("transA", 0)) a = c.temp("R.permute_dims(" + a + ", axes=[1, 0])");
+  if (c.attr_int("transB", 0)) b = c.temp("R.permute_dims(" + b + ", axes=[1, 0])");
+  double alpha = c.attr_float("alpha", 1.0), beta = c.attr_float("beta", 1.0);
+  bool has_c = c.has_input(2) && beta != 0;
+  std::string y = "R.matmul(" + a + ", " + b + ")";
+  if (alpha != 1.0) y = "R.multiply(" + c.temp(y) + ", " + Context::scalar(alpha, dt) + ")";
+  if (!has_c) {
+    c.emit(0, y, dt);
+    return true;
+  }
+  std::string bias = c.tensor(2);
+  if (!c.ok()) return false;
+  if (beta != 1.0) bias = c.temp("R.multiply(" + bias + ", " + Context::scalar(beta, dt) + ")");
+  c.emit(0, "R.add(" + c.temp(y) + ", " + bias + ")", dt);
+  return true;
+}
+
+// ------------------------------------------------------------------ convolution and pooling
+
+// Explicit pads for auto_pad (SAME_UPPER/SAME_LOWER need the static spatial extents).
+std::optional<Ints> conv_pads(Context& c, const Ints& kernel, const Ints& strides,
+                              const Ints& dilations) {
+  size_t n = kernel.size();
+  std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    Ints pads = c.attr_ints("pads").value_or(Ints(2 * n, 0));
+    if (pads.size() != 2 * n) {
+      c.refuse("pads has " + std::to_string(pads.size()) + " values for " + std::to_string(n) +
+               " spatial axes");
+      return std::nullopt;
+    }
+    return pads;
+  }
+  if (auto_pad == "VALID") return Ints(2 * n, 0);
+  if (auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
+    c.refuse("auto_pad='" + auto_pad + "'");
+    return std::nullopt;
+  }
+  auto shape = c.static_shape(0);
+  if (!shape) {
+    c.refuse("auto_pad='" + auto_pad + "' on spatial dimensions that are not static");
+    return std::nullopt;
+  }
+  Ints pads(2 * n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t in = (*shape)[i + 2], s = strides[i];
+    int64_t out = (in + s - 1) / s;
+    int64_t total = std::max<int64_t>(0, (out - 1) * s + (kernel[i] - 1) * dilations[i] + 1 - in);
+    int64_t small = total / 2, large = total - small;
+    pads[i] = auto_pad == "SAME_UPPER" ? small : large;
+    pads[i + n] = auto_pad == "SAME_UPPER" ? large : small;
+  }
+  return pads;
+}
+
+bool conv(Context& c) {
+  std::string x = c.tensor(0), w = c.tensor(1);
+  if (!c.ok()) return false;
+  int64_t wrank = c.rank(1);
+  if (wrank < 3 || wrank > 5)
+    return c.refuse("a weight of rank " + std::to_string(wrank) +
+                    " (1-D to 3-D convolutions only)");
+  size_t n = static_cast<size_t>(wrank - 2);
+  Ints kernel = c.attr_ints("kernel_shape").value_or(Ints{});
+  if (kernel.empty()) {
+    auto ws = c.static_shape(1);
+    if (!ws) return c.refuse("no kernel_shape and a weight whose shape is not static");
+    kernel.assign(ws->begin() + 2, ws->end());
+  }
+  Ints strides = c.attr_ints("strides").value_or(Ints(n, 1));
+  Ints dil = c.attr_ints("dilations").value_or(Ints(n, 1));
+  auto pads = conv_pads(c, kernel, strides, dil);
+  if (!pads) return false;
+  const std::string& dt = dtype_of(c, 0);
+  std::string op = "R.nn.conv" + std::to_string(n) + "d";
+  std::string call = op + "(" + x + ", " + w + ", strides=" + int_list(strides) +
+                     ", padding=" + int_list(*pads) + ", dilation=" + int_list(dil) +
+                     ", groups=" + std::to_string(c.attr_int("group", 1)) + ")";
+  if (!c.has_input(2)) {
+    c.emit(0, call, dt);
+    return true;
+  }
+  std::string y = c.temp(call), b = c.tensor(2);
+  Ints axes;
+  for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i) + 1);
+  std::string bb = c.temp("R.expand_dims(" + b + ", axis=" + int_list(axes) + ")");
+  c.emit(0, "R.add(" + y + ", " + bb + ")", dt);
+  return true;
+}
+
+bool conv_transpose(Context& c) {
+  std::string x = c.tensor(0), w = c.tensor(1);
+  if (!c.ok()) return false;
+  if (c.attr("output_shape")) return c.refuse("the output_shape attribute");
+  int64_t wrank = c.rank(1);
+  if (wrank < 3 || wrank > 5) return c.refuse("a weight of rank " + std::to_string(wrank));
+  size_t n = static_cast<size_t>(wrank - 2);
+  auto ws = c.static_shape(1);
+  Ints kernel =
+      c.attr_ints("kernel_shape").value_or(ws ? Ints(ws->begin() + 2, ws->end()) : Ints{});
+  if (kernel.size() != n) return c.refuse("no kernel_shape and a weight whose shape is not static");
+  Ints strides = c.attr_ints("strides").value_or(Ints(n, 1));
+  Ints dil = c.attr_ints("dilations").value_or(Ints(n, 1));
+  Ints out_pad = c.attr_ints("output_padding").value_or(Ints(n, 0));
+  std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") return c.refuse("auto_pad='" + auto_pad + "'");
+  Ints pads = c.attr_ints("pads").value_or(Ints(2 * n, 0));
+  const std::string& dt = dtype_of(c, 0);
+  std::string call = "R.nn.conv" + std::to_string(n) + "d_transpose(" + x + ", " + w +
+                     ", strides=" + int_list(strides) + ", padding=" + int_list(pads) +
+                     ", output_padding=" + int_list(out_pad) + ", dilation=" + int_list(dil) +
+                     ", groups=" + std::to_string(c.attr_int("group", 1)) + ")";
+  if (!c.has_input(2)) {
+    c.emit(0, call, dt);
+    return true;
+  }
+  std::string y = c.temp(call), b = c.tensor(2);
+  Ints axes;
+  for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i) + 1);
+  std::string bb = c.temp("R.expand_dims(" + b + ", axis=" + int_list(axes) + ")");
+  c.emit(0, "R.add(" + y + ", " + bb + ")", dt);
+  return true;
+}
+
+bool pool(Context& c, const char* kind) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  if (c.output_used(1)) return c.refuse("the Indices output");
+  if (c.attr_int("storage_order", 0)) return c.refuse("storage_order=1");
+  Ints kernel = c.attr_ints("kernel_shape").value_or(Ints{});
+  size_t n = kernel.size();
+  if (n < 1 || n > 3) return c.refuse("a kernel of " + std::to_string(n) + " spatial axes");
+  Ints strides = c.attr_ints("strides").value_or(Ints(n, 1));
+  Ints dil = c.attr_ints("dilations").value_or(Ints(n, 1));
+  auto pads = conv_pads(c, kernel, strides, dil);
+  if (!pads) return false;
+  bool ceil_mode = c.attr_int("ceil_mode", 0);
+  std::string call = std::string("R.nn.") + kind + "_pool" + std::to_string(n) + "d(" + x +
+                     ", pool_size=" + int_list(kernel) + ", strides=" + int_list(strides) +
+                     ", padding=" + int_list(*pads) + ", dilation=" + int_list(dil) +
+                     ", ceil_mode=" + (ceil_mode ? "True" : "False");
+  if (std::string(kind) == "avg")
+    call += std::string(", count_include_pad=") +
+            (c.attr_int("count_include_pad", 0) ? "True" : "False");
+  c.emit(0, call + ")", dtype_of(c, 0));
+  return true;
+}
+
+bool global_pool(Context& c, const char* op) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  int64_t rank = c.rank(0);
+  if (rank < 3) return c.refuse("an input of unknown rank or rank below 3");
+  Ints axes;
+  for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+  c.emit(0, std::string(op) + "(" + x + ", axis=" + int_list(axes) + ", keepdims=True)",
+         dtype_of(c, 0));
+  return true;
+}
+
+// ------------------------------------------------------------------ normalisation
+
+// Inference-mode BatchNormalization, composed: (x - mean) * scale / sqrt(var + eps) + bias,
+// the per-channel operands expanded to broadcast over the spatial axes (no R.nn.batch_norm
+// legalization yet).
+bool batch_norm(Context& c) {
+  if (c.output_used(1) || c.output_used(2))
+    return c.refuse("the training outputs (running mean and variance)");
+  if (c.attr_int("training_mode", 0)) return c.refuse("training_mode=1");
+  std::string x = c.tensor(0), scale = c.tensor(1), bias = c.tensor(2), mean = c.tensor(3),
+              var = c.tensor(4);
+  if (!c.ok() || !float_only(c)) return false;
+  int64_t rank = c.rank(0);
+  if (rank < 2) return c.refuse("an input of unknown rank or rank below 2");
+  const std::string& dt = dtype_of(c, 0);
+  Ints axes;
+  for (int64_t i = 1; i + 1 < rank; ++i) axes.push_back(i);
+  auto expand = [&](const std::string& v) {
+    return axes.empty() ? v : c.temp("R.expand_dims(" + v + ", axis=" + int_list(axes) + ")");
+  };
+  std::string ve =
+      c.temp("R.add(" + var + ", " + Context::scalar(c.attr_float("epsilon", 1e-5), dt) + ")");
+  std::string sd = c.temp("R.sqrt(" + ve + ")");
+  std::string k = c.temp("R.divide(" + scale + ", " + sd + ")");
+  std::string centred = c.temp("R.subtract(" + x + ", " + expand(mean) + ")");
+  std::string scaled = c.temp("R.multiply(" + centred + ", " + expand(k) + ")");
+  c.emit(0, "R.add(" + scaled + ", " + expand(bias) + ")", dt, c.in(0)->dims);
+  return true;
+}
+
+bool layer_norm(Context& c) {
+  std::string x = c.tensor(0), scale = c.tensor(1);
+  if (!c.ok() || !float_only(c)) return false;
+  int64_t rank = c.rank(0);
+  if (rank < 1) return c.refuse("an input of unknown rank");
+  int64_t axis = norm_axis(c.attr_int("axis", -1), rank);
+  Ints axes;
+  for (int64_t i = axis; i < rank; ++i) axes.push_back(i);
+  std::string bias = c.has_input(2) ? c.tensor(2) : c.temp("R.zeros_like(" + scale + ")");
+  char eps[40];
+  std::snprintf(eps, sizeof eps, "%.9g", c.attr_float("epsilon", 1e-5));
+  c.emit(0,
+         "R.nn.layer_norm(" + x + ", " + scale + ", " + bias + ", axes=" + int_list(axes) +
+             ", epsilon=" + eps + ")",
+         dtype_of(c, 0), c.in(0)->dims);
+  // The optional Mean and InvStdDev outputs (reduced axes kept as 1).
+  const std::string& dt = dtype_of(c, 0);
+  std::string reduced = ", axis=" + int_list(axes) + ", keepdims=True)";
+  if (c.output_used(1)) c.emit(1, "R.mean(" + x + reduced, dt);
+  if (c.output_used(2)) {
+    std::string var = c.temp("R.variance(" + x + reduced);
+    std::string ve =
+        c.temp("R.add(" + var + ", " + Context::scalar(c.attr_float("epsilon", 1e-5), dt) + ")");
+    c.emit(2, "R.rsqrt(" + ve + ")", dt);
+  }
+  return true;
+}
+
+bool instance_norm(Context& c) {
+  std::string x = c.tensor(0), scale = c.tensor(1), bias = c.tensor(2);
+  if (!c.ok() || !float_only(c)) return false;
+  int64_t rank = c.rank(0);
+  if (rank < 3) return c.refuse("an input of unknown rank or rank below 3");
+  Ints axes;
+  for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+  char eps[40];
+  std::snprintf(eps, sizeof eps, "%.9g", c.attr_float("epsilon", 1e-5));
+  c.emit(0,
+         "R.nn.instance_norm(" + x + ", " + scale + ", " + bias +
+             ", channel_axis=1, axes=" + int_list(axes) + ", epsilon=" + eps + ")",
+         dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// ------------------------------------------------------------------ shape manipulation
+
+bool reshape(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  std::optional<Ints> shape = c.opset() >= 5 ? c.const_ints(1) : c.attr_ints("shape");
+  if (!shape) return c.refuse("a target shape that is not a constant");
+  bool allowzero = c.attr_int("allowzero", 0);
+  if (allowzero && std::find(shape->begin(), shape->end(), 0) != shape->end())
+    return c.refuse("allowzero=1 and a 0 in the shape");
+  const Value& in = *c.in(0);
+  std::string dims;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    int64_t d = (*shape)[i];
+    std::string text = std::to_string(d);
+    if (d == 0 && !allowzero) {  // 0 copies the input's extent at that position
+      if (!in.dims || i >= in.dims->size())
+        return c.refuse("a shape value 0 and an input of unknown rank");
+      const Dim& src = (*in.dims)[i];
+      if (src.known())
+        text = std::to_string(src.value);
+      else if (!src.sym.empty())
+        text = src.sym;
+      else
+        return c.refuse("a shape value 0 that copies a dimension that is not known");
+    }
+    dims += (i ? ", " : "") + text;
+  }
+  c.emit(0, "R.reshape(" + x + ", R.shape([" + dims + "]))", dtype_of(c, 0));
+  return true;
+}
+
+bool flatten(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  int64_t rank = c.rank(0);
+  if (rank < 0) return c.refuse("an input of unknown rank");
+  int64_t axis = norm_axis(c.attr_int("axis", 1), rank);
+  const Value& in = *c.in(0);
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis; ++i) {
+    const Dim& d = (*in.dims)[static_cast<size_t>(i)];
+    if (!d.known()) {
+      if (axis == 1 && !d.sym.empty()) {
+        c.emit(0, "R.reshape(" + x + ", R.shape([" + d.sym + ", -1]))", dtype_of(c, 0));
+        return true;
+      }
+      return c.refuse("leading dimensions that are not static");
+    }
+    outer *= d.value;
+  }
+  c.emit(0, "R.reshape(" + x + ", R.shape([" + std::to_string(outer) + ", -1]))", dtype_of(c, 0));
+  return true;
+}
+
+bool transpose(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto perm = c.attr_ints("perm");
+  c.emit(0, "R.permute_dims(" + x + (perm ? ", axes=" + int_list(*perm) : std::string()) + ")",
+         dtype_of(c, 0));
+  return true;
+}
+
+bool concat(Context& c) {
+  std::string parts;
+  for (int i = 0; i < c.node().input_size(); ++i) {
+    std::string t = c.tensor(i);
+    if (!c.ok()) return false;
+    parts += t + ", ";
+  }
+  int64_t axis = c.attr_int("axis", 0);
+  c.emit(0, "R.concat((" + parts + "), axis=" + std::to_string(axis) + ")", dtype_of(c, 0));
+  return true;
+}
+
+bool split(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  int64_t axis = c.attr_int("axis", 0);
+  int outs = c.node().output_size();
+  std::optional<Ints> sizes = c.opset() >= 13 ? (c.has_input(1) ? c.const_ints(1) : Ints{})
+                                              : c.attr_ints("split").value_or(Ints{});
+  if (!sizes) return c.refuse("split sizes that are not a constant");
+  std::string sections;
+  if (sizes->empty()) {
+    sections = std::to_string(outs);
+  } else {
+    Ints indices;
+    int64_t at = 0;
+    for (size_t i = 0; i + 1 < sizes->size(); ++i) indices.push_back(at += (*sizes)[i]);
+    sections = int_list(indices);
+  }
+  std::string tuple = c.temp("R.split(" + x + ", indices_or_sections=" + sections +
+                             ", axis=" + std::to_string(axis) + ")");
+  for (int i = 0; i < outs; ++i)
+    if (c.output_used(i)) c.emit(i, tuple + "[" + std::to_string(i) + "]", dtype_of(c, 0));
+  return true;
+}
+
+// Slice bounds normalised like ONNX (negative from the end, clamped to the extent) when the
+// extent is static, so the legalized strided_slice sees in-range values.
+bool slice(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  std::optional<Ints> starts, ends, axes, steps;
+  if (c.opset() < 10) {
+    starts = c.attr_ints("starts");
+    ends = c.attr_ints("ends");
+    axes = c.attr_ints("axes");
+  } else {
+    starts = c.const_ints(1);
+    ends = c.const_ints(2);
+    if (c.has_input(3)) axes = c.const_ints(3);
+    if (c.has_input(4)) steps = c.const_ints(4);
+    if ((c.has_input(3) && !axes) || (c.has_input(4) && !steps))
+      return c.refuse("axes or steps that are not constants");
+  }
+  if (!starts || !ends) return c.refuse("starts or ends that are not constants");
+  size_t n = starts->size();
+  if (!axes) {
+    axes = Ints{};
+    for (size_t i = 0; i < n; ++i) axes->push_back(static_cast<int64_t>(i));
+  }
+  if (!steps) steps = Ints(n, 1);
+  int64_t rank = c.rank(0);
+  const Value& in = *c.in(0);
+  for (size_t i = 0; i < n; ++i) {
+    if ((*steps)[i] == 0) return c.refuse("a step of 0");
+    if (rank >= 0) (*axes)[i] = norm_axis((*axes)[i], rank);
+    if (!in.dims || (*axes)[i] >= static_cast<int64_t>(in.dims->size())) continue;
+    const Dim& d = (*in.dims)[static_cast<size_t>((*axes)[i])];
+    if (!d.known()) continue;
+    int64_t L = d.value, s = (*steps)[i];
+    int64_t b = (*starts)[i], e = (*ends)[i];
+    b = b < 0 ? std::max<int64_t>(b + L, s > 0 ? 0 : -1) : b;
+    e = e < 0 ? std::max<int64_t>(e + L, s > 0 ? 0 : -1) : e;
+    b = s > 0 ? std::min(b, L) : std::min(b, L - 1);
+    e = s > 0 ? std::min(e, L) : std::min(e, L - 1);
+    // strided_slice reads a negative index from the end: "before the first element" of a
+    // backward slice is spelled -L-1 (operators.md, strided_slice).
+    (*starts)[i] = s < 0 && b < 0 ? -L - 1 : b;
+    (*ends)[i] = s < 0 && e < 0 ? -L - 1 : e;
+  }
+  c.emit(0,
+         "R.strided_slice(" + x + ", axes=" + int_list(*axes) + ", begin=" + int_list(*starts) +
+             ", end=" + int_list(*ends) + ", strides=" + int_list(*steps) + ")",
+         dtype_of(c, 0));
+  return true;
+}
+
+bool gather(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  int64_t axis = c.attr_int("axis", 0);
+  const Tensor* idx = c.constant(1);
+  std::string indices;
+  auto shape = c.static_shape(0);
+  int64_t rank = c.rank(0);
+  if (idx && shape && rank > 0 && !c.in(1)->runtime) {
+    // Constant indices: negative ones are normalised here ("fast" mode does not wrap).
+    int64_t extent = (*shape)[static_cast<size_t>(norm_axis(axis, rank))];
+    Ints v = idx->integers();
+    for (int64_t& i : v) i = i < 0 ? i + extent : i;
+    Tensor fixed = make_int_tensor(idx->dtype, idx->dims, v);
+    Value tmp;
+    tmp.constant = fixed;
+    indices = c.tensor_of(tmp, c.node().input(1) + "_normalised");
+  } else {
+    indices = c.tensor(1);
+    if (!c.ok()) return false;
+  }
+  c.emit(0, "R.take(" + x + ", " + indices + ", axis=" + std::to_string(axis) + ", mode=\"wrap\")",
+         dtype_of(c, 0));
+  return true;
+}
+
+bool gather_elements(Context& c) {
+  std::string x = c.tensor(0), idx = c.tensor(1);
+  if (!c.ok()) return false;
+  c.emit(0,
+         "R.gather_elements(" + x + ", " + idx + ", axis=" + std::to_string(c.attr_int("axis", 0)) +
+             ")",
+         dtype_of(c, 0));
+  return true;
+}
+
+bool gather_nd(Context& c) {
+  std::string x = c.tensor(0), idx = c.tensor(1);
+  if (!c.ok()) return false;
+  c.emit(0,
+         "R.gather_nd(" + x + ", " + idx +
+             ", batch_dims=" + std::to_string(c.attr_int("batch_dims", 0)) + ")",
+         dtype_of(c, 0));
+  return true;
+}
+
+std::optional<Ints> axes_operand(Context& c, int64_t input_from_opset) {
+  if (c.opset() >= input_from_opset) {
+    if (!c.has_input(1)) return Ints{};
+    return c.const_ints(1);
+  }
+  return c.attr_ints("axes").value_or(Ints{});
+}
+
+bool squeeze(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto axes = axes_operand(c, 13);
+  if (!axes) return c.refuse("axes that are not a constant");
+  c.emit(0, "R.squeeze(" + x + (axes->empty() ? "" : ", axis=" + int_list(*axes)) + ")",
+         dtype_of(c, 0));
+  return true;
+}
+
+bool unsqueeze(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto axes = axes_operand(c, 13);
+  if (!axes || axes->empty()) return c.refuse("axes that are not a constant");
+  int64_t rank = c.rank(0);
+  if (rank < 0) return c.refuse("an input of unknown rank");
+  int64_t out_rank = rank + static_cast<int64_t>(axes->size());
+  for (int64_t& a : *axes) a = norm_axis(a, out_rank);
+  std::sort(axes->begin(), axes->end());
+  c.emit(0, "R.expand_dims(" + x + ", axis=" + int_list(*axes) + ")", dtype_of(c, 0));
+  return true;
+}
+
+bool expand(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto shape = c.const_ints(1);
+  if (!shape) return c.refuse("a target shape that is not a constant");
+  auto in = c.static_shape(0);
+  if (!in) return c.refuse("an input whose shape is not static");
+  // Bidirectional broadcast: the output is the broadcast of both shapes.
+  size_t n = std::max(in->size(), shape->size());
+  Ints out(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t a = i + in->size() >= n ? (*in)[i + in->size() - n] : 1;
+    int64_t b = i + shape->size() >= n ? (*shape)[i + shape->size() - n] : 1;
+    out[i] = a == 1 ? b : a;
+  }
+  c.emit(0, "R.broadcast_to(" + x + ", " + shape_literal(out) + ")", dtype_of(c, 0),
+         static_dims(out));
+  return true;
+}
+
+bool tile(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto reps = c.const_ints(1);
+  if (!reps) return c.refuse("repeats that are not a constant");
+  c.emit(0, "R.tile(" + x + ", repeats=" + int_list(*reps) + ")", dtype_of(c, 0));
+  return true;
+}
+
+bool shape_op(Context& c) {
+  const Value& x = c.need(0);
+  if (!c.ok()) return false;
+  int64_t rank = c.rank(0);
+  int64_t start = c.attr_int("start", 0), end = c.attr_int("end", rank);
+  auto shape = c.static_shape(0);
+  if (shape) {
+    start = std::clamp<int64_t>(norm_axis(start, rank), 0, rank);
+    end = std::clamp<int64_t>(norm_axis(end, rank), 0, rank);
+    Ints v(shape->begin() + start, shape->begin() + std::max(start, end));
+    c.define_constant(0, make_int_tensor("int64", {static_cast<int64_t>(v.size())}, v));
+    return true;
+  }
+  if (c.attr("start") || c.attr("end")) return c.refuse("start/end on a shape that is not static");
+  std::string e = c.tensor_of(x, c.node().input(0));
+  c.emit(0, "R.shape_to_tensor(R.shape_of(" + e + "))", "int64");
+  return true;
+}
+
+bool size_op(Context& c) {
+  auto shape = c.static_shape(0);
+  if (!shape) return c.refuse("an input whose shape is not static");
+  int64_t n = 1;
+  for (int64_t d : *shape) n *= d;
+  c.define_constant(0, make_int_tensor("int64", {}, {n}));
+  return true;
+}
+
+bool cast(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  std::optional<std::string> to = relax_dtype(static_cast<int>(c.attr_int("to", 0)));
+  if (!to)
+    return c.refuse_type(c.node().output(0), onnx_type_name(static_cast<int>(c.attr_int("to", 0))));
+  c.emit(0, "R.astype(" + x + ", \"" + *to + "\")", *to, c.in(0)->dims);
+  return true;
+}
+
+bool cast_like(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  const std::string& to = dtype_of(c, 1);
+  if (to.empty()) return c.refuse("a target whose dtype is not known");
+  c.emit(0, "R.astype(" + x + ", \"" + to + "\")", to, c.in(0)->dims);
+  return true;
+}
+
+bool constant(Context& c) {
+  const onnx::AttributeProto* a = nullptr;
+  for (const auto& attr : c.node().attribute()) a = &attr;
+  if (!a) return c.refuse("no value attribute");
+  Tensor t;
+  if (a->name() == "value") {
+    std::string why;
+    DecodeError e = decode_tensor(a->t(), ".", t, why);
+    if (e == DecodeError::UnsupportedType) return c.refuse_type(c.node().output(0), why);
+    if (e != DecodeError::None) return c.refuse("its value: " + why);
+  } else if (a->name() == "value_float") {
+    t = make_tensor("float32", {}, {a->f()});
+  } else if (a->name() == "value_floats") {
+    t = make_tensor("float32", {a->floats_size()},
+                    std::vector<double>(a->floats().begin(), a->floats().end()));
+  } else if (a->name() == "value_int") {
+    t = make_int_tensor("int64", {}, {a->i()});
+  } else if (a->name() == "value_ints") {
+    t = make_int_tensor("int64", {a->ints_size()}, Ints(a->ints().begin(), a->ints().end()));
+  } else {
+    return c.refuse("the '" + a->name() + "' attribute");
+  }
+  c.define_constant(0, std::move(t));
+  return true;
+}
+
+bool constant_of_shape(Context& c) {
+  auto shape = c.const_ints(0);
+  if (!shape) return c.refuse("a shape that is not a constant");
+  Tensor fill = make_tensor("float32", {1}, {0.0});
+  if (const auto* a = c.attr("value")) {
+    std::string why;
+    if (decode_tensor(a->t(), ".", fill, why) != DecodeError::None)
+      return c.refuse("its value: " + why);
+  }
+  int64_t n = 1;
+  for (int64_t d : *shape) n *= d;
+  Tensor t{fill.dtype, *shape, {}};
+  std::string one = fill.raw.substr(0, static_cast<size_t>(element_size(fill.dtype)));
+  for (int64_t i = 0; i < n; ++i) t.raw += one;
+  if (n <= c.options().inline_limit) {
+    c.define_constant(0, std::move(t));
+    return true;
+  }
+  c.emit(0,
+         "R.full(" + shape_literal(*shape) + ", " + Context::scalar(fill.real(0), fill.dtype) +
+             ", dtype=\"" + fill.dtype + "\")",
+         fill.dtype, static_dims(*shape));
+  return true;
+}
+
+bool identity(Context& c) {
+  const Value& x = c.need(0);
+  if (!c.ok()) return false;
+  c.alias(0, x);
+  return true;
+}
+
+// Dropout at inference is the identity (its mask all true); training mode is refused.
+bool dropout(Context& c) {
+  const Value& x = c.need(0);
+  if (!c.ok()) return false;
+  if (c.has_input(2)) {
+    const Tensor* training = c.constant(2);
+    if (!training || training->integer(0) != 0)
+      return c.refuse("training_mode that is not a constant false");
+  }
+  if (c.attr_int("is_test", 1) == 0 && c.opset() < 7) return c.refuse("is_test=0");
+  c.alias(0, x);
+  if (c.output_used(1)) {
+    std::string e = c.tensor_of(x, c.node().input(0));
+    c.emit(1, "R.ones_like(" + e + ", dtype=\"bool\")", "bool", x.dims);
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------ reductions
+
+bool reduce(Context& c, const std::string& kind) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  // Axes became an input in opset 13 for ReduceSum and in opset 18 for the others.
+  auto axes = axes_operand(c, kind == "ReduceSum" ? 13 : 18);
+  if (!axes) return c.refuse("axes that are not a constant");
+  bool keep = c.attr_int("keepdims", 1);
+  if (axes->empty() && c.attr_int("noop_with_empty_axes", 0)) {
+    c.alias(0, *c.in(0));
+    return true;
+  }
+  const std::string& dt = dtype_of(c, 0);
+  std::string args = (axes->empty() ? std::string() : ", axis=" + int_list(*axes)) +
+                     ", keepdims=" + (keep ? "True" : "False") + ")";
+  static const std::map<std::string, std::string> kDirect = {{"ReduceSum", "R.sum"},
+                                                             {"ReduceMean", "R.mean"},
+                                                             {"ReduceMax", "R.max"},
+                                                             {"ReduceMin", "R.min"},
+                                                             {"ReduceProd", "R.prod"}};
+  if (auto it = kDirect.find(kind); it != kDirect.end()) {
+    c.emit(0, it->second + "(" + x + args, dt);
+    return true;
+  }
+  if (kind == "ReduceL1") {
+    c.emit(0, "R.sum(" + c.temp("R.abs(" + x + ")") + args, dt);
+  } else if (kind == "ReduceSumSquare") {
+    c.emit(0, "R.sum(" + c.temp("R.multiply(" + x + ", " + x + ")") + args, dt);
+  } else if (kind == "ReduceL2") {
+    std::string s = c.temp("R.sum(" + c.temp("R.multiply(" + x + ", " + x + ")") + args);
+    c.emit(0, "R.sqrt(" + s + ")", dt);
+  } else if (kind == "ReduceLogSum") {
+    c.emit(0, "R.log(" + c.temp("R.sum(" + x + args) + ")", dt);
+  } else if (kind == "ReduceLogSumExp") {
+    // Stable: max + log(sum(exp(x - max))).
+    std::string kept =
+        (axes->empty() ? std::string() : ", axis=" + int_list(*axes)) + ", keepdims=True)";
+    std::string m = c.temp("R.max(" + x + kept);
+    std::string e = c.temp("R.exp(" + c.temp("R.subtract(" + x + ", " + m + ")") + ")");
+    std::string l = c.temp("R.log(" + c.temp("R.sum(" + e + args) + ")");
+    std::string mm = keep ? m : c.temp("R.max(" + x + args);
+    c.emit(0, "R.add(" + l + ", " + mm + ")", dt);
+  }
+  return true;
+}
+
+bool arg_reduce(Context& c, const char* op) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  if (c.attr_int("select_last_index", 0)) {
+    // The last extreme index: the first one of the flipped axis, counted from the end.
+    auto shape = c.static_shape(0);
+    int64_t axis = norm_axis(c.attr_int("axis", 0), c.rank(0));
+    if (!shape) return c.refuse("select_last_index=1 on an input whose shape is not static");
+    std::string flipped = c.temp("R.flip(" + x + ", axis=" + std::to_string(axis) + ")");
+    std::string first =
+        c.temp(std::string(op) + "(" + flipped + ", axis=" + std::to_string(axis) +
+               ", keepdims=" + (c.attr_int("keepdims", 1) ? "True" : "False") + ")");
+    c.emit(
+        0,
+        "R.subtract(" +
+            Context::scalar(static_cast<double>((*shape)[static_cast<size_t>(axis)] - 1), "int64") +
+            ", " + first + ")",
+        "int64");
+    return true;
+  }
+  c.emit(0,
+         std::string(op) + "(" + x + ", axis=" + std::to_string(c.attr_int("axis", 0)) +
+             ", keepdims=" + (c.attr_int("keepdims", 1) ? "True" : "False") + ")",
+         "int64");
+  return true;
+}
+
+// ------------------------------------------------------------------ selection, padding, clip
+
+bool where(Context& c) {
+  std::string cond = c.tensor(0), a = c.tensor(1), b = c.tensor(2);
+  if (!c.ok()) return false;
+  c.emit(0, "R.where(" + cond + ", " + a + ", " + b + ")", dtype_of(c, 1));
+  return true;
+}
+
+bool pad(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  std::optional<Ints> pads = c.opset() >= 11 ? c.const_ints(1) : c.attr_ints("pads");
+  if (!pads) return c.refuse("pads that are not a constant");
+  double value = c.opset() >= 11 ? 0.0 : c.attr_float("value", 0.0);
+  if (c.opset() >= 11 && c.has_input(2)) {
+    const Tensor* v = c.constant(2);
+    if (!v) return c.refuse("a constant_value that is not a constant");
+    value = v->real(0);
+  }
+  if (c.has_input(3)) return c.refuse("the axes input");
+  int64_t rank = c.rank(0);
+  if (rank < 0 || static_cast<int64_t>(pads->size()) != 2 * rank)
+    return c.refuse("pads that do not match the input's rank");
+  for (int64_t p : *pads)
+    if (p < 0) return c.refuse("negative pads");
+  std::string mode = c.attr_string("mode", "constant");
+  static const std::map<std::string, std::string> kModes = {{"constant", "constant"},
+                                                            {"reflect", "reflect"},
+                                                            {"edge", "replicate"},
+                                                            {"wrap", "circular"}};
+  auto m = kModes.find(mode);
+  if (m == kModes.end()) return c.refuse("mode='" + mode + "'");
+  Ints width;
+  for (int64_t i = 0; i < rank; ++i) {
+    width.push_back((*pads)[static_cast<size_t>(i)]);
+    width.push_back((*pads)[static_cast<size_t>(i + rank)]);
+  }
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", value);
+  std::string v = buf;
+  if (v.find_first_of(".en") == std::string::npos) v += ".0";
+  c.emit(0,
+         "R.nn.pad(" + x + ", pad_width=" + int_list(width) + ", pad_mode=\"" + m->second +
+             "\", pad_value=" + v + ")",
+         dtype_of(c, 0));
+  return true;
+}
+
+bool clip(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  const std::string& dt = dtype_of(c, 0);
+  if (c.opset() < 11) {
+    double lo = c.attr_float("min", -3.4028234663852886e38),
+           hi = c.attr_float("max", 3.4028234663852886e38);
+    std::string a = c.temp("R.maximum(" + x + ", " + Context::scalar(lo, dt) + ")");
+    c.emit(0, "R.minimum(" + a + ", " + Context::scalar(hi, dt) + ")", dt, c.in(0)->dims);
+    return true;
+  }
+  // From opset 11 the bounds are optional inputs (tensors), applied as max then min.
+  bool lo = c.has_input(1), hi = c.has_input(2);
+  if (!lo && !hi) {
+    c.alias(0, *c.in(0));
+    return true;
+  }
+  std::string acc = x;
+  if (lo) {
+    std::string e = "R.maximum(" + acc + ", " + c.tensor(1) + ")";
+    if (!hi) {
+      c.emit(0, e, dt, c.in(0)->dims);
+      return c.ok();
+    }
+    acc = c.temp(e);
+  }
+  c.emit(0, "R.minimum(" + acc + ", " + c.tensor(2) + ")", dt, c.in(0)->dims);
+  return c.ok();
+}
+
+bool topk(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  std::optional<Ints> k =
+      c.opset() >= 10 ? c.const_ints(1) : std::optional<Ints>(Ints{c.attr_int("k", 1)});
+  if (!k || k->empty()) return c.refuse("a k that is not a constant");
+  std::string t = c.temp("R.topk(" + x + ", k=" + std::to_string((*k)[0]) + ", axis=" +
+                         std::to_string(c.attr_int("axis", -1)) + ", ret_type=\"both\", largest=" +
+                         (c.attr_int("largest", 1) ? "True" : "False") + ", dtype=\"int64\")");
+  if (!c.attr_int("sorted", 1)) return c.refuse("sorted=0");
+  c.emit(0, t + "[0]", dtype_of(c, 0));
+  if (c.output_used(1)) c.emit(1, t + "[1]", "int64");
+  return true;
+}
+
+bool trilu(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  int64_t k = 0;
+  if (c.has_input(1)) {
+    auto kv = c.const_ints(1);
+    if (!kv) return c.refuse("a k that is not a constant");
+    k = (*kv)[0];
+  }
+  c.emit(0,
+         std::string(c.attr_int("upper", 1) ? "R.triu(" : "R.tril(") + x +
+             ", k=" + std::to_string(k) + ")",
+         dtype_of(c, 0));
+  return true;
+}
+
+bool range(Context& c) {
+  const Tensor *s = c.constant(0), *l = c.constant(1), *d = c.constant(2);
+  if (!s || !l || !d) return c.refuse("a start, limit or delta that is not a constant");
+  const std::string& dt = s->dtype;
+  std::vector<double> v;
+  double start = s->real(0), limit = l->real(0), delta = d->real(0);
+  if (delta == 0) return c.refuse("delta=0");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+  for (int64_t i = 0; i < n; ++i) v.push_back(start + static_cast<double>(i) * delta);
+  c.define_constant(0, make_tensor(dt, {n}, v));
+  return true;
+}
+
+// Hardmax: 1 at the first maximum along the axis, 0 elsewhere (R.one_hot of R.argmax); before
+// opset 13 the input is coerced to 2-D at the axis, like Softmax.
+bool hardmax(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto shape = c.static_shape(0);
+  int64_t rank = c.rank(0);
+  if (!shape || rank < 1) return c.refuse("an input whose shape is not static");
+  int64_t axis = norm_axis(c.attr_int("axis", c.opset() >= 13 ? -1 : 1), rank);
+  const std::string& dt = dtype_of(c, 0);
+  std::string src = x;
+  int64_t depth = (*shape)[static_cast<size_t>(axis)];
+  if (c.opset() < 13) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < rank; ++i)
+      (i < axis ? outer : inner) *= (*shape)[static_cast<size_t>(i)];
+    src = c.temp("R.reshape(" + x + ", " + shape_literal({outer, inner}) + ")");
+    axis = 1;
+    depth = inner;
+  }
+  std::string idx =
+      c.temp("R.argmax(" + src + ", axis=" + std::to_string(axis) + ", keepdims=False)");
+  std::string one = "R.prim_value(T." + dt + "(1))", zero = "R.prim_value(T." + dt + "(0))";
+  std::string hot = "R.one_hot(" + idx + ", " + one + ", " + zero +
+                    ", depth=" + std::to_string(depth) + ", axis=" + std::to_string(axis) + ")";
+  if (c.opset() < 13) hot = "R.reshape(" + c.temp(hot) + ", " + shape_literal(*shape) + ")";
+  c.emit(0, hot, dt);
+  return true;
+}
+
+// DepthToSpace (DCR and CRD) and SpaceToDepth: a reshape to 6-D, a transpose, a reshape back.
+bool depth_space(Context& c, bool to_space) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto s = c.static_shape(0);
+  if (!s || s->size() != 4) return c.refuse("an input that is not 4-D with a static shape");
+  int64_t b = c.attr_int("blocksize", 1), n = (*s)[0], ch = (*s)[1], h = (*s)[2], w = (*s)[3];
+  Ints split, perm, out;
+  if (to_space) {
+    bool crd = c.attr_string("mode", "DCR") == "CRD";
+    split = crd ? Ints{n, ch / (b * b), b, b, h, w} : Ints{n, b, b, ch / (b * b), h, w};
+    perm = crd ? Ints{0, 1, 4, 2, 5, 3} : Ints{0, 3, 4, 1, 5, 2};
+    out = {n, ch / (b * b), h * b, w * b};
+  } else {
+    split = {n, ch, h / b, b, w / b, b};
+    perm = {0, 3, 5, 1, 2, 4};
+    out = {n, ch * b * b, h / b, w / b};
+  }
+  std::string r = c.temp("R.reshape(" + x + ", " + shape_literal(split) + ")");
+  std::string t = c.temp("R.permute_dims(" + r + ", axes=" + int_list(perm) + ")");
+  c.emit(0, "R.reshape(" + t + ", " + shape_literal(out) + ")", dtype_of(c, 0), static_dims(out));
+  return true;
+}
+
+// NegativeLogLikelihoodLoss: R.nn.nll_loss has ONNX's semantics (weights, ignore_index, the
+// three reductions).
+bool nll_loss(Context& c) {
+  std::string pred = c.tensor(0), target = c.tensor(1);
+  if (!c.ok()) return false;
+  std::string reduction = c.attr_string("reduction", "mean");
+  std::string call = "R.nn.nll_loss(" + pred + ", " + target;
+  if (c.has_input(2)) call += ", " + c.tensor(2);
+  call += ", reduction=\"" + reduction + "\"";
+  if (const auto* a = c.attr("ignore_index")) call += ", ignore_index=" + std::to_string(a->i());
+  c.emit(0, call + ")", dtype_of(c, 0));
+  return c.ok();
+}
+
+// SoftmaxCrossEntropyLoss: log_softmax over the class axis (1), then nll_loss.
+bool softmax_cross_entropy(Context& c) {
+  std::string scores = c.tensor(0), labels = c.tensor(1);
+  if (!c.ok()) return false;
+  const std::string& dt = dtype_of(c, 0);
+  std::string log_prob = c.rank(0) == 1 ? c.temp("R.nn.log_softmax(" + scores + ", axis=0)")
+                                        : c.temp("R.nn.log_softmax(" + scores + ", axis=1)");
+  std::string call = "R.nn.nll_loss(" + log_prob + ", " + labels;
+  if (c.has_input(2)) call += ", " + c.tensor(2);
+  call += ", reduction=\"" + c.attr_string("reduction", "mean") + "\"";
+  if (const auto* a = c.attr("ignore_index")) call += ", ignore_index=" + std::to_string(a->i());
+  c.emit(0, call + ")", dt);
+  if (c.output_used(1)) {
+    Value v;
+    v.expr = log_prob;
+    v.dtype = dt;
+    c.alias(1, v);
+  }
+  return c.ok();
+}
+
+const std::map<std::string, Converter>& table() {
+  static const std::map<std::string, Converter> kTable = {
+      {"Add", [](Context& c, const onnx::NodeProto&) { return binary(c, "R.add"); }},
+      {"Sub", [](Context& c, const onnx::NodeProto&) { return binary(c, "R.subtract"); }},
+      {"Mul", [](Context& c, const onnx::NodeProto&) { return binary(c, "R.multiply"); }},
+      {"Div", [](Context& c, const onnx::NodeProto&) { return div(c); }},
+      {"Mod", [](Context& c, const onnx::NodeProto&) { return mod(c); }},
+      {"Pow", [](Context& c, const onnx::NodeProto&) { return pow_op(c); }},
+      {"Max", [](Context& c, const onnx::NodeProto&) { return chain(c, "R.maximum"); }},
+      {"Min", [](Context& c, const onnx::NodeProto&) { return chain(c, "R.minimum"); }},
+      {"Sum", [](Context& c, const onnx::NodeProto&) { return chain(c, "R.add"); }},
+      {"Mean", [](Context& c, const onnx::NodeProto&) { return mean_of(c); }},
+      {"Equal", [](Context& c, const onnx::NodeProto&) { return compare(c, "R.equal"); }},
+      {"Less", [](Context& c, const onnx::NodeProto&) { return compare(c, "R.less"); }},
+      {"LessOrEqual",
+       [](Context& c, const onnx::NodeProto&) { return compare(c, "R.less_equal"); }},
+      {"Greater", [](Context& c, const onnx::NodeProto&) { return compare(c, "R.greater"); }},
+      {"GreaterOrEqual",
+       [](Context& c, const onnx::NodeProto&) { return compare(c, "R.greater_equal"); }},
+      {"And", [](Context& c, const onnx::NodeProto&) { return compare(c, "R.logical_and"); }},
+      {"Or", [](Context& c, const onnx::NodeProto&) { return compare(c, "R.logical_or"); }},
+      {"Xor", [](Context& c, const onnx::NodeProto&) { return compare(c, "R.logical_xor"); }},
+      {"Not", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.logical_not"); }},
+      {"BitwiseAnd", [](Context& c, const onnx::NodeProto&) { return binary(c, "R.bitwise_and"); }},
+      {"BitwiseOr", [](Context& c, const onnx::NodeProto&) { return binary(c, "R.bitwise_or"); }},
+      {"BitwiseXor", [](Context& c, const onnx::NodeProto&) { return binary(c, "R.bitwise_xor"); }},
+      {"BitwiseNot", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.bitwise_not"); }},
+      {"BitShift",
+       [](Context& c, const onnx::NodeProto&) {
+         return binary(
+             c, c.attr_string("direction", "LEFT") == "LEFT" ? "R.left_shift" : "R.right_shift");
+       }},
+      {"Abs", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.abs"); }},
+      {"Neg", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.negative"); }},
+      {"Exp", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.exp"); }},
+      {"Log", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.log"); }},
+      {"Sqrt", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.sqrt"); }},
+      {"Floor", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.floor"); }},
+      {"Ceil", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.ceil"); }},
+      {"Round", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.round"); }},
+      {"Sign", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.sign"); }},
+      {"Sin", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.sin"); }},
+      {"Cos", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.cos"); }},
+      {"Tan", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.tan"); }},
+      {"Asin", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.asin"); }},
+      {"Acos", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.acos"); }},
+      {"Atan", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.atan"); }},
+      {"Sinh", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.sinh"); }},
+      {"Cosh", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.cosh"); }},
+      {"Asinh", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.asinh"); }},
+      {"Acosh", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.acosh"); }},
+      {"Atanh", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.atanh"); }},
+      {"Erf", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.erf"); }},
+      {"IsNaN", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.isnan"); }},
+      {"IsInf", [](Context& c, const onnx::NodeProto&) { return isinf(c); }},
+      {"Reciprocal", [](Context& c, const onnx::NodeProto&) { return reciprocal(c); }},
+      {"Relu", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.nn.relu"); }},
+      {"Sigmoid", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.sigmoid"); }},
+      {"Tanh", [](Context& c, const onnx::NodeProto&) { return unary(c, "R.tanh"); }},
+      {"LeakyRelu", [](Context& c, const onnx::NodeProto&) { return activation(c, "LeakyRelu"); }},
+      {"Elu", [](Context& c, const onnx::NodeProto&) { return activation(c, "Elu"); }},
+      {"Selu", [](Context& c, const onnx::NodeProto&) { return activation(c, "Selu"); }},
+      {"Celu", [](Context& c, const onnx::NodeProto&) { return activation(c, "Celu"); }},
+      {"ThresholdedRelu",
+       [](Context& c, const onnx::NodeProto&) { return activation(c, "ThresholdedRelu"); }},
+      {"HardSigmoid",
+       [](Context& c, const onnx::NodeProto&) { return activation(c, "HardSigmoid"); }},
+      {"HardSwish", [](Context& c, const onnx::NodeProto&) { return activation(c, "HardSwish"); }},
+      {"Softplus", [](Context& c, const onnx::NodeProto&) { return activation(c, "Softplus"); }},
+      {"Softsign", [](Context& c, const onnx::NodeProto&) { return activation(c, "Softsign"); }},
+      {"Mish", [](Context& c, const onnx::NodeProto&) { return activation(c, "Mish"); }},
+      {"Shrink", [](Context& c, const onnx::NodeProto&) { return activation(c, "Shrink"); }},
+      {"PRelu", [](Context& c, const onnx::NodeProto&) { return prelu(c); }},
+      {"Softmax", [](Context& c, const onnx::NodeProto&) { return softmax(c, "R.nn.softmax"); }},
+      {"LogSoftmax",
+       [](Context& c, const onnx::NodeProto&) { return softmax(c, "R.nn.log_softmax"); }},
+      {"MatMul", [](Context& c, const onnx::NodeProto&) { return matmul(c); }},
+      {"Gemm", [](Context& c, const onnx::NodeProto&) { return gemm(c); }},
+      {"Conv", [](Context& c, const onnx::NodeProto&) { return conv(c); }},
+      {"ConvTranspose", [](Context& c, const onnx::NodeProto&) { return conv_transpose(c); }},
+      {"MaxPool", [](Context& c, const onnx::NodeProto&) { return pool(c, "max"); }},
+      {"AveragePool", [](Context& c, const onnx::NodeProto&) { return pool(c, "avg"); }},
+      {"GlobalAveragePool",
+       [](Context& c, const onnx::NodeProto&) { return global_pool(c, "R.mean"); }},
+      {"GlobalMaxPool", [](Context& c, const onnx::NodeProto&) { return global_pool(c, "R.max"); }},
+      {"BatchNormalization", [](Context& c, const onnx::NodeProto&) { return batch_norm(c); }},
+      {"LayerNormalization", [](Context& c, const onnx::NodeProto&) { return layer_norm(c); }},
+      {"InstanceNormalization",
+       [](Context& c, const onnx::NodeProto&) { return instance_norm(c); }},
+      {"Reshape", [](Context& c, const onnx::NodeProto&) { return reshape(c); }},
+      {"Flatten", [](Context& c, const onnx::NodeProto&) { return flatten(c); }},
+      {"Transpose", [](Context& c, const onnx::NodeProto&) { return transpose(c); }},
+      {"Concat", [](Context& c, const onnx::NodeProto&) { return concat(c); }},
+      {"Split", [](Context& c, const onnx::NodeProto&) { return split(c); }},
+      {"Slice", [](Context& c, const onnx::NodeProto&) { return slice(c); }},
+      {"Gather", [](Context& c, const onnx::NodeProto&) { return gather(c); }},
+      {"GatherElements", [](Context& c, const onnx::NodeProto&) { return gather_elements(c); }},
+      {"GatherND", [](Context& c, const onnx::NodeProto&) { return gather_nd(c); }},
+      {"Squeeze", [](Context& c, const onnx::NodeProto&) { return squeeze(c); }},
+      {"Unsqueeze", [](Context& c, const onnx::NodeProto&) { return unsqueeze(c); }},
+      {"Expand", [](Context& c, const onnx::NodeProto&) { return expand(c); }},
+      {"Tile", [](Context& c, const onnx::NodeProto&) { return tile(c); }},
+      {"Shape", [](Context& c, const onnx::NodeProto&) { return shape_op(c); }},
+      {"Size", [](Context& c, const onnx::NodeProto&) { return size_op(c); }},
+      {"Cast", [](Context& c, const onnx::NodeProto&) { return cast(c); }},
+      {"CastLike", [](Context& c, const onnx::NodeProto&) { return cast_like(c); }},
+      {"Constant", [](Context& c, const onnx::NodeProto&) { return constant(c); }},
+      {"ConstantOfShape", [](Context& c, const onnx::NodeProto&) { return constant_of_shape(c); }},
+      {"Identity", [](Context& c, const onnx::NodeProto&) { return identity(c); }},
+      {"Dropout", [](Context& c, const onnx::NodeProto&) { return dropout(c); }},
+      {"ReduceSum", [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceSum"); }},
+      {"ReduceMean", [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceMean"); }},
+      {"ReduceMax", [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceMax"); }},
+      {"ReduceMin", [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceMin"); }},
+      {"ReduceProd", [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceProd"); }},
+      {"ReduceL1", [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceL1"); }},
+      {"ReduceL2", [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceL2"); }},
+      {"ReduceLogSum",
+       [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceLogSum"); }},
+      {"ReduceLogSumExp",
+       [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceLogSumExp"); }},
+      {"ReduceSumSquare",
+       [](Context& c, const onnx::NodeProto&) { return reduce(c, "ReduceSumSquare"); }},
+      {"ArgMax", [](Context& c, const onnx::NodeProto&) { return arg_reduce(c, "R.argmax"); }},
+      {"ArgMin", [](Context& c, const onnx::NodeProto&) { return arg_reduce(c, "R.argmin"); }},
+      {"Where", [](Context& c, const onnx::NodeProto&) { return where(c); }},
+      {"Pad", [](Context& c, const onnx::NodeProto&) { return pad(c); }},
+      {"Clip", [](Context& c, const onnx::NodeProto&) { return clip(c); }},
+      {"TopK", [](Context& c, const onnx::NodeProto&) { return topk(c); }},
+      {"Trilu", [](Context& c, const onnx::NodeProto&) { return trilu(c); }},
+      {"Range", [](Context& c, const onnx::NodeProto&) { return range(c); }},
+      {"Hardmax", [](Context& c, const onnx::NodeProto&) { return hardmax(c); }},
+      {"DepthToSpace", [](Context& c, const onnx::NodeProto&) { return depth_space(c, true); }},
+      {"SpaceToDepth", [](Context& c, const onnx::NodeProto&) { return depth_space(c, false); }},
+      {"NegativeLogLikelihoodLoss", [](Context& c, const onnx::NodeProto&) { return nll_loss(c); }},
+      {"SoftmaxCrossEntropyLoss",
+       [](Context& c, const onnx::NodeProto&) { return softmax_cross_entropy(c); }},
+  };
+  return kTable;
+}
+
+}  // namespace
+
+Converter find_converter(const std::string& op_type) {
+  auto it = table().find(op_type);
+  return it == table().end() ? nullptr : it->second;
+}
+
+std::vector<std::string> supported_operators() {
+  std::vector<std::string> out;
+  for (const auto& [name, f] : table()) out.push_back(name);
+  return out;
+}
+
+}  // namespace raxc::importer
