@@ -16,6 +16,10 @@ namespace raxc::backend {
 
 using runtime::Value;
 
+// The kernels of the data-dependent operators (data_dependent.cpp).
+Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at);
+Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at);
+
 namespace {
 
 // vm.builtin.copy(x): a new tensor with x's contents (TVM's VM uses it where a value must not
@@ -64,6 +68,8 @@ struct Registry {
   std::mutex mutex;
   std::unordered_map<std::string, PackedFunction> functions{
       {"vm.builtin.copy", builtin_copy},
+      {"relax.run.unique", builtin_unique},
+      {"relax.run.nonzero", builtin_nonzero},
   };
 };
 

@@ -184,6 +184,24 @@ const ir::Stmt* Builder::seq(std::vector<const ir::Stmt*> stmts) {
   return arena_.make<ir::SeqStmt>(std::move(stmts));
 }
 
+const ir::Stmt* Builder::loop(const ir::PrimVar* v, const PrimExpr* extent, const ir::Stmt* body) {
+  return arena_.make<ir::For>(v, i64(0), extent, ir::ForKind::Serial, std::string(), ir::Attrs{},
+                              nullptr, body);
+}
+
+const ir::Stmt* Builder::loops(const std::string& prefix, const Exprs& extents,
+                               const std::function<const ir::Stmt*(const Exprs&)>& body) {
+  Exprs vars;
+  for (size_t d = 0; d < extents.size(); ++d) vars.push_back(var(prefix + std::to_string(d)));
+  const ir::Stmt* s = body(vars);
+  for (size_t d = extents.size(); d-- > 0;) s = loop(ir::cast<ir::PrimVar>(vars[d]), extents[d], s);
+  return s;
+}
+
+const ir::Stmt* Builder::when(const PrimExpr* c, const ir::Stmt* then) {
+  return arena_.make<ir::IfThenElse>(c, then, nullptr);
+}
+
 const ir::Stmt* Builder::stage(const std::string& name, const Exprs& extents,
                                std::string_view kinds, const StageBody& body,
                                const StageBody& init) {

@@ -55,6 +55,13 @@ class Builder {
   const ir::Buffer* buffer(std::string name, ir::DataType t, Exprs shape);
   const ir::Stmt* store(const ir::Buffer* b, const ir::PrimExpr* value, Exprs indices);
   const ir::Stmt* seq(std::vector<const ir::Stmt*> stmts);
+  // A serial loop `for v in range(extent): body` outside any block (the sequential kernels:
+  // sorts, scans, scatters).
+  const ir::Stmt* loop(const ir::PrimVar* v, const ir::PrimExpr* extent, const ir::Stmt* body);
+  // Serial loops over every index of `extents` (row-major); `body` receives the loop variables.
+  const ir::Stmt* loops(const std::string& prefix, const Exprs& extents,
+                        const std::function<const ir::Stmt*(const Exprs&)>& body);
+  const ir::Stmt* when(const ir::PrimExpr* c, const ir::Stmt* then);
 
   // One compute stage: a loop nest over `extents` and a block `name` whose iteration variables
   // are bound to the loops ('S' spatial, 'R' reduction in `kinds`); `body` (and `init`, for a

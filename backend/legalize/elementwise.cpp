@@ -39,6 +39,34 @@ const ir::Stmt* elementwise(RuleContext& ctx, const std::string& name,
                      [&](const Exprs& v) { return ctx.b.store(o, value(v), v); });
 }
 
+const ir::Stmt* accumulate(RuleContext& ctx, const std::string& name, const Exprs& reduce,
+                           const std::function<const PrimExpr*(const Exprs&, DataType)>& term) {
+  Builder& b = ctx.b;
+  const ir::Buffer* o = ctx.out();
+  DataType t = o->dtype;
+  DataType acc_t = compute_dtype(t);
+  const ir::Buffer* acc = acc_t == t ? o : ctx.alloc(name + "_acc", acc_t, o->shape);
+  size_t ro = o->shape.size();
+  Exprs extents = o->shape;
+  extents.insert(extents.end(), reduce.begin(), reduce.end());
+  std::string kinds(ro, 'S');
+  kinds.append(reduce.size(), 'R');
+  auto out = [&](const Exprs& v) { return Exprs(v.begin(), v.begin() + ro); };
+  Builder::StageBody init = [&](const Exprs& v) {
+    return b.store(acc, b.constant(acc_t, 0), out(v));
+  };
+  const ir::Stmt* sum = b.stage(
+      name, extents, kinds,
+      [&](const Exprs& v) {
+        const PrimExpr* x = term(v, acc_t);
+        return b.store(acc, reduce.empty() ? x : b.add(b.load(acc, out(v)), x), out(v));
+      },
+      reduce.empty() ? nullptr : init);
+  if (acc == o) return sum;
+  return b.seq(
+      {sum, elementwise(ctx, "T_cast", [&](const Exprs& v) { return b.cast(t, b.load(acc, v)); })});
+}
+
 const PrimExpr* product(Builder& b, const Exprs& dims) {
   const PrimExpr* p = b.i64(1);
   for (const PrimExpr* d : dims) p = b.mul(p, d);

@@ -26,6 +26,11 @@ const std::vector<Rule>& table() {
     add_manipulate_rules(t);
     add_nn_rules(t);
     add_sort_rules(t);
+    add_scatter_rules(t);
+    add_misc_rules(t);
+    add_einsum_rules(t);
+    add_conv_rules(t);
+    add_image_rules(t);
     return t;
   }();
   return rules;
@@ -43,15 +48,52 @@ const Rule* find_rule(std::string_view op) {
 
 std::span<const Rule> all_rules() { return table(); }
 
+namespace {
+// unique(x, sorted, return_index, return_inverse, return_counts[, axis]) passes its flags as
+// scalars, as TVM's relax.run.unique takes them.
+std::vector<const PrimExpr*> unique_args(analysis::ops::InferContext& infer, ir::Arena& arena,
+                                         std::string* why) {
+  Builder b(arena);
+  std::vector<const PrimExpr*> out;
+  for (const char* flag : {"sorted", "return_index", "return_inverse", "return_counts"}) {
+    bool dflt = std::string_view(flag) == "sorted";
+    out.push_back(
+        b.int_imm(DataType::Bool(), analysis::ops::attr_bool(infer, flag).value_or(dflt)));
+  }
+  bool ok = true;
+  if (auto axis = analysis::ops::attr_int(infer, "axis", &ok)) out.push_back(b.i64(*axis));
+  if (!ok) *why = "an axis that is not a literal";
+  return out;
+}
+std::vector<const PrimExpr*> no_args(analysis::ops::InferContext&, ir::Arena&, std::string*) {
+  return {};
+}
+}  // namespace
+
+const PackedRule* find_packed_rule(std::string_view op) {
+  static const PackedRule rules[] = {
+      {"relax.unique", "relax.run.unique", unique_args},
+      {"relax.nonzero", "relax.run.nonzero", no_args},
+  };
+  for (const PackedRule& r : rules)
+    if (r.op == op) return &r;
+  return nullptr;
+}
+
+std::vector<std::string_view> packed_operators() { return {"relax.unique", "relax.nonzero"}; }
+
 }  // namespace legalize
 
 std::vector<std::string_view> legalized_operators() {
   std::vector<std::string_view> names;
   for (const Rule& r : all_rules()) names.push_back(r.op);
+  for (std::string_view op : packed_operators()) names.push_back(op);
   return names;
 }
 
-bool has_legalization(std::string_view op) { return find_rule(op) != nullptr; }
+bool has_legalization(std::string_view op) {
+  return find_rule(op) != nullptr || find_packed_rule(op) != nullptr;
+}
 
 namespace {
 
@@ -181,6 +223,7 @@ class Pass {
   // ------------------------------------------------------------------------ one call
   const ir::Expr* legalize_call(const ir::Call& call, const std::string& op) {
     if (op.starts_with("relax.call_") || op.starts_with("relax.builtin.")) return nullptr;
+    if (const PackedRule* p = find_packed_rule(op)) return packed_call(call, op, *p);
     const Rule* rule = find_rule(op);
     if (!rule) {
       if (analysis::ops::find_op(op) && !is_language_op(op))
@@ -329,6 +372,32 @@ class Pass {
     }
     ++out_->legalized_calls;
     return make<ir::Call>(make<ir::Op>("relax.call_tir", call.op->span), std::move(args),
+                          std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
+  }
+
+  // A data-dependent operator: R.call_pure_packed(symbol, x, flags..., sinfo_args=result) of a
+  // run-time kernel (backend/exec/data_dependent.cpp); its result's extents are not known
+  // before it runs, so only the argument must be a tensor.
+  const ir::Expr* packed_call(const ir::Call& call, const std::string& op, const PackedRule& p) {
+    std::vector<const ir::StructInfo*> arg_sinfo;
+    for (const ir::Expr* a : call.args) {
+      const ir::StructInfo* s = sinfo_of(a);
+      if (!s) return left(call, op, "an argument's StructInfo is not known");
+      arg_sinfo.push_back(s);
+    }
+    const ir::StructInfo* result = sinfo_of(&call);
+    if (!result) return left(call, op, "the StructInfo of the result is not known");
+    DiagnosticSink sink;
+    analysis::arith::Analyzer analyzer(*arena_);
+    analysis::ops::InferContext infer{call, arg_sinfo, analyzer, sink, input_.module};
+    std::vector<const ir::Expr*> args{
+        make<ir::ExternFunc>(std::string(p.symbol), nullptr, call.span), call.args.at(0)};
+    std::string why;
+    for (const PrimExpr* e : p.args(infer, *arena_, &why))
+      args.push_back(make<ir::PrimValue>(e, call.span));
+    if (!why.empty()) return left(call, op, why);
+    ++out_->legalized_calls;
+    return make<ir::Call>(make<ir::Op>("relax.call_pure_packed", call.op->span), std::move(args),
                           std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
   }
 

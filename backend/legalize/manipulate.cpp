@@ -11,9 +11,7 @@ using ir::DataType;
 using ir::PrimExpr;
 using ir::PrimKind;
 
-namespace {
-
-// The row-major flat position of `idx` in `shape`, and back.
+// The row-major flat position of `idx` in `shape`, and back (rules.h).
 const PrimExpr* flatten_index(Builder& b, const Exprs& shape, const Exprs& idx) {
   const PrimExpr* f = b.i64(0);
   for (size_t d = 0; d < shape.size(); ++d) f = b.add(b.mul(f, shape[d]), idx[d]);
@@ -29,6 +27,8 @@ Exprs unflatten_index(Builder& b, const Exprs& shape, const PrimExpr* flat) {
   }
   return idx;
 }
+
+namespace {
 
 // reshape, expand_dims, squeeze, flatten: the same element order, another shape.
 const ir::Stmt* reshape_rule(RuleContext& ctx) {
@@ -65,6 +65,16 @@ const ir::Stmt* broadcast_to_rule(RuleContext& ctx) {
   });
 }
 
+// The value of input i where cond(i) first holds, trying 0, 1, ...; the last input is the
+// fallback (T.if_then_else: only the chosen input is read, no index past another's end).
+const PrimExpr* choose(RuleContext& ctx, const std::function<const PrimExpr*(size_t)>& cond,
+                       const std::function<const PrimExpr*(size_t)>& load) {
+  const PrimExpr* value = nullptr;
+  for (size_t i = ctx.inputs.size(); i-- > 0;)
+    value = value ? ctx.b.if_then_else(cond(i), load(i), value) : load(i);
+  return value;
+}
+
 const ir::Stmt* concat_rule(RuleContext& ctx) {
   Builder& b = ctx.b;
   const ir::Buffer* o = ctx.out();
@@ -75,15 +85,13 @@ const ir::Stmt* concat_rule(RuleContext& ctx) {
     std::vector<const PrimExpr*> offsets{b.i64(0)};
     for (const ir::Buffer* in : ctx.inputs)
       offsets.push_back(b.add(offsets.back(), in->shape[axis]));
-    const PrimExpr* value = nullptr;
-    for (size_t i = ctx.inputs.size(); i-- > 0;) {
-      Exprs idx = v;
-      idx[axis] = b.sub(v[axis], offsets[i]);
-      const PrimExpr* here = b.load(ctx.inputs[i], idx);
-      value = value ? b.if_then_else(b.compare(PrimKind::LT, v[axis], offsets[i + 1]), here, value)
-                    : here;
-    }
-    return value;
+    return choose(
+        ctx, [&](size_t i) { return b.compare(PrimKind::LT, v[axis], offsets[i + 1]); },
+        [&](size_t i) {
+          Exprs idx = v;
+          idx[axis] = b.sub(v[axis], offsets[i]);
+          return b.load(ctx.inputs[i], idx);
+        });
   });
 }
 
@@ -242,14 +250,9 @@ const ir::Stmt* stack_rule(RuleContext& ctx) {
   return elementwise(ctx, "T_stack", [&](const Exprs& v) {
     Exprs idx = v;
     idx.erase(idx.begin() + axis);
-    const PrimExpr* value = nullptr;
-    for (size_t i = ctx.inputs.size(); i-- > 0;) {
-      const PrimExpr* here = b.load(ctx.inputs[i], idx);
-      value = value
-                  ? b.if_then_else(b.compare(PrimKind::EQ, v[axis], b.i64(int64_t(i))), here, value)
-                  : here;
-    }
-    return value;
+    return choose(
+        ctx, [&](size_t i) { return b.compare(PrimKind::EQ, v[axis], b.i64(int64_t(i))); },
+        [&](size_t i) { return b.load(ctx.inputs[i], idx); });
   });
 }
 

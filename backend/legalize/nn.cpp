@@ -24,16 +24,9 @@ const ir::Stmt* matmul_rule(RuleContext& ctx) {
   size_t ra = a->shape.size(), rc = c->shape.size(), ro = o->shape.size();
   if (ra == 0 || rc == 0) return ctx.refuse("a rank-0 operand");
   DataType t = o->dtype;
-  DataType acc_t = compute_dtype(t);
   const PrimExpr* k = a->shape[ra - 1];
   // Output axes: batch..., i (when a is not 1-D), j (when c is not 1-D); then the reduction.
   size_t batch = ro - (ra > 1 ? 1 : 0) - (rc > 1 ? 1 : 0);
-  bool direct = acc_t == t;
-  const ir::Buffer* acc = direct ? o : ctx.alloc("matmul_acc", acc_t, o->shape);
-  Exprs extents = o->shape;
-  extents.push_back(k);
-  std::string kinds(ro, 'S');
-  kinds += 'R';
   auto operand_index = [&](const ir::Buffer* m, const Exprs& v, bool left) {
     size_t r = m->shape.size();
     Exprs idx;
@@ -54,23 +47,11 @@ const ir::Stmt* matmul_rule(RuleContext& ctx) {
     }
     return idx;
   };
-  std::vector<const ir::Stmt*> stages;
-  stages.push_back(b.stage(
-      "matmul", extents, kinds,
-      [&](const Exprs& v) {
-        Exprs out(v.begin(), v.begin() + ro);
-        const PrimExpr* x = b.cast(acc_t, b.cast(t, b.load(a, operand_index(a, v, true))));
-        const PrimExpr* y = b.cast(acc_t, b.cast(t, b.load(c, operand_index(c, v, false))));
-        return b.store(acc, b.add(b.load(acc, out), b.mul(x, y)), out);
-      },
-      [&](const Exprs& v) {
-        Exprs out(v.begin(), v.begin() + ro);
-        return b.store(acc, b.constant(acc_t, 0), out);
-      }));
-  if (!direct)
-    stages.push_back(
-        elementwise(ctx, "T_cast", [&](const Exprs& v) { return b.cast(t, b.load(acc, v)); }));
-  return b.seq(stages);
+  return accumulate(ctx, "matmul", {k}, [&](const Exprs& v, DataType acc_t) {
+    const PrimExpr* x = b.cast(acc_t, b.cast(t, b.load(a, operand_index(a, v, true))));
+    const PrimExpr* y = b.cast(acc_t, b.cast(t, b.load(c, operand_index(c, v, false))));
+    return b.mul(x, y);
+  });
 }
 
 // linear(data, weight, bias) = data @ weight^T + bias, weight (out_features, in_features).
@@ -210,109 +191,6 @@ const ir::Stmt* norm_rule(RuleContext& ctx, bool rms) {
 const ir::Stmt* layer_norm_rule(RuleContext& c) { return norm_rule(c, false); }
 const ir::Stmt* rms_norm_rule(RuleContext& c) { return norm_rule(c, true); }
 
-// ---------------------------------------------------------------- convolution, pooling
-// The window geometry of conv / pool: n spatial axes after batch and channel (NCW, NCHW,
-// NCDHW; other layouts are refused). An attribute list of one value applies to every axis;
-// padding of n values pads both sides alike, of 2n values gives the befores then the afters.
-struct Window {
-  size_t n = 0;
-  std::vector<int64_t> strides, dilation, pad_before, pad_after, size;
-};
-
-std::optional<std::vector<int64_t>> per_axis(RuleContext& ctx, std::string_view name, size_t n,
-                                             int64_t fallback) {
-  std::vector<int64_t> v =
-      analysis::ops::attr_int_list(ctx.infer, name).value_or(std::vector<int64_t>{fallback});
-  if (v.size() == 1) v.assign(n, v[0]);
-  if (v.size() != n) return std::nullopt;
-  return v;
-}
-
-std::optional<Window> window(RuleContext& ctx, size_t n, const char* layout_attr,
-                             const char* expected) {
-  std::string layout = analysis::ops::attr_string(ctx.infer, layout_attr).value_or(expected);
-  std::string out_layout = analysis::ops::attr_string(ctx.infer, "out_layout").value_or(layout);
-  if (layout != expected || out_layout != expected) return std::nullopt;
-  Window w;
-  w.n = n;
-  auto strides = per_axis(ctx, "strides", n, 1);
-  auto dilation = per_axis(ctx, "dilation", n, 1);
-  std::vector<int64_t> pad =
-      analysis::ops::attr_int_list(ctx.infer, "padding").value_or(std::vector<int64_t>{0});
-  if (!strides || !dilation) return std::nullopt;
-  w.strides = *strides;
-  w.dilation = *dilation;
-  if (pad.size() == 1) pad.assign(2 * n, pad[0]);
-  if (pad.size() == n) pad.insert(pad.end(), pad.begin(), pad.end());
-  if (pad.size() != 2 * n) return std::nullopt;
-  w.pad_before.assign(pad.begin(), pad.begin() + n);
-  w.pad_after.assign(pad.begin() + n, pad.end());
-  return w;
-}
-
-// conv1d / conv2d / conv3d: cross-correlation with strides, padding (zeros), dilation and
-// groups; the product accumulates in out_dtype (float32 for 16-bit floats).
-const ir::Stmt* conv_rule(RuleContext& ctx) {
-  Builder& b = ctx.b;
-  const ir::Buffer* x = ctx.in(0);
-  const ir::Buffer* k = ctx.in(1);
-  const ir::Buffer* o = ctx.out();
-  size_t n = x->shape.size() - 2;
-  static const char* const data[] = {"", "NCW", "NCHW", "NCDHW"};
-  static const char* const kernel[] = {"", "OIW", "OIHW", "OIDHW"};
-  if (n < 1 || n > 3 || k->shape.size() != n + 2) return ctx.refuse("this rank");
-  std::string kl = analysis::ops::attr_string(ctx.infer, "kernel_layout").value_or(kernel[n]);
-  std::optional<Window> w = window(ctx, n, "data_layout", data[n]);
-  if (!w || kl != kernel[n]) return ctx.refuse("a layout other than NCHW / OIHW (or padding)");
-  int64_t groups = analysis::ops::attr_int(ctx.infer, "groups").value_or(1);
-  DataType t = o->dtype;
-  DataType acc_t = compute_dtype(t);
-  const ir::Buffer* acc = acc_t == t ? o : ctx.alloc("conv_acc", acc_t, o->shape);
-  // Output channels per group: o / out_per_group is the group of output channel o.
-  const PrimExpr* out_per_group = b.floordiv(o->shape[1], b.i64(groups));
-  Exprs extents = o->shape;
-  std::string kinds(o->shape.size(), 'S');
-  extents.push_back(k->shape[1]);
-  kinds += 'R';
-  for (size_t i = 0; i < n; ++i) {
-    extents.push_back(k->shape[2 + i]);
-    kinds += 'R';
-  }
-  size_t ro = o->shape.size();
-  std::vector<const ir::Stmt*> stages;
-  stages.push_back(b.stage(
-      "conv", extents, kinds,
-      [&](const Exprs& v) {
-        Exprs out(v.begin(), v.begin() + ro);
-        const PrimExpr* c = v[ro];
-        const PrimExpr* channel = b.add(b.mul(b.floordiv(v[1], out_per_group), k->shape[1]), c);
-        Exprs xi{v[0], channel};
-        const PrimExpr* inside = nullptr;
-        for (size_t i = 0; i < n; ++i) {
-          const PrimExpr* pos =
-              b.add(b.sub(b.mul(v[2 + i], b.i64(w->strides[i])), b.i64(w->pad_before[i])),
-                    b.mul(v[ro + 1 + i], b.i64(w->dilation[i])));
-          xi.push_back(pos);
-          const PrimExpr* ok = b.logical_and(b.compare(ir::PrimKind::GE, pos, b.i64(0)),
-                                             b.compare(ir::PrimKind::LT, pos, x->shape[2 + i]));
-          inside = inside ? b.logical_and(inside, ok) : ok;
-        }
-        Exprs ki{v[1], c};
-        for (size_t i = 0; i < n; ++i) ki.push_back(v[ro + 1 + i]);
-        const PrimExpr* xv =
-            b.if_then_else(inside, b.cast(acc_t, b.cast(t, b.load(x, xi))), b.constant(acc_t, 0));
-        const PrimExpr* kv = b.cast(acc_t, b.cast(t, b.load(k, ki)));
-        return b.store(acc, b.add(b.load(acc, out), b.mul(xv, kv)), out);
-      },
-      [&](const Exprs& v) {
-        return b.store(acc, b.constant(acc_t, 0), Exprs(v.begin(), v.begin() + ro));
-      }));
-  if (acc != o)
-    stages.push_back(
-        elementwise(ctx, "T_cast", [&](const Exprs& v) { return b.cast(t, b.load(acc, v)); }));
-  return b.seq(stages);
-}
-
 // group_norm / instance_norm: statistics over the channels of one group (instance_norm: each
 // channel its own group) and the `axes`, two passes in float32; gamma and beta are indexed by
 // the channel.
@@ -418,158 +296,12 @@ const ir::Stmt* grouped_norm_rule(RuleContext& ctx, bool instance) {
 const ir::Stmt* group_norm_rule(RuleContext& c) { return grouped_norm_rule(c, false); }
 const ir::Stmt* instance_norm_rule(RuleContext& c) { return grouped_norm_rule(c, true); }
 
-// conv1d/2d/3d_transpose (kernel IOW / IOHW / IODHW): the gradient of a convolution, read as a
-// gather: output position y takes input position (y + pad - k * dilation) / stride wherever
-// that divides exactly and lies inside the input. output_padding only widens the (known)
-// output shape.
-const ir::Stmt* conv_transpose_rule(RuleContext& ctx) {
-  Builder& b = ctx.b;
-  const ir::Buffer* x = ctx.in(0);
-  const ir::Buffer* k = ctx.in(1);
-  const ir::Buffer* o = ctx.out();
-  size_t n = x->shape.size() - 2;
-  static const char* const data[] = {"", "NCW", "NCHW", "NCDHW"};
-  static const char* const kernel[] = {"", "IOW", "IOHW", "IODHW"};
-  if (n < 1 || n > 3 || k->shape.size() != n + 2) return ctx.refuse("this rank");
-  std::string kl = analysis::ops::attr_string(ctx.infer, "kernel_layout").value_or(kernel[n]);
-  std::optional<Window> w = window(ctx, n, "data_layout", data[n]);
-  if (!w || kl != kernel[n]) return ctx.refuse("a layout other than NCHW / IOHW (or padding)");
-  int64_t groups = analysis::ops::attr_int(ctx.infer, "groups").value_or(1);
-  DataType t = o->dtype;
-  DataType acc_t = compute_dtype(t);
-  const ir::Buffer* acc = acc_t == t ? o : ctx.alloc("conv_acc", acc_t, o->shape);
-  const PrimExpr* in_per_group = b.floordiv(x->shape[1], b.i64(groups));
-  const PrimExpr* out_per_group = k->shape[1];
-  Exprs extents = o->shape;
-  std::string kinds(o->shape.size(), 'S');
-  extents.push_back(in_per_group);
-  kinds += 'R';
-  for (size_t i = 0; i < n; ++i) {
-    extents.push_back(k->shape[2 + i]);
-    kinds += 'R';
-  }
-  size_t ro = o->shape.size();
-  std::vector<const ir::Stmt*> stages;
-  stages.push_back(b.stage(
-      "conv_transpose", extents, kinds,
-      [&](const Exprs& v) {
-        Exprs out(v.begin(), v.begin() + ro);
-        const PrimExpr* g = b.floordiv(v[1], out_per_group);
-        const PrimExpr* c = b.add(b.mul(g, in_per_group), v[ro]);
-        Exprs xi{v[0], c};
-        const PrimExpr* valid = nullptr;
-        for (size_t i = 0; i < n; ++i) {
-          const PrimExpr* tpos = b.sub(b.add(v[2 + i], b.i64(w->pad_before[i])),
-                                       b.mul(v[ro + 1 + i], b.i64(w->dilation[i])));
-          const PrimExpr* stride = b.i64(w->strides[i]);
-          const PrimExpr* pos = b.floordiv(tpos, stride);
-          xi.push_back(pos);
-          const PrimExpr* ok = b.logical_and(
-              b.logical_and(b.compare(ir::PrimKind::GE, tpos, b.i64(0)),
-                            b.compare(ir::PrimKind::EQ, b.floormod(tpos, stride), b.i64(0))),
-              b.compare(ir::PrimKind::LT, pos, x->shape[2 + i]));
-          valid = valid ? b.logical_and(valid, ok) : ok;
-        }
-        Exprs ki{c, b.floormod(v[1], out_per_group)};
-        for (size_t i = 0; i < n; ++i) ki.push_back(v[ro + 1 + i]);
-        const PrimExpr* xv =
-            b.if_then_else(valid, b.cast(acc_t, b.cast(t, b.load(x, xi))), b.constant(acc_t, 0));
-        const PrimExpr* kv = b.cast(acc_t, b.cast(t, b.load(k, ki)));
-        return b.store(acc, b.add(b.load(acc, out), b.mul(xv, kv)), out);
-      },
-      [&](const Exprs& v) {
-        return b.store(acc, b.constant(acc_t, 0), Exprs(v.begin(), v.begin() + ro));
-      }));
-  if (acc != o)
-    stages.push_back(
-        elementwise(ctx, "T_cast", [&](const Exprs& v) { return b.cast(t, b.load(acc, v)); }));
-  return b.seq(stages);
-}
-
-// max_pool / avg_pool over NCW / NCHW / NCDHW. Padded positions never win a max; an average
-// divides by the positions inside the input, or (count_include_pad) inside the padded input,
-// so a ceil_mode window past the padding does not count its overhang.
-const ir::Stmt* pool_rule(RuleContext& ctx, bool is_max) {
-  Builder& b = ctx.b;
-  const ir::Buffer* x = ctx.in(0);
-  const ir::Buffer* o = ctx.out();
-  size_t n = x->shape.size() - 2;
-  static const char* const layouts[] = {"", "NCW", "NCHW", "NCDHW"};
-  if (n < 1 || n > 3) return ctx.refuse("this rank");
-  std::optional<Window> w = window(ctx, n, "layout", layouts[n]);
-  auto size = per_axis(ctx, "pool_size", n, 1);
-  if (!w || !size) return ctx.refuse("a layout other than NCHW (or malformed attributes)");
-  bool include_pad = analysis::ops::attr_bool(ctx.infer, "count_include_pad").value_or(false);
-  DataType t = x->dtype;
-  DataType acc_t = compute_dtype(t);
-  Exprs extents = o->shape;
-  std::string kinds(o->shape.size(), 'S');
-  for (size_t i = 0; i < n; ++i) {
-    extents.push_back(b.i64((*size)[i]));
-    kinds += 'R';
-  }
-  size_t ro = o->shape.size();
-  // The input position of a window element, and whether it is inside the (padded) input.
-  auto position = [&](const Exprs& v, size_t i) {
-    return b.add(b.sub(b.mul(v[2 + i], b.i64(w->strides[i])), b.i64(w->pad_before[i])),
-                 b.mul(v[ro + i], b.i64(w->dilation[i])));
-  };
-  auto within = [&](const Exprs& v, bool padded) {
-    const PrimExpr* all = nullptr;
-    for (size_t i = 0; i < n; ++i) {
-      const PrimExpr* pos = position(v, i);
-      const PrimExpr* lo = padded ? b.i64(-w->pad_before[i]) : b.i64(0);
-      const PrimExpr* hi =
-          padded ? b.add(x->shape[2 + i], b.i64(w->pad_after[i])) : x->shape[2 + i];
-      const PrimExpr* ok =
-          b.logical_and(b.compare(ir::PrimKind::GE, pos, lo), b.compare(ir::PrimKind::LT, pos, hi));
-      all = all ? b.logical_and(all, ok) : ok;
-    }
-    return all;
-  };
-  auto input_index = [&](const Exprs& v) {
-    Exprs idx{v[0], v[1]};
-    for (size_t i = 0; i < n; ++i) idx.push_back(position(v, i));
-    return idx;
-  };
-  auto reduction = [&](const std::string& name, const ir::Buffer* acc, const PrimExpr* init,
-                       const std::function<const PrimExpr*(const PrimExpr*, const Exprs&)>& step) {
-    return b.stage(
-        name, extents, kinds,
-        [&](const Exprs& v) {
-          Exprs out(v.begin(), v.begin() + ro);
-          return b.store(acc, step(b.load(acc, out), v), out);
-        },
-        [&](const Exprs& v) { return b.store(acc, init, Exprs(v.begin(), v.begin() + ro)); });
-  };
-  if (is_max) {
-    return reduction("pool_max", o, b.min_value(t), [&](const PrimExpr* a, const Exprs& v) {
-      return b.if_then_else(within(v, false), b.max(a, b.load(x, input_index(v))), a);
-    });
-  }
-  const ir::Buffer* sum = ctx.alloc("pool_sum", acc_t, o->shape);
-  const ir::Buffer* count = ctx.alloc("pool_count", acc_t, o->shape);
-  std::vector<const ir::Stmt*> stages;
-  stages.push_back(reduction("pool_sum", sum, b.constant(acc_t, 0), [&](auto a, const Exprs& v) {
-    return b.add(a, b.if_then_else(within(v, false), b.cast(acc_t, b.load(x, input_index(v))),
-                                   b.constant(acc_t, 0)));
-  }));
-  stages.push_back(reduction(
-      "pool_count", count, b.constant(acc_t, 0),
-      [&](auto a, const Exprs& v) { return b.add(a, b.cast(acc_t, within(v, include_pad))); }));
-  stages.push_back(elementwise(ctx, "pool_avg", [&](const Exprs& v) {
-    const PrimExpr* c = b.load(count, v);
-    return b.cast(t, b.div(b.load(sum, v), b.max(c, b.constant(acc_t, 1))));
-  }));
-  return b.seq(stages);
-}
-const ir::Stmt* max_pool_rule(RuleContext& c) { return pool_rule(c, true); }
-const ir::Stmt* avg_pool_rule(RuleContext& c) { return pool_rule(c, false); }
-
 // attention(query, key, value[, bias]) in BSNH: softmax(Q·Kᵀ·scale + bias, masked) · V per
 // head, stable (row maximum first), in float32 for 16-bit floats. Query heads share key /
 // value heads in groups (heads_q / heads_kv each). A causal mask keeps t <= s + offset, offset
-// 0 (TopLeft) or seq_kv - seq_q (BottomRight); masked scores take the dtype's lowest value.
+// 0 (TopLeft) or seq_kv - seq_q (BottomRight); a window_size w keeps t > s + offset - w (the
+// w most recent keys, sliding-window attention; TVM leaves it to its attention kernels);
+// masked scores take the dtype's lowest value.
 const ir::Stmt* attention_rule(RuleContext& ctx) {
   Builder& b = ctx.b;
   const ir::Buffer* q = ctx.in(0);
@@ -579,7 +311,8 @@ const ir::Stmt* attention_rule(RuleContext& ctx) {
   const ir::Buffer* o = ctx.out();
   if (q->shape.size() != 4 || k->shape.size() != 4 || v->shape.size() != 4)
     return ctx.refuse("operands that are not rank 4");
-  if (analysis::ops::attr_int(ctx.infer, "window_size")) return ctx.refuse("a window_size");
+  std::optional<int64_t> window = analysis::ops::attr_int(ctx.infer, "window_size");
+  if (window && *window < 1) return ctx.refuse("a window_size below 1");
   std::string mask = analysis::ops::attr_string(ctx.infer, "causal_mask").value_or("");
   if (!mask.empty() && mask != "TopLeft" && mask != "BottomRight")
     return ctx.refuse("causal_mask \"" + mask + "\"");
@@ -621,11 +354,16 @@ const ir::Stmt* attention_rule(RuleContext& ctx) {
       Exprs bi = broadcast_indices(b, bias, {x[0], x[1], x[2], x[3]});
       val = b.add(val, b.cast(c, b.load(bias, bi)));
     }
-    if (!mask.empty()) {
-      const PrimExpr* offset = mask == "TopLeft" ? b.i64(0) : b.sub(T, S);
-      val = b.select(b.compare(ir::PrimKind::LE, x[3], b.add(x[2], offset)), val, b.min_value(c));
+    // The diagonal of query s is key s + offset; the causal mask drops the keys after it, a
+    // window the keys window_size or more before it.
+    const PrimExpr* diagonal = b.add(x[2], mask == "BottomRight" ? b.sub(T, S) : b.i64(0));
+    const PrimExpr* keep = nullptr;
+    if (!mask.empty()) keep = b.compare(ir::PrimKind::LE, x[3], diagonal);
+    if (window) {
+      const PrimExpr* near = b.compare(ir::PrimKind::GT, x[3], b.sub(diagonal, b.i64(*window)));
+      keep = keep ? b.logical_and(keep, near) : near;
     }
-    return val;
+    return keep ? b.select(keep, val, b.min_value(c)) : val;
   };
   stages.push_back(b.stage(
       "T_attention_max", {B, N, S, T}, "SSSR",
@@ -681,18 +419,6 @@ void add_nn_rules(std::vector<Rule>& t) {
                         {"relax.nn.rms_norm", "rms_norm", rms_norm_rule},
                         {"relax.nn.group_norm", "group_norm", group_norm_rule},
                         {"relax.nn.instance_norm", "instance_norm", instance_norm_rule},
-                        {"relax.nn.conv1d", "conv1d", conv_rule},
-                        {"relax.nn.conv2d", "conv2d", conv_rule},
-                        {"relax.nn.conv3d", "conv3d", conv_rule},
-                        {"relax.nn.conv1d_transpose", "conv1d_transpose", conv_transpose_rule},
-                        {"relax.nn.conv2d_transpose", "conv2d_transpose", conv_transpose_rule},
-                        {"relax.nn.conv3d_transpose", "conv3d_transpose", conv_transpose_rule},
-                        {"relax.nn.max_pool1d", "max_pool1d", max_pool_rule},
-                        {"relax.nn.max_pool2d", "max_pool2d", max_pool_rule},
-                        {"relax.nn.max_pool3d", "max_pool3d", max_pool_rule},
-                        {"relax.nn.avg_pool1d", "avg_pool1d", avg_pool_rule},
-                        {"relax.nn.avg_pool2d", "avg_pool2d", avg_pool_rule},
-                        {"relax.nn.avg_pool3d", "avg_pool3d", avg_pool_rule},
                     });
 }
 

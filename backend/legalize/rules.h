@@ -55,8 +55,24 @@ void add_reduce_rules(std::vector<Rule>& table);
 void add_manipulate_rules(std::vector<Rule>& table);
 void add_nn_rules(std::vector<Rule>& table);
 void add_sort_rules(std::vector<Rule>& table);
+void add_scatter_rules(std::vector<Rule>& table);
+void add_misc_rules(std::vector<Rule>& table);
+void add_einsum_rules(std::vector<Rule>& table);
+void add_conv_rules(std::vector<Rule>& table);
+void add_image_rules(std::vector<Rule>& table);
+
+// A data-dependent operator lowered to R.call_pure_packed of a run-time kernel: the symbol
+// and the scalar arguments after the tensor (its attributes); `why` set when it cannot.
+struct PackedRule {
+  std::string_view op;
+  std::string_view symbol;
+  std::vector<const ir::PrimExpr*> (*args)(analysis::ops::InferContext&, ir::Arena&,
+                                           std::string* why);
+};
 
 const Rule* find_rule(std::string_view op);
+const PackedRule* find_packed_rule(std::string_view op);
+std::vector<std::string_view> packed_operators();
 std::span<const Rule> all_rules();
 
 // ---- shared by the rule families
@@ -70,6 +86,15 @@ Exprs broadcast_indices(Builder& b, const ir::Buffer* input, const Exprs& out);
 // One element-wise stage over the first output: out[i...] = value(i...).
 const ir::Stmt* elementwise(RuleContext& ctx, const std::string& name,
                             const std::function<const ir::PrimExpr*(const Exprs&)>& value);
+// A sum over `reduce` extents into the first output: out[i...] = sum_k term(i..., k...), the
+// stage's variables being the output's then the reduction's. The sum accumulates in
+// compute_dtype (float32 for 16-bit floats, then one cast stage), like TVM's topi.
+const ir::Stmt* accumulate(
+    RuleContext& ctx, const std::string& name, const Exprs& reduce,
+    const std::function<const ir::PrimExpr*(const Exprs& vars, ir::DataType acc)>& term);
+// The row-major flat position of `idx` in `shape`, and the index of a flat position.
+const ir::PrimExpr* flatten_index(Builder& b, const Exprs& shape, const Exprs& idx);
+Exprs unflatten_index(Builder& b, const Exprs& shape, const ir::PrimExpr* flat);
 // The product of dims.
 const ir::PrimExpr* product(Builder& b, const Exprs& dims);
 // Normalised axis (negative counts from the end) or -1 when out of range.

@@ -13,16 +13,13 @@ using ir::PrimKind;
 
 namespace {
 
-const ir::Stmt* serial(Builder& b, const ir::PrimVar* v, const PrimExpr* extent,
-                       const ir::Stmt* body) {
-  return b.arena().make<ir::For>(v, b.i64(0), extent, ir::ForKind::Serial, std::string(),
-                                 ir::Attrs{}, nullptr, body);
-}
-
 struct SortSpec {
   int axis = -1;
   bool descending = false;
   int64_t k = -1;                       // topk: how many to keep; -1 all
+  bool median = false;                  // keep the element at (n - 1) // 2 (the lower median)
+  bool flat = false;                    // median over every element (axis None)
+  bool keepdims = false;                // median: the reduced axes stay as 1
   const ir::Buffer* values = nullptr;   // output of the sorted values, or null
   const ir::Buffer* indices = nullptr;  // output of the positions, or null
 };
@@ -31,26 +28,39 @@ const ir::Stmt* sort_rows(RuleContext& ctx, const SortSpec& s) {
   Builder& b = ctx.b;
   const ir::Buffer* x = ctx.in(0);
   size_t r = x->shape.size();
-  const PrimExpr* n = x->shape[s.axis];
+  const PrimExpr* n = s.flat ? product(b, x->shape) : x->shape[s.axis];
   // One scratch row per call (reused row after row).
   const ir::Buffer* val = ctx.alloc("sort_values", x->dtype, {n});
   const ir::Buffer* pos = ctx.alloc("sort_indices", DataType::Int(64), {n});
   std::vector<const ir::PrimVar*> outer;
   Exprs idx(r);
   for (size_t d = 0; d < r; ++d) {
-    if (int(d) == s.axis) continue;
+    if (int(d) == s.axis || s.flat) continue;
     const ir::PrimVar* v = b.var("ax" + std::to_string(d));
     outer.push_back(v);
     idx[d] = v;
   }
   auto at = [&](const PrimExpr* e) {
+    if (s.flat) return unflatten_index(b, x->shape, e);
     Exprs i = idx;
     i[s.axis] = e;
     return i;
   };
+  // Where a median goes: the outer index without the axis (keepdims: 0 there).
+  auto median_at = [&]() {
+    Exprs i;
+    for (size_t d = 0; d < r; ++d) {
+      bool reduced = s.flat || int(d) == s.axis;
+      if (!reduced)
+        i.push_back(idx[d]);
+      else if (s.keepdims)
+        i.push_back(b.i64(0));
+    }
+    return i;
+  };
   const ir::PrimVar* c = b.var("i");
   const ir::Stmt* copy_in =
-      serial(b, c, n, b.seq({b.store(val, b.load(x, at(c)), {c}), b.store(pos, c, {c})}));
+      b.loop(c, n, b.seq({b.store(val, b.load(x, at(c)), {c}), b.store(pos, c, {c})}));
   // for p in range(n): for q in range(n - 1 - p): if out of order: swap q and q + 1.
   const ir::PrimVar* p = b.var("p");
   const ir::PrimVar* q = b.var("q");
@@ -66,24 +76,30 @@ const ir::Stmt* sort_rows(RuleContext& ctx, const SortSpec& s) {
           ti, b.load(pos, {q}),
           b.seq({b.store(val, later, {q}), b.store(pos, b.load(pos, {q1}), {q}),
                  b.store(val, tv, {q1}), b.store(pos, ti, {q1})})));
-  const ir::Stmt* pass = serial(b, p, n,
-                                serial(b, q, b.sub(b.sub(n, b.i64(1)), p),
+  const ir::Stmt* pass = b.loop(p, n,
+                                b.loop(q, b.sub(b.sub(n, b.i64(1)), p),
                                        b.arena().make<ir::IfThenElse>(wrong, swap, nullptr)));
   const ir::PrimVar* o = b.var("j");
   const PrimExpr* keep = s.k >= 0 ? b.min(b.i64(s.k), n) : n;
   std::vector<const ir::Stmt*> outs;
-  if (s.values) outs.push_back(b.store(s.values, b.load(val, {o}), at(o)));
+  const PrimExpr* from = o;
+  Exprs to = at(o);
+  if (s.median) {
+    from = b.floordiv(b.sub(n, b.i64(1)), b.i64(2));
+    to = median_at();
+  }
+  if (s.values) outs.push_back(b.store(s.values, b.load(val, {from}), to));
   if (s.indices)
-    outs.push_back(b.store(s.indices, b.cast(s.indices->dtype, b.load(pos, {o})), at(o)));
-  const ir::Stmt* copy_out = serial(b, o, keep, b.seq(outs));
+    outs.push_back(b.store(s.indices, b.cast(s.indices->dtype, b.load(pos, {from})), to));
+  const ir::Stmt* copy_out = s.median ? b.seq(outs) : b.loop(o, keep, b.seq(outs));
   const ir::Stmt* row = b.seq({copy_in, pass, copy_out});
   for (size_t i = outer.size(); i-- > 0;) {
     size_t d = 0;
     for (size_t k = 0, seen = 0; k < r; ++k) {
-      if (int(k) == s.axis) continue;
+      if (int(k) == s.axis || s.flat) continue;
       if (seen++ == i) d = k;
     }
-    row = serial(b, outer[i], x->shape[d], row);
+    row = b.loop(outer[i], x->shape[d], row);
   }
   return row;
 }
@@ -130,6 +146,39 @@ const ir::Stmt* topk_rule(RuleContext& ctx) {
   return sort_rows(ctx, s);
 }
 
+// median(x, axis, keepdims): the lower median (sorted position (n - 1) // 2, torch.median);
+// one axis gives (values, indices), no axis the median of every element. An empty row has no
+// median: its output element is left as allocated.
+const ir::Stmt* median_rule(RuleContext& ctx) {
+  SortSpec s;
+  s.median = true;
+  s.keepdims = analysis::ops::attr_bool(ctx.infer, "keepdims").value_or(false);
+  auto axes = analysis::ops::attr_int_list(ctx.infer, "axis");
+  size_t r = ctx.in(0)->shape.size();
+  if (axes && axes->size() > 1) return ctx.refuse("several axes");
+  if (axes && !axes->empty()) {
+    s.axis = norm_axis((*axes)[0], r);
+    if (s.axis < 0) return ctx.refuse("an axis out of range");
+    if (ctx.outputs.size() != 2) return ctx.refuse("this result");
+    s.values = ctx.out(0);
+    s.indices = ctx.out(1);
+  } else {
+    s.flat = true;
+    s.axis = 0;
+    s.values = ctx.out();
+  }
+  if (r == 0) {
+    s.flat = true;
+    s.axis = 0;
+  }
+  const ir::Stmt* body = sort_rows(ctx, s);
+  // An empty row: nothing to pick (numpy gives NaN); the guard keeps the load in bounds.
+  const PrimExpr* n = s.flat ? product(ctx.b, ctx.in(0)->shape) : ctx.in(0)->shape[s.axis];
+  int64_t len = 0;
+  if (literal(n, &len) && len > 0) return body;
+  return ctx.b.when(ctx.b.compare(PrimKind::GT, n, ctx.b.i64(0)), body);
+}
+
 }  // namespace
 
 void add_sort_rules(std::vector<Rule>& t) {
@@ -137,6 +186,7 @@ void add_sort_rules(std::vector<Rule>& t) {
                         {"relax.sort", "sort", sort_rule},
                         {"relax.argsort", "argsort", argsort_rule},
                         {"relax.topk", "topk", topk_rule},
+                        {"relax.median", "median", median_rule},
                     });
 }
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Operator suite: every legalized Relax operator, run by `raxc run`, against numpy.
+"""Operator suite: every legalized Relax operator, run by `raxc run`, against numpy and PyTorch.
 
 The case table below is the suite. Each case is one operator call with its inputs (shapes,
 dtypes, how values are drawn), the symbolic annotation of its parameters (dimensions named
 here are bound at run time from the data), and numpy's answer. The cases of one family become
 one generated .rx module: a function per case and a `main` that calls them all and returns
 their results as a tuple, so each family is ONE `raxc run` process (inputs as .npy files,
-results through --save). Tolerances per dtype are in TOLERANCE, nowhere else.
+results through --save). Tolerances per dtype are in TOLERANCE, nowhere else. The reference is
+numpy, or PyTorch (float64, one thread) for what numpy lacks: convolutions, pooling,
+interpolation, attention and the losses.
 
 Modes:
   op_check.py --raxc build/raxc                  compare with numpy
@@ -15,7 +17,8 @@ Modes:
   op_check.py --raxc build/raxc --keep DIR       keep the generated modules and inputs in DIR
   op_check.py --list-ops                         the operators the suite covers
 
-numpy is Debian's python3-numpy: run with /usr/bin/python3 (ctest does).
+numpy and torch are Debian's python3-numpy and python3-torch (scripts/install-deps installs
+both; the suite requires them): run with /usr/bin/python3 (ctest does).
 """
 import argparse
 import json
@@ -24,8 +27,14 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import numpy as np
+import torch
+import torch.nn.functional as F
+
+torch.set_num_threads(1)
+warnings.filterwarnings("ignore", message="scatter_reduce")
 
 # Per-dtype tolerance (rtol, atol) of a float result against numpy; integers and bools are
 # compared exactly. float16 results are compared against numpy computing in float32 and
@@ -67,6 +76,9 @@ def draw(rng, shape, dtype, values):
         return (rng.random(shape) * 4 + 0.1).astype(dtype)
     if values and values.startswith("below"):  # valid indices for an extent
         return rng.integers(0, int(values[5:]), size=shape).astype(dtype)
+    if values and values.startswith("negidx"):  # valid indices, negative ones counting from the end
+        n = int(values[6:])
+        return rng.integers(-n, n, size=shape).astype(dtype)
     if values == "huge":  # exp would overflow without the max subtracted first
         return (rng.standard_normal(shape) * 1000).astype(dtype)
     if values == "wide":
@@ -90,6 +102,16 @@ def draw(rng, shape, dtype, values):
 
 def T(name, shape, dtype="float32", values=None):
     return (name, shape, dtype, values)
+
+
+def tt(a):
+    """A float64 torch tensor of an array (integer arrays keep their dtype)."""
+    a = np.ascontiguousarray(a)
+    return torch.from_numpy(a.astype(np.float64) if np.issubdtype(a.dtype, np.floating) else a)
+
+
+def from_torch(t, dtype):
+    return t.detach().numpy().astype(dtype)
 
 
 # ------------------------------------------------------------------------------ the cases
@@ -251,21 +273,14 @@ case("softmax", "R.nn.cross_entropy_with_logits(x, y)", [T("x", (3, 5)), T("y", 
 case("softmax", "R.nn.cross_entropy_with_logits(x, y)", [T("x", (5,)), T("y", (5,))],
      lambda x, y: np.asarray(-(x.astype(np.float64) * y).sum(), np.float32), reduction=True)
 def nll_loss(p, t, w=None, reduction="mean", ignore=-100):
-    p64 = p.astype(np.float64)
-    w = np.ones(p.shape[0] if p.ndim == 1 else p.shape[1]) if w is None else w.astype(np.float64)
-    kept = t != ignore
-    tc = np.where(kept, t, 0)
+    """torch.nn.functional.nll_loss (a 1-D input is one sample)."""
+    inp, tgt = tt(p), torch.from_numpy(t.astype(np.int64))
     if p.ndim == 1:
-        picked = p64[tc]
-    else:
-        picked = np.take_along_axis(p64, np.expand_dims(tc, 1), axis=1).squeeze(1)
-    wt = np.where(kept, w[tc], 0)
-    loss = -wt * picked
-    if reduction == "none":
-        return loss.astype(p.dtype)
-    if reduction == "sum":
-        return np.asarray(loss.sum(), p.dtype)
-    return np.asarray(loss.sum() / wt.sum(), p.dtype)
+        inp, tgt = inp[None], tgt.reshape(1)
+    y = F.nll_loss(inp, tgt, None if w is None else tt(w), ignore_index=ignore, reduction=reduction)
+    if p.ndim == 1 and reduction == "none":
+        y = y[0]
+    return from_torch(y, p.dtype)
 
 
 case("softmax", "R.nn.nll_loss(p, t, w)", [T("p", (4, 5)), T("t", (4,), "int64", "below5"), T("w", (5,), "float32", "pos")],
@@ -323,23 +338,26 @@ case("matmul", "R.matmul(a, b)", [T("a", (7,)), T("b", (7, 3))], np.matmul, redu
 case("matmul", "R.matmul(a, b)", [T("a", (2, 5, 7)), T("b", (7,))], np.matmul, reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (6, 7)), T("b", (7, 5))], np.matmul,
      sym={"a": ("n", "k"), "b": ("k", "m")}, reduction=True)
-def attention(q, k, v, bias=None, scale=None, causal=None):
-    """BSNH attention in float64; query heads share key/value heads in groups."""
-    q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
+def attention(q, k, v, bias=None, scale=None, causal=None, window=None):
+    """BSNH attention with torch in float64; query heads share key/value heads in groups. A
+    window keeps the `window` key positions ending at the causal diagonal."""
+    q64, k64, v64 = (tt(a).permute(0, 2, 1, 3) for a in (q, k, v))     # BNSH
     group = q.shape[2] // k.shape[2]
-    k64, v64 = np.repeat(k64, group, axis=2), np.repeat(v64, group, axis=2)
+    k64, v64 = k64.repeat_interleave(group, dim=1), v64.repeat_interleave(group, dim=1)
     scale = 1 / np.sqrt(q.shape[3]) if scale is None else scale
-    s = np.einsum("bsnh,btnh->bnst", q64, k64) * scale
+    s = q64 @ k64.transpose(-1, -2) * scale
     if bias is not None:
-        s = s + bias
+        s = s + tt(bias)
+    S, T = q.shape[1], k.shape[1]
+    offset = 0 if causal in (None, "TopLeft") else T - S
+    i, j = torch.arange(S)[:, None] + offset, torch.arange(T)[None, :]
+    keep = torch.ones(S, T, dtype=torch.bool)
     if causal:
-        S, T = q.shape[1], k.shape[1]
-        offset = 0 if causal == "TopLeft" else T - S
-        keep = np.arange(T)[None, :] <= np.arange(S)[:, None] + offset
-        s = np.where(keep, s, -np.inf)
-    p = np.exp(s - s.max(axis=-1, keepdims=True))
-    p /= p.sum(axis=-1, keepdims=True)
-    return np.einsum("bnst,btnh->bsnh", p, v64).astype(q.dtype)
+        keep &= j <= i
+    if window:
+        keep &= j > i - window
+    s = s.masked_fill(~keep, -float("inf"))
+    return from_torch((torch.softmax(s, dim=-1) @ v64).permute(0, 2, 1, 3), q.dtype)
 
 
 case("attention", "R.nn.attention(q, k, v)", [T("q", (2, 3, 2, 4)), T("k", (2, 5, 2, 4)), T("v", (2, 5, 2, 3))],
@@ -372,42 +390,22 @@ case("matmul", "R.matmul(a, b)", [T("a", (3, 40), "float16"), T("b", (40, 2), "f
      lambda a, b: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16), reduction=True)
 
 def conv_nd(x, w, strides=1, padding=0, dilation=1, groups=1):
-    """Cross-correlation over NC... / OI..., accumulated in float64."""
-    n = x.ndim - 2
-    strides, dilation = [np.broadcast_to(a, (n,)) for a in (strides, dilation)]
-    pad = np.broadcast_to(padding, (n,)) if np.ndim(padding) == 0 or len(padding) == n else padding[:n]
-    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(p, p) for p in pad])
-    out_sp = [(xp.shape[2 + i] - dilation[i] * (w.shape[2 + i] - 1) - 1) // strides[i] + 1 for i in range(n)]
-    out = np.zeros((x.shape[0], w.shape[0], *out_sp))
-    cg, og = w.shape[1], w.shape[0] // groups
-    for idx in np.ndindex(*out_sp):
-        for ki in np.ndindex(*w.shape[2:]):
-            pos = tuple(idx[i] * strides[i] + ki[i] * dilation[i] for i in range(n))
-            for g in range(groups):
-                patch = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + pos]            # (N, cg)
-                wk = w[(slice(g * og, (g + 1) * og), slice(None)) + ki].astype(np.float64)  # (og, cg)
-                out[(slice(None), slice(g * og, (g + 1) * og)) + idx] += patch @ wk.T
-    return out.astype(x.dtype)
+    """torch.nn.functional.conv1d/2d/3d over NC... / OI... (symmetric padding per axis)."""
+    fn = [None, F.conv1d, F.conv2d, F.conv3d][x.ndim - 2]
+    pad = tuple(np.broadcast_to(padding, (x.ndim - 2,)).tolist())
+    return from_torch(fn(tt(x), tt(w), stride=strides, padding=pad, dilation=dilation, groups=groups), x.dtype)
 
 
-def pool_nd(x, size, strides, padding, kind, include_pad=False, ceil=False):
+def pool_nd(x, size, strides, padding, kind, include_pad=False, ceil=False, dilation=1):
+    """torch max_pool / avg_pool (1-D to 3-D, NC...), ceil_mode and count_include_pad as given."""
     n = x.ndim - 2
-    span = [x.shape[2 + i] + 2 * padding[i] - size[i] for i in range(n)]
-    out_sp = [(-(-span[i] // strides[i]) if ceil else span[i] // strides[i]) + 1 for i in range(n)]
-    out = np.zeros((*x.shape[:2], *out_sp))
-    for idx in np.ndindex(*out_sp):
-        lo = [idx[i] * strides[i] - padding[i] for i in range(n)]
-        hi = [lo[i] + size[i] for i in range(n)]
-        sl = tuple(slice(max(lo[i], 0), min(hi[i], x.shape[2 + i])) for i in range(n))
-        win = x[(slice(None), slice(None)) + sl].astype(np.float64)
-        axes = tuple(range(2, 2 + n))
-        if kind == "max":
-            out[(slice(None), slice(None)) + idx] = win.max(axis=axes)
-        else:
-            count = np.prod([min(hi[i], x.shape[2 + i] + padding[i]) - max(lo[i], -padding[i]) for i in range(n)]) \
-                if include_pad else np.prod([s.stop - s.start for s in sl])
-            out[(slice(None), slice(None)) + idx] = win.sum(axis=axes) / count
-    return out.astype(x.dtype)
+    if kind == "max":
+        fn = [None, F.max_pool1d, F.max_pool2d, F.max_pool3d][n]
+        y = fn(tt(x), size, strides, padding, dilation=dilation, ceil_mode=ceil)
+    else:
+        fn = [None, F.avg_pool1d, F.avg_pool2d, F.avg_pool3d][n]
+        y = fn(tt(x), size, strides, padding, ceil_mode=ceil, count_include_pad=include_pad)
+    return from_torch(y, x.dtype)
 
 
 case("conv", "R.nn.conv2d(x, w)", [T("x", (2, 3, 6, 5)), T("w", (4, 3, 3, 3))], conv_nd, reduction=True)
@@ -424,21 +422,10 @@ case("conv", "R.nn.conv3d(x, w)", [T("x", (1, 2, 4, 4, 4)), T("w", (2, 2, 2, 2, 
 case("conv", "R.nn.conv2d(x, w)", [T("x", (1, 2, 5, 5), "float16"), T("w", (3, 2, 3, 3), "float16")],
      conv_nd, reduction=True)
 def conv_transpose_nd(x, w, strides=1, padding=0, output_padding=0, dilation=1, groups=1):
-    """Scatter form over NC... / IO..., then the padding cropped; float64."""
-    n = x.ndim - 2
-    s, p, op, d = [np.broadcast_to(a, (n,)) for a in (strides, padding, output_padding, dilation)]
-    full = [(x.shape[2 + i] - 1) * s[i] + d[i] * (w.shape[2 + i] - 1) + 1 + op[i] for i in range(n)]
-    out = np.zeros((x.shape[0], w.shape[1] * groups, *full))
-    cin, cout = x.shape[1] // groups, w.shape[1]
-    for g in range(groups):
-        for idx in np.ndindex(*x.shape[2:]):
-            for ki in np.ndindex(*w.shape[2:]):
-                pos = tuple(idx[i] * s[i] + ki[i] * d[i] for i in range(n))
-                xv = x[(slice(None), slice(g * cin, (g + 1) * cin)) + idx].astype(np.float64)   # (N, cin)
-                wk = w[(slice(g * cin, (g + 1) * cin), slice(None)) + ki].astype(np.float64)     # (cin, cout)
-                out[(slice(None), slice(g * cout, (g + 1) * cout)) + pos] += xv @ wk
-    crop = tuple(slice(p[i], full[i] - p[i]) for i in range(n))
-    return out[(slice(None), slice(None)) + crop].astype(x.dtype)
+    """torch.nn.functional.conv_transpose1d/2d/3d over NC... / IO..."""
+    fn = [None, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][x.ndim - 2]
+    return from_torch(fn(tt(x), tt(w), stride=strides, padding=padding, output_padding=output_padding,
+                         groups=groups, dilation=dilation), x.dtype)
 
 
 case("conv", "R.nn.conv2d_transpose(x, w)", [T("x", (1, 2, 3, 4)), T("w", (2, 3, 2, 2))],
@@ -559,6 +546,300 @@ case("create", 'R.arange(R.prim_value(0.5), R.prim_value(3.0), R.prim_value(0.5)
      lambda: np.arange(0.5, 3.0, 0.5, dtype=np.float32))
 
 
+# ------------------------------------------------------------------ scatter, scans, sequences
+def scatter_elements_ref(reduction, axis=0):
+    def run(x, i, u):
+        if reduction == "mean":
+            t = torch.from_numpy(x.copy()).scatter_reduce(axis, torch.from_numpy(np.where(i < 0, i + x.shape[axis], i).astype(np.int64)),
+                                                          torch.from_numpy(u), "mean", include_self=True)
+            return t.numpy()
+        out = x.copy()
+        for p in np.ndindex(*i.shape):
+            at = list(p)
+            at[axis] = i[p] + (x.shape[axis] if i[p] < 0 else 0)
+            at = tuple(at)
+            out[at] = {"update": lambda a, b: b, "add": np.add, "mul": np.multiply,
+                       "max": np.maximum, "min": np.minimum}[reduction](out[at], u[p])
+        return out
+    return run
+
+
+def scatter_nd_ref(reduction):
+    def run(x, i, u):
+        out = x.copy()
+        m = i.shape[-1]
+        for p in np.ndindex(*i.shape[:-1]):
+            at = tuple(int(v) for v in i[p])
+            out[at] = {"update": lambda a, b: b, "add": np.add, "mul": np.multiply,
+                       "max": np.maximum, "min": np.minimum}[reduction](out[at], u[p])
+        return out
+    return run
+
+
+for red, axis in [("update", 0), ("add", 1), ("mul", 0), ("max", -1), ("min", 1), ("mean", 0)]:
+    case("scatter", f'R.scatter_elements(x, i, u, axis={axis}, reduction="{red}")',
+         [T("x", (4, 5)), T("i", (3, 5) if axis == 0 else (4, 3), "int64", "below4"), T("u", (3, 5) if axis == 0 else (4, 3))],
+         scatter_elements_ref(red, axis))
+case("scatter", "R.scatter_elements(x, i, u, axis=1)", [T("x", (3, 4), "int32"), T("i", (3, 2), "int32", "below4"),
+                                                       T("u", (3, 2), "int32")], scatter_elements_ref("update", 1))
+case("scatter", "R.scatter_elements(x, i, u)", [T("x", (3, 2)), T("i", (0, 2), "int64"), T("u", (0, 2))],
+     scatter_elements_ref("update"))
+case("scatter", 'R.scatter_elements(x, i, u, reduction="add")', [T("x", (5, 2)), T("i", (3, 2), "int64", "below5"),
+                                                                T("u", (3, 2))],
+     scatter_elements_ref("add"), sym={"x": ("n", 2), "i": ("k", 2), "u": ("k", 2)})
+case("scatter", "R.scatter_elements(x, i, u, axis=1)", [T("x", (2, 4)), T("i", (2, 2), "int64", "negidx4"), T("u", (2, 2))],
+     scatter_elements_ref("update", 1), name="scatter_elements_negative")
+for red in ["update", "add", "mul", "max", "min"]:
+    case("scatter", f'R.scatter_nd(x, i, u, reduction="{red}")', [T("x", (4, 3)), T("i", (2, 1), "int64", "below4"), T("u", (2, 3))],
+         scatter_nd_ref(red))
+case("scatter", "R.scatter_nd(x, i, u)", [T("x", (3, 4, 2), "int32"), T("i", (5, 2), "int64", "below3"),
+                                          T("u", (5, 2), "int32")], scatter_nd_ref("update"))
+case("scatter", "R.scatter_nd(x, i, u)", [T("x", (4, 3)), T("i", (2, 1), "int64", "below4"), T("u", (2, 3))],
+     scatter_nd_ref("update"), sym={"x": ("n", "m"), "u": (2, "m")})
+
+
+def reverse_sequence(x, lengths, seq_axis=1, batch_axis=0):
+    out = x.copy()
+    for b, n in enumerate(lengths):
+        src = [slice(None)] * x.ndim
+        src[batch_axis], src[seq_axis] = b, slice(0, n)
+        dst = list(src)
+        out[tuple(dst)] = np.flip(x[tuple(src)], axis=seq_axis - (1 if batch_axis < seq_axis else 0))
+    return out
+
+
+case("scatter", "R.reverse_sequence(x, n)", [T("x", (3, 5, 2)), T("n", (3,), "int64", "below6")], reverse_sequence)
+case("scatter", "R.reverse_sequence(x, n, seq_axis=0, batch_axis=1)", [T("x", (4, 3), "int32"), T("n", (3,), "int32", "below5")],
+     lambda x, n: reverse_sequence(x, n, 0, 1))
+case("scatter", "R.reverse_sequence(x, n)", [T("x", (2, 6)), T("n", (2,), "int64", "below7")], reverse_sequence,
+     sym={"x": (2, "s")})
+
+
+def exclusive(fn, identity):
+    def run(x, axis=None):
+        y = fn(x.reshape(-1) if axis is None else x, axis=0 if axis is None else axis)
+        ax = 0 if axis is None else axis
+        y = np.concatenate([np.full_like(np.take(y, [0], axis=ax), identity), np.delete(y, -1, axis=ax)], axis=ax)
+        return y
+    return run
+
+
+case("scan", "R.cumsum(x, axis=1)", [T("x", (3, 5))], lambda x: np.cumsum(x, axis=1), reduction=True)
+case("scan", "R.cumsum(x)", [T("x", (2, 3, 2))], lambda x: np.cumsum(x), reduction=True)
+case("scan", "R.cumsum(x, axis=0, exclusive=True)", [T("x", (4, 2))], lambda x: exclusive(np.cumsum, 0)(x, 0),
+     reduction=True)
+case("scan", 'R.cumsum(x, axis=-1, dtype="int64")', [T("x", (2, 6), "int32")], lambda x: np.cumsum(x, axis=-1))
+case("scan", "R.cumsum(x, axis=0)", [T("x", (5, 3))], lambda x: np.cumsum(x, axis=0), sym={"x": ("n", 3)},
+     reduction=True)
+case("scan", "R.cumsum(x, axis=1)", [T("x", (3, 0))], lambda x: np.cumsum(x, axis=1))
+case("scan", "R.cumprod(x, axis=1)", [T("x", (3, 4), "float32", "unit")], lambda x: np.cumprod(x, axis=1),
+     reduction=True)
+case("scan", "R.cumprod(x, axis=0, exclusive=True)", [T("x", (4, 2), "int64", "small")],
+     lambda x: exclusive(np.cumprod, 1)(x, 0))
+case("scan", "R.cumsum(x, axis=0)", [T("x", (6,), "float16")], f32_via(lambda x: np.cumsum(x)), reduction=True)
+
+
+def lower_median(x, axis=None, keepdims=False):
+    """torch.median: the lower median and (one axis) its index."""
+    if axis is None:
+        v = torch.from_numpy(x.reshape(-1).copy()).median()
+        v = v.numpy().reshape((1,) * x.ndim if keepdims else ())
+        return v.astype(x.dtype)
+    v, i = torch.from_numpy(x.copy()).median(dim=axis, keepdim=keepdims)
+    return v.numpy(), i.numpy()
+
+
+case("sort", "R.median(x, axis=[1])", [T("x", (3, 7))], lambda x: lower_median(x, 1))
+case("sort", "R.median(x, axis=[0], keepdims=True)", [T("x", (4, 3), "float64")],
+     lambda x: lower_median(x, 0, True))
+case("sort", "R.median(x)", [T("x", (3, 5))], lambda x: lower_median(x))
+case("sort", "R.median(x, keepdims=True)", [T("x", (2, 4), "int64")], lambda x: lower_median(x, None, True))
+case("sort", "R.median(x, axis=[-1])", [T("x", (2, 6))], lambda x: lower_median(x, -1), sym={"x": (2, "n")})
+
+case("einsum", 'R.einsum((a, b), "ij,jk->ik")', [T("a", (3, 4)), T("b", (4, 5))],
+     lambda a, b: np.einsum("ij,jk->ik", a, b), reduction=True)
+case("einsum", 'R.einsum((a, b), "bij,bjk->bik")', [T("a", (2, 3, 4)), T("b", (2, 4, 2))],
+     lambda a, b: np.einsum("bij,bjk->bik", a, b), reduction=True)
+case("einsum", 'R.einsum((a,), "ii->i")', [T("a", (4, 4))], lambda a: np.einsum("ii->i", a))
+case("einsum", 'R.einsum((a,), "ij->")', [T("a", (3, 5))], lambda a: np.einsum("ij->", a), reduction=True)
+case("einsum", 'R.einsum((a,), "ij->ji")', [T("a", (3, 5))], lambda a: np.einsum("ij->ji", a))
+case("einsum", 'R.einsum((a, b), "ij,jk")', [T("a", (2, 3)), T("b", (3, 4))], lambda a, b: np.einsum("ij,jk", a, b),
+     reduction=True)
+case("einsum", 'R.einsum((a, b), "bij,jk->bik")', [T("a", (2, 3, 4)), T("b", (4, 2))],
+     lambda a, b: np.einsum("bij,jk->bik", a, b), reduction=True)
+case("einsum", 'R.einsum((a, b, c), "i,j,k->ijk")', [T("a", (2,)), T("b", (3,)), T("c", (2,))],
+     lambda a, b, c: np.einsum("i,j,k->ijk", a, b, c))
+case("einsum", 'R.einsum((a, b), "ij,jk->ik")', [T("a", (3, 8), "float16"), T("b", (8, 2), "float16")],
+     f32_via(lambda a, b: np.einsum("ij,jk->ik", a, b)), reduction=True)
+case("einsum", 'R.einsum((a, b), "ij,jk->ik")', [T("a", (3, 0)), T("b", (0, 2))], lambda a, b: np.einsum("ij,jk->ik", a, b))
+case("einsum", 'R.einsum((a, b), "ij,jk->ik")', [T("a", (3, 4)), T("b", (4, 5))],
+     lambda a, b: np.einsum("ij,jk->ik", a, b), sym={"a": ("n", "k"), "b": ("k", 5)}, reduction=True)
+case("einsum", 'R.einsum((a, b), "ij,ij->i")', [T("a", (3, 4), "int32"), T("b", (3, 4), "int32")],
+     lambda a, b: np.einsum("ij,ij->i", a, b).astype(np.int32))
+
+
+def quantize(x, s, z, axis=-1, dtype="int8"):
+    info = np.iinfo(dtype)
+    shape = [1] * x.ndim
+    if s.size > 1 or z.size > 1:
+        shape[axis] = -1
+    q = np.round(x.astype(np.float32) / s.astype(np.float32).reshape(shape if s.size > 1 else ())) \
+        + z.astype(np.float32).reshape(shape if z.size > 1 else ())
+    return np.clip(q, info.min, info.max).astype(dtype)
+
+
+def dequantize(q, s, z, axis=-1, dtype="float32"):
+    shape = [1] * q.ndim
+    if s.size > 1 or z.size > 1:
+        shape[axis] = -1
+    return ((q.astype(np.float32) - z.astype(np.float32).reshape(shape if z.size > 1 else ()))
+            * s.astype(np.float32).reshape(shape if s.size > 1 else ())).astype(dtype)
+
+
+case("quantize", "R.quantize(x, s, z)", [T("x", (3, 4), "float32", "wide"), T("s", (), "float32", "pos"), T("z", (), "int8", "small")],
+     quantize)
+case("quantize", 'R.quantize(x, s, z, axis=0, out_dtype="uint8")',
+     [T("x", (3, 4), "float32", "wide"), T("s", (3,), "float32", "pos"), T("z", (3,), "uint8", "small")],
+     lambda x, s, z: quantize(x, s, z, 0, "uint8"))
+case("quantize", "R.quantize(x, s, z)", [T("x", (2, 5), "float16", "wide"), T("s", (1,), "float16", "pos"),
+                                         T("z", (1,), "int8", "small")], quantize)
+case("quantize", "R.quantize(x, s, z, axis=-1)", [T("x", (4, 2), "float32", "halves"), T("s", (2,), "float32", "pos"),
+                                                  T("z", (2,), "int8", "small")],
+     quantize, sym={"x": ("n", 2)})
+case("quantize", "R.dequantize(q, s, z)", [T("q", (3, 4), "int8"), T("s", (), "float32", "pos"), T("z", (), "int8", "small")],
+     dequantize)
+case("quantize", 'R.dequantize(q, s, z, axis=1, out_dtype="float16")',
+     [T("q", (2, 3), "uint8"), T("s", (3,), "float32", "pos"), T("z", (3,), "uint8", "small")],
+     lambda q, s, z: dequantize(q, s, z, 1, "float16"))
+case("quantize", "R.dequantize(q, s, z)", [T("q", (0, 4), "int8"), T("s", (), "float32", "pos"), T("z", (), "int8", "small")],
+     dequantize)
+
+# Collectives over a group of one worker: the identity.
+case("quantize", "R.ccl.allreduce(x)", [T("x", (2, 3))], lambda x: x)
+case("quantize", 'R.ccl.allreduce(x, op_type="max")', [T("x", (3,), "int32")], lambda x: x)
+case("quantize", "R.ccl.allgather(x, num_workers=1)", [T("x", (2, 3))], lambda x: x, sym={"x": ("n", 3)})
+case("quantize", "R.ccl.broadcast_from_worker0(x)", [T("x", (4,), "float16")], lambda x: x)
+case("quantize", "R.ccl.scatter_from_worker0(x, num_workers=1)", [T("x", (2, 2))], lambda x: x)
+
+
+def unique(x, sorted=True, index=False, inverse=False, counts=False, axis=None):
+    vals, idx, inv, cnt = np.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+    inv = inv.reshape(-1)
+    if not sorted:
+        order = np.argsort(idx, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        vals = np.take(vals, order, axis=0 if axis is None else axis)
+        idx, cnt, inv = idx[order], cnt[order], rank[inv]
+    out = [vals] + [a.astype(np.int64) for a, want in ((idx, index), (inv, inverse), (cnt, counts)) if want]
+    return tuple(out) if len(out) > 1 else out[0]
+
+
+case("unique", "R.unique(x)", [T("x", (3, 4), "int32", "small")], unique)
+case("unique", "R.unique(x, return_index=True, return_inverse=True, return_counts=True)",
+     [T("x", (10,), "float32", "halves")], lambda x: unique(x, True, True, True, True))
+case("unique", "R.unique(x, sorted=False, return_inverse=True)", [T("x", (2, 5), "int64", "small")],
+     lambda x: unique(x, False, inverse=True))
+case("unique", "R.unique(x, return_counts=True, axis=0)", [T("x", (6, 2), "int32", "below2")],
+     lambda x: unique(x, counts=True, axis=0))
+case("unique", "R.unique(x)", [T("x", (0, 3))], unique)
+case("unique", "R.unique(x)", [T("x", (7,), "int32", "small")], unique, sym={"x": ("n",)})
+case("unique", "R.nonzero(x)", [T("x", (3, 4), "int32", "small")], lambda x: np.array(np.nonzero(x)))
+case("unique", "R.nonzero(x)", [T("x", (5,), "bool")], lambda x: np.array(np.nonzero(x)))
+case("unique", "R.nonzero(x)", [T("x", (2, 0, 3))], lambda x: np.array(np.nonzero(x)).reshape(3, 0))
+case("unique", "R.nonzero(x)", [T("x", (2, 3, 2), "float32", "halves")], lambda x: np.array(np.nonzero(x)))
+
+
+# ------------------------------------------------------------------ layouts, windows, resize
+def nhwc(fn):
+    """fn over channel-first data, for channel-last data (and a kernel given in `kernel` layout)."""
+    def run(x, *rest, kernel=None):
+        to_first = (0, x.ndim - 1) + tuple(range(1, x.ndim - 1))
+        y = fn(x.transpose(to_first), *rest)
+        return y.transpose((0,) + tuple(range(2, y.ndim)) + (1,))
+    return run
+
+
+case("conv", 'R.nn.conv2d(x, w, padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO")',
+     [T("x", (2, 5, 6, 3)), T("w", (3, 3, 3, 4))],
+     lambda x, w: nhwc(lambda xf: conv_nd(xf, w.transpose(3, 2, 0, 1), 1, (1, 1)))(x), reduction=True)
+case("conv", 'R.nn.conv2d(x, w, strides=[2, 2], groups=2, data_layout="NHWC", kernel_layout="OHWI")',
+     [T("x", (1, 7, 7, 4)), T("w", (6, 3, 3, 2))],
+     lambda x, w: nhwc(lambda xf: conv_nd(xf, w.transpose(0, 3, 1, 2), 2, 0, 1, 2))(x), reduction=True)
+case("conv", 'R.nn.conv1d(x, w, data_layout="NWC", kernel_layout="WIO")', [T("x", (2, 7, 3)), T("w", (3, 3, 2))],
+     lambda x, w: nhwc(lambda xf: conv_nd(xf, w.transpose(2, 1, 0)))(x), reduction=True)
+case("conv", 'R.nn.conv2d(x, w, data_layout="NHWC", kernel_layout="HWIO")', [T("x", (1, 4, 5, 2)), T("w", (2, 2, 2, 3))],
+     lambda x, w: nhwc(lambda xf: conv_nd(xf, w.transpose(3, 2, 0, 1)))(x),
+     sym={"x": (1, "h", "w", 2)}, reduction=True)
+case("conv", 'R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout="NHWC")',
+     [T("x", (2, 7, 6, 3))], nhwc(lambda x: pool_nd(x, (3, 3), (2, 2), (1, 1), "max")))
+case("conv", 'R.nn.avg_pool2d(x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True, layout="NHWC")',
+     [T("x", (1, 5, 5, 2))], nhwc(lambda x: pool_nd(x, (2, 2), (2, 2), (0, 0), "avg", ceil=True)), reduction=True)
+case("conv", 'R.nn.max_pool2d(x, pool_size=[2, 2], dilation=[2, 2])', [T("x", (1, 2, 6, 6))],
+     lambda x: pool_nd(x, (2, 2), (1, 1), (0, 0), "max", dilation=2))
+case("conv", 'R.nn.conv2d_transpose(x, w, strides=[2, 2], output_padding=[1, 1])', [T("x", (1, 2, 3, 3)), T("w", (2, 2, 3, 3))],
+     lambda x, w: conv_transpose_nd(x, w, 2, 0, 1), reduction=True)
+
+case("attention", 'R.nn.attention(q, k, v, causal_mask="TopLeft", window_size=2)',
+     [T("q", (1, 5, 2, 4)), T("k", (1, 5, 2, 4)), T("v", (1, 5, 2, 4))],
+     lambda q, k, v: attention(q, k, v, causal="TopLeft", window=2), reduction=True)
+case("attention", 'R.nn.attention(q, k, v, causal_mask="BottomRight", window_size=3)',
+     [T("q", (1, 3, 1, 4)), T("k", (1, 6, 1, 4)), T("v", (1, 6, 1, 4))],
+     lambda q, k, v: attention(q, k, v, causal="BottomRight", window=3), reduction=True)
+case("attention", 'R.nn.attention(q, k, v, window_size=2)', [T("q", (1, 4, 1, 4)), T("k", (1, 4, 1, 4)), T("v", (1, 4, 1, 4))],
+     lambda q, k, v: attention(q, k, v, window=2), reduction=True)
+
+
+def interpolate(mode, align_corners=None, layout="NCHW"):
+    def run(x):
+        xf = x if layout == "NCHW" else x.transpose(0, 3, 1, 2)
+        size = (7, 5) if layout == "NCHW" else (7, 5)
+        y = from_torch(F.interpolate(tt(xf), size=size, mode=mode, align_corners=align_corners), x.dtype)
+        return y if layout == "NCHW" else y.transpose(0, 2, 3, 1)
+    return run
+
+
+def nearest_np(x, out_hw, mode, rounding):
+    """ONNX Resize nearest in numpy: coordinate transform, then the rounding, clamped."""
+    def coords(n_in, n_out):
+        o = np.arange(n_out, dtype=np.float64)
+        c = {"asymmetric": o * n_in / n_out, "half_pixel": (o + 0.5) * n_in / n_out - 0.5,
+             "align_corners": o * (n_in - 1) / max(n_out - 1, 1),
+             "tf_half_pixel_for_nn": (o + 0.5) * n_in / n_out}[mode]
+        r = {"floor": np.floor(c), "ceil": np.ceil(c), "round": np.round(c),
+             "round_prefer_ceil": np.floor(c + 0.5), "round_prefer_floor": np.ceil(c - 0.5)}[rounding]
+        return np.clip(r.astype(np.int64), 0, n_in - 1)
+    ys, xs = coords(x.shape[2], out_hw[0]), coords(x.shape[3], out_hw[1])
+    return x[:, :, ys][:, :, :, xs]
+
+
+case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="nearest_neighbor", '
+     'coordinate_transformation_mode="asymmetric", rounding_method="floor")', [T("x", (1, 2, 4, 3))],
+     interpolate("nearest"))
+case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="linear", coordinate_transformation_mode="half_pixel")',
+     [T("x", (2, 3, 4, 6))], interpolate("bilinear", False))
+case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="linear", coordinate_transformation_mode="align_corners")',
+     [T("x", (1, 2, 3, 8))], interpolate("bilinear", True))
+case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="cubic", coordinate_transformation_mode="half_pixel")',
+     [T("x", (1, 2, 5, 4))], interpolate("bicubic", False), reduction=True)
+case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="cubic", coordinate_transformation_mode="align_corners")',
+     [T("x", (1, 1, 4, 4))], interpolate("bicubic", True), reduction=True)
+case("resize", 'R.image.resize2d(x, R.shape([7, 5]), layout="NHWC", method="linear", '
+     'coordinate_transformation_mode="pytorch_half_pixel")', [T("x", (1, 3, 9, 2))], interpolate("bilinear", False, "NHWC"))
+case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="linear")', [T("x", (1, 2, 4, 3), "float16")],
+     interpolate("bilinear", False))
+for mode, rounding in [("half_pixel", "round_prefer_ceil"), ("tf_half_pixel_for_nn", "floor"),
+                       ("align_corners", "round"), ("asymmetric", "ceil"), ("half_pixel", "round_prefer_floor")]:
+    case("resize", f'R.image.resize2d(x, R.shape([7, 5]), method="nearest_neighbor", '
+         f'coordinate_transformation_mode="{mode}", rounding_method="{rounding}")', [T("x", (1, 2, 4, 6))],
+         lambda x, mode=mode, rounding=rounding: nearest_np(x, (7, 5), mode, rounding))
+case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="nearest_neighbor", '
+     'coordinate_transformation_mode="asymmetric", rounding_method="floor")', [T("x", (1, 2, 4, 3), "int32")],
+     lambda x: nearest_np(x, (7, 5), "asymmetric", "floor"))
+case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="linear", coordinate_transformation_mode="half_pixel")',
+     [T("x", (1, 2, 4, 6))], interpolate("bilinear", False), sym={"x": (1, 2, "h", "w")})
+
+
 # ------------------------------------------------------------------------------ the runner
 def sinfo(shape, dtype):
     dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
@@ -658,7 +939,7 @@ def lower_round_trip(raxc, family, path, files, out_dir, work):
         text = f.read()
     import re
     left = [m for m in re.findall(r"R\.([a-z_.]+)\(", text)
-            if m not in ("call_tir", "function", "Tensor", "Tuple", "tuple", "shape", "prim_value", "dataflow",
+            if m not in ("call_tir", "call_pure_packed", "function", "Tensor", "Tuple", "tuple", "shape", "prim_value", "dataflow",
                          "output", "Shape", "Prim")]
     problems = [f"{family}: operator calls left after lowering: {sorted(set(left))}"] if left else []
     proc = subprocess.run([raxc, "check", lowered], capture_output=True, text=True)

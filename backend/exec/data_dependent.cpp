@@ -1,0 +1,176 @@
+// The run-time kernels of the data-dependent operators (operators.md §3.12, §4): the number of
+// elements of their results is known only once the data is, so legalization (backend/legalize)
+// lowers them to R.call_pure_packed of these built-in packed functions instead of a TIR loop
+// nest. Registered in packed.cpp under TVM's names.
+//   relax.run.unique(x, sorted, return_index, return_inverse, return_counts[, axis])
+//       np.unique: the distinct elements (slices along `axis`), ascending when `sorted`, else in
+//       order of first occurrence; then, as requested, the first index of each, the inverse
+//       (1-D, the position in the result of every element / slice) and the counts (int64).
+//   relax.run.nonzero(x)
+//       np.nonzero stacked: (ndim, count) int64, the indices of the non-zero elements in
+//       row-major order.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "backend/exec/checks.h"
+#include "backend/exec/interpreter.h"
+#include "backend/runtime/error.h"
+
+namespace raxc::backend {
+
+using runtime::TensorPtr;
+using runtime::Value;
+
+namespace {
+
+const TensorPtr& tensor_argument(const std::vector<Value>& args, const char* fn, Span at) {
+  const TensorPtr* t = args.empty() ? nullptr : args[0].tensor();
+  if (!t) raise(DiagId::RX5032, at, {std::string(fn) + ": the first argument must be a tensor"});
+  return *t;
+}
+
+int64_t scalar_argument(const std::vector<Value>& args, size_t i, int64_t fallback) {
+  if (i >= args.size()) return fallback;
+  const auto* p = args[i].get_if<runtime::Prim>();
+  return p ? (p->is_float() ? static_cast<int64_t>(p->f) : p->i) : fallback;
+}
+
+TensorPtr allocate(std::vector<int64_t> shape, DLDataType dtype, Span at) {
+  TensorPtr t = runtime::Tensor::empty(shape, dtype);
+  if (!t) raise(DiagId::RX5026, at, {"(...)", runtime::dtype_name(dtype)});
+  return t;
+}
+
+// The input seen as `outer` slices along the axis, each of `inner` elements in row-major order
+// (axis None: every element its own slice).
+struct Slices {
+  int64_t before = 1;  // product of the extents before the axis
+  int64_t count = 1;   // extent of the axis
+  int64_t after = 1;   // product of the extents after the axis
+  int64_t element(int64_t slice, int64_t k) const {
+    return (k / after) * count * after + slice * after + k % after;
+  }
+  int64_t size() const { return before * after; }
+};
+
+int compare_elements(const runtime::Tensor& x, int64_t a, int64_t b) {
+  DLDataType t = x.dtype();
+  if (t.code == kDLFloat || t.code == kDLBfloat) {
+    double u = x.get_f64(a), v = x.get_f64(b);
+    return u < v ? -1 : (v < u ? 1 : 0);
+  }
+  if (t.code == kDLUInt && t.bits == 64) {
+    uint64_t u = static_cast<uint64_t>(x.get_i64(a)), v = static_cast<uint64_t>(x.get_i64(b));
+    return u < v ? -1 : (v < u ? 1 : 0);
+  }
+  int64_t u = x.get_i64(a), v = x.get_i64(b);
+  return u < v ? -1 : (v < u ? 1 : 0);
+}
+
+int compare_slices(const runtime::Tensor& x, const Slices& s, int64_t a, int64_t b) {
+  for (int64_t k = 0; k < s.size(); ++k)
+    if (int c = compare_elements(x, s.element(a, k), s.element(b, k))) return c;
+  return 0;
+}
+
+TensorPtr int64_vector(const std::vector<int64_t>& v, Span at) {
+  TensorPtr t = allocate({static_cast<int64_t>(v.size())}, DLDataType{kDLInt, 64, 1}, at);
+  std::copy(v.begin(), v.end(), t->data_as<int64_t>());
+  return t;
+}
+
+}  // namespace
+
+Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at) {
+  const TensorPtr& x = tensor_argument(args, "relax.run.unique", at);
+  bool sorted = scalar_argument(args, 1, 1) != 0;
+  bool want_index = scalar_argument(args, 2, 0) != 0;
+  bool want_inverse = scalar_argument(args, 3, 0) != 0;
+  bool want_counts = scalar_argument(args, 4, 0) != 0;
+  bool has_axis = args.size() > 5;
+  const std::vector<int64_t>& shape = x->shape();
+  Slices s;
+  int64_t axis = 0;
+  if (has_axis) {
+    axis = scalar_argument(args, 5, 0);
+    if (axis < 0) axis += x->ndim();
+    if (axis < 0 || axis >= x->ndim())
+      raise(DiagId::RX5032, at,
+            {"relax.run.unique: axis " + std::to_string(axis) + " is out of range"});
+    for (int64_t d = 0; d < x->ndim(); ++d)
+      (d < axis ? s.before : d == axis ? s.count : s.after) *= shape[d];
+  } else {
+    s.count = x->numel();
+  }
+  // Slices in ascending order (stable: equal slices keep their first occurrence first).
+  std::vector<int64_t> order(s.count);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return compare_slices(*x, s, a, b) < 0; });
+  std::vector<int64_t> first, counts, inverse(s.count);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || compare_slices(*x, s, order[i - 1], order[i]) != 0) {
+      first.push_back(order[i]);
+      counts.push_back(0);
+    }
+    ++counts.back();
+    inverse[order[i]] = static_cast<int64_t>(first.size()) - 1;
+  }
+  if (!sorted) {  // renumber the groups by first occurrence
+    std::vector<size_t> by_first(first.size());
+    std::iota(by_first.begin(), by_first.end(), 0);
+    std::sort(by_first.begin(), by_first.end(),
+              [&](size_t a, size_t b) { return first[a] < first[b]; });
+    std::vector<int64_t> rank(first.size()), f2(first.size()), c2(first.size());
+    for (size_t k = 0; k < by_first.size(); ++k) {
+      rank[by_first[k]] = static_cast<int64_t>(k);
+      f2[k] = first[by_first[k]];
+      c2[k] = counts[by_first[k]];
+    }
+    first = f2;
+    counts = c2;
+    for (int64_t& i : inverse) i = rank[i];
+  }
+  std::vector<int64_t> out_shape{static_cast<int64_t>(first.size())};
+  if (has_axis) {
+    out_shape = shape;
+    out_shape[axis] = static_cast<int64_t>(first.size());
+  }
+  TensorPtr values = allocate(out_shape, x->dtype(), at);
+  int64_t bytes = runtime::dtype_bytes(x->dtype());
+  const char* src = static_cast<const char*>(x->data());
+  char* dst = static_cast<char*>(values->data());
+  Slices o = s;
+  o.count = static_cast<int64_t>(first.size());
+  for (int64_t g = 0; g < o.count; ++g)
+    for (int64_t k = 0; k < s.size(); ++k)
+      std::memcpy(dst + o.element(g, k) * bytes, src + s.element(first[g], k) * bytes, bytes);
+  std::vector<Value> fields{values};
+  if (want_index) fields.push_back(int64_vector(first, at));
+  if (want_inverse) fields.push_back(int64_vector(inverse, at));
+  if (want_counts) fields.push_back(int64_vector(counts, at));
+  if (fields.size() == 1) return fields[0];
+  return runtime::Tuple{std::move(fields)};
+}
+
+Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at) {
+  const TensorPtr& x = tensor_argument(args, "relax.run.nonzero", at);
+  std::vector<int64_t> hits;
+  bool is_float = x->dtype().code == kDLFloat || x->dtype().code == kDLBfloat;
+  for (int64_t i = 0; i < x->numel(); ++i)
+    if (is_float ? x->get_f64(i) != 0 : x->get_i64(i) != 0) hits.push_back(i);
+  int64_t n = static_cast<int64_t>(hits.size());
+  TensorPtr out = allocate({x->ndim(), n}, DLDataType{kDLInt, 64, 1}, at);
+  int64_t* p = out->data_as<int64_t>();
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t rest = hits[k];
+    for (int64_t d = x->ndim(); d-- > 0;) {
+      p[d * n + k] = rest % x->shape()[d];
+      rest /= x->shape()[d];
+    }
+  }
+  return out;
+}
+
+}  // namespace raxc::backend
