@@ -61,22 +61,41 @@ void append_header(std::string& out, const SourceFile& file, uint32_t offset, Se
 
 bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
+// Longer source lines are shown as a window around the caret, as clang does: a 64 KB line of
+// brackets must not print 64 KB per diagnostic.
+constexpr uint32_t kMaxSnippetBytes = 200;
+constexpr uint32_t kSnippetLead = 80;  // bytes kept before the caret in a window
+
 // The source line of span.begin, then a caret under span.begin and '~' under the rest of the
 // span on that line. Tabs are copied into the caret line; control characters are shown as '?'
-// so that they cannot drive the terminal.
+// so that they cannot drive the terminal. A line longer than kMaxSnippetBytes is cut to a window
+// around the caret, each cut shown as "...".
 void append_snippet(std::string& out, const SourceFile& file, Span span, bool color) {
   if (file.size() == 0) return;
   uint32_t line = file.location(span.begin).line;
   uint32_t begin = file.line_begin(line);
   uint32_t end = file.line_end(line);
-  std::string_view text = file.line_text(line);
-  for (unsigned char c : text) out += (c < 0x20 && c != '\t') || c == 0x7f ? '?' : char(c);
-  out += '\n';
   uint32_t caret = std::clamp(span.begin, begin, end);
-  uint32_t last = std::clamp(span.end, caret, end);
+  std::string_view source = file.text();
+  auto char_start = [&](uint32_t i) {  // moves i back to the first byte of its UTF-8 character
+    while (i > begin && is_continuation(static_cast<unsigned char>(source[i]))) --i;
+    return i;
+  };
+  uint32_t shown_begin = begin, shown_end = end;
+  if (end - begin > kMaxSnippetBytes) {
+    shown_begin = char_start(caret - std::min(caret - begin, kSnippetLead));
+    shown_end = char_start(std::min(end, shown_begin + kMaxSnippetBytes));
+    if (end - shown_end < 4) shown_end = end;
+  }
   std::string marks;
-  for (uint32_t i = begin; i < caret; ++i) {
-    unsigned char c = static_cast<unsigned char>(file.text()[i]);
+  if (shown_begin > begin) out += "...", marks += "   ";
+  for (unsigned char c : source.substr(shown_begin, shown_end - shown_begin))
+    out += (c < 0x20 && c != '\t') || c == 0x7f ? '?' : char(c);
+  if (shown_end < end) out += "...";
+  out += '\n';
+  uint32_t last = std::clamp(span.end, caret, shown_end);
+  for (uint32_t i = shown_begin; i < caret; ++i) {
+    unsigned char c = static_cast<unsigned char>(source[i]);
     if (c == '\t')
       marks += '\t';
     else if (!is_continuation(c))
@@ -85,7 +104,7 @@ void append_snippet(std::string& out, const SourceFile& file, Span span, bool co
   if (color) out += marks, marks.clear(), marks += kGreen;
   marks += '^';
   for (uint32_t i = caret + 1; i < last; ++i)
-    if (!is_continuation(static_cast<unsigned char>(file.text()[i]))) marks += '~';
+    if (!is_continuation(static_cast<unsigned char>(source[i]))) marks += '~';
   if (color) marks += kReset;
   out += marks;
   out += '\n';

@@ -211,6 +211,34 @@ TEST_CASE("text renderer: tabs, UTF-8, CRLF, clamping, empty files", "[diagnosti
         "gone.rx:1:1: error: cannot read file 'gone.rx': No such file or directory [RX1000]\n");
 }
 
+TEST_CASE("text renderer: a long line is shown as a window around the caret", "[diagnostics]") {
+  // 1000 '[' then 'x': the caret on 'x' is shown with 80 bytes before it and "..." for the cut.
+  std::string line(1000, '[');
+  SourceFile file("long.rx", line + "x" + std::string(500, ']') + "\n");
+  Diagnostic d = diag(DiagId::RX1001, Span{1000, 1001}, "unexpected 'x'");
+  std::string text = render_text(file, d, false);
+  std::string shown = "..." + std::string(80, '[') + "x" + std::string(119, ']') + "...";
+  CHECK(text == "long.rx:1:1001: error: unexpected 'x' [RX1001]\n" + shown + "\n" +
+                    std::string(83, ' ') + "^\n");
+
+  // A caret near the start keeps the line's beginning; a short line is never cut.
+  Diagnostic start = diag(DiagId::RX1001, Span{2, 3}, "unexpected '['");
+  CHECK(render_text(file, start, false).find("\n[[[") != std::string::npos);
+  SourceFile short_line("s.rx", std::string(199, '[') + "\n");
+  Diagnostic whole = diag(DiagId::RX1001, Span{198, 199}, "unexpected '['");
+  CHECK(render_text(short_line, whole, false).find("...") == std::string::npos);
+
+  // A window never starts inside a UTF-8 character.
+  std::string euros;  // three bytes each: 80 bytes before the caret falls inside one
+  for (int i = 0; i < 300; ++i) euros += "\xE2\x82\xAC";
+  SourceFile utf8("u.rx", euros + "y\n");
+  Diagnostic y = diag(DiagId::RX1001, Span{900, 901}, "unexpected 'y'");
+  std::string rendered = render_text(utf8, y, false);
+  size_t cut = rendered.find("...");
+  REQUIRE(cut != std::string::npos);
+  CHECK(static_cast<unsigned char>(rendered[cut + 3]) == 0xE2);
+}
+
 TEST_CASE("text renderer: colour only when asked", "[diagnostics]") {
   SourceFile file("t.rx", "def f(x)\n");
   Diagnostic d = diag(DiagId::RX1002, Span{8, 8}, "missing ':'");
