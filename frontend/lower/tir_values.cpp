@@ -148,6 +148,10 @@ void TirLowerer::attr_dict(TSNode node, ir::Attrs& attrs, const char* what) {
     return;
   }
   for (TSNode pair : cst_.named_children(node)) {
+    if (!cst_.is(pair, Kind::pair)) {  // `{"a"}`: a set, or an entry without its value
+      error(DiagId::RX1322, pair, {what, "expected \"key\": value entries"});
+      continue;
+    }
     TSNode key = cst_.field(pair, Field::key);
     auto k = string_value(key);
     if (!k) {
