@@ -23,19 +23,48 @@ using raxc::frontend::TextEdit;
 
 // Fragments a person types: the edits splice these in, so mutations reach deep constructs.
 constexpr const char* kFragments[] = {
-    "\n",       "    ",  "(",          ")",        "[",         "]",        ",",
-    ":",        "=",     " = ",        "R.",       "T.",        "R.add(",   "R.Tensor((",
-    "\"float32\"", "n",  "x",          "lv",       "return ",   "R.output(", "with R.dataflow():\n",
+    "\n",
+    "    ",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ":",
+    "=",
+    " = ",
+    "R.",
+    "T.",
+    "R.add(",
+    "R.Tensor((",
+    "\"float32\"",
+    "n",
+    "x",
+    "lv",
+    "return ",
+    "R.output(",
+    "with R.dataflow():\n",
     "@R.function\ndef f(x: R.Tensor((2, 3), \"float32\")):\n    return x\n",
-    "R.match_cast(", "if ",  "else:\n", "# c\n",    "\"",        "'",        "\\",
-    "T.int64()", "R.shape([", "1",    "-1",       ".",         "def ",     "@",
+    "R.match_cast(",
+    "if ",
+    "else:\n",
+    "# c\n",
+    "\"",
+    "'",
+    "\\",
+    "T.int64()",
+    "R.shape([",
+    "1",
+    "-1",
+    ".",
+    "def ",
+    "@",
 };
 
 std::string describe(const std::vector<Diagnostic>& diagnostics) {
   std::string out;
   for (const Diagnostic& d : diagnostics) {
-    out += std::to_string(d.span.begin) + "-" + std::to_string(d.span.end) + " " + d.message +
-           "\n";
+    out += std::to_string(d.span.begin) + "-" + std::to_string(d.span.end) + " " + d.message + "\n";
   }
   return out;
 }

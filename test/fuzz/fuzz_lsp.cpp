@@ -6,9 +6,8 @@
 // malformed frames and bodies, and finally shutdown + exit. The whole session is fed to
 // Server::run as one byte stream; the server must answer without crashing, hanging or leaking,
 // and run() must return.
-#include <nlohmann/json.hpp>
-
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "frontend/frontend.h"
@@ -21,15 +20,24 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kRequests[] = {
-    "textDocument/hover",          "textDocument/completion",
-    "textDocument/signatureHelp",  "textDocument/definition",
-    "textDocument/references",     "textDocument/documentHighlight",
-    "textDocument/prepareRename",  "textDocument/rename",
-    "textDocument/codeAction",     "textDocument/formatting",
-    "textDocument/documentSymbol", "textDocument/foldingRange",
-    "textDocument/selectionRange", "textDocument/semanticTokens/full",
-    "textDocument/semanticTokens/range", "textDocument/semanticTokens/full/delta",
-    "textDocument/inlayHint",      "textDocument/diagnostic",
+    "textDocument/hover",
+    "textDocument/completion",
+    "textDocument/signatureHelp",
+    "textDocument/definition",
+    "textDocument/references",
+    "textDocument/documentHighlight",
+    "textDocument/prepareRename",
+    "textDocument/rename",
+    "textDocument/codeAction",
+    "textDocument/formatting",
+    "textDocument/documentSymbol",
+    "textDocument/foldingRange",
+    "textDocument/selectionRange",
+    "textDocument/semanticTokens/full",
+    "textDocument/semanticTokens/range",
+    "textDocument/semanticTokens/full/delta",
+    "textDocument/inlayHint",
+    "textDocument/diagnostic",
     "workspace/symbol",
 };
 constexpr const char* kInserts[] = {"x", "\n", "R.", "(", ")", "é", "😀", "\r\n", " = ", ""};
@@ -50,8 +58,10 @@ json range(raxc::fuzz::FuzzInput& input) {
 
 json request(raxc::fuzz::FuzzInput& input, int id) {
   std::string method = kRequests[input.choose(std::size(kRequests))];
-  json params = {{"textDocument", {{"uri", kUri}}}, {"position", position(input)},
-                 {"range", range(input)},           {"newName", "renamed"},
+  json params = {{"textDocument", {{"uri", kUri}}},
+                 {"position", position(input)},
+                 {"range", range(input)},
+                 {"newName", "renamed"},
                  {"context", {{"includeDeclaration", true}, {"diagnostics", json::array()}}},
                  {"options", {{"tabSize", 4}, {"insertSpaces", true}}},
                  {"positions", json::array({position(input)})},
@@ -73,22 +83,26 @@ json did_change(raxc::fuzz::FuzzInput& input, int version) {
 
 std::string session(raxc::fuzz::FuzzInput& input) {
   std::string out;
-  out += frame({{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+  out += frame({{"jsonrpc", "2.0"},
+                {"id", 0},
+                {"method", "initialize"},
                 {"params", {{"capabilities", json::object()}}}});
   out += frame({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}});
   out += frame({{"jsonrpc", "2.0"},
                 {"method", "textDocument/didOpen"},
                 {"params",
                  {{"textDocument",
-                   {{"uri", kUri}, {"languageId", "relax"}, {"version", 1},
+                   {{"uri", kUri},
+                    {"languageId", "relax"},
+                    {"version", 1},
                     {"text", std::string(input.text())}}}}}});
   int id = 1, version = 1;
   for (int step = 0; step < 24 && !input.exhausted(); ++step) {
     switch (input.choose(6)) {
       case 0: out += frame(did_change(input, ++version)); break;
       case 1:
-        out += frame({{"jsonrpc", "2.0"}, {"method", "$/cancelRequest"},
-                      {"params", {{"id", id - 1}}}});
+        out += frame(
+            {{"jsonrpc", "2.0"}, {"method", "$/cancelRequest"}, {"params", {{"id", id - 1}}}});
         break;
       case 2: out += std::string(input.bytes(24)); break;  // a malformed frame
       default: out += frame(request(input, id++)); break;

@@ -24,16 +24,14 @@ namespace {
 void round_trip(std::string_view text) {
   raxc::frontend::ParsedFile parsed = raxc::frontend::parse_file(text);
   if (parsed.has_errors()) return;
-  std::string printed =
-      raxc::printer::print_module(*parsed.module, {}, parsed.comments, text);
+  std::string printed = raxc::printer::print_module(*parsed.module, {}, parsed.comments, text);
   raxc::frontend::ParsedFile again = raxc::frontend::parse_file(printed);
   if (again.has_errors()) {
     std::string messages;
     for (const raxc::Diagnostic& d : again.diagnostics) messages += d.message + "\n";
     fail("the printed module does not lower", printed, messages);
   }
-  std::string reprinted =
-      raxc::printer::print_module(*again.module, {}, again.comments, printed);
+  std::string reprinted = raxc::printer::print_module(*again.module, {}, again.comments, printed);
   if (reprinted == printed) return;
   raxc::frontend::ParsedFile third = raxc::frontend::parse_file(reprinted);
   if (third.has_errors()) fail("the printed module does not lower", printed, reprinted);
