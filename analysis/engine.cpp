@@ -403,6 +403,12 @@ Engine::State::Analysis::Anchored Engine::State::anchor(Diagnostic d) const {
     s = {s.begin - owner->ir_begin, std::max(s.end, s.begin) - owner->ir_begin};
     return owner->name;
   };
+  // A fix changes the text of the diagnostic's own definition: its spans move with it.
+  if (const Definition* owner = doc->definition_of_ir(d.span))
+    for_each_fix_span(d, [&](Span& s) {
+      if (s.begin < owner->ir_begin) return;
+      s = {s.begin - owner->ir_begin, std::max(s.end, s.begin) - owner->ir_begin};
+    });
   out.owners.push_back(relative(d.span));
   for (RelatedInfo& r : d.related) out.owners.push_back(relative(r.span));
   out.diagnostic = std::move(d);
@@ -421,6 +427,7 @@ std::optional<Diagnostic> Engine::State::resolve(const Analysis::Anchored& a) co
   if (!main) return std::nullopt;
   Diagnostic d = a.diagnostic;
   d.span = *main;
+  for_each_fix_span(d, [&](Span& s) { s = place(s, a.owners[0]).value_or(Span{}); });
   d.related.clear();
   for (size_t i = 0; i < a.diagnostic.related.size(); ++i)
     if (std::optional<Span> s = place(a.diagnostic.related[i].span, a.owners[i + 1]))

@@ -100,7 +100,9 @@ int run_build(const BuildOptions& options) {
   auto loaded = sources.load(options.file);
   if (!loaded.file) {
     const SourceFile& empty = sources.add_virtual(options.file, "");
-    report(options, empty, {make_diagnostic(DiagId::RX1000, Span{}, {options.file, loaded.error})});
+    report(options, empty,
+           {make_diagnostic(diag::CannotReadFile{.path = options.file, .reason = loaded.error},
+                            Span{})});
     return kExitUsage;
   }
   const SourceFile& file = *loaded.file;
@@ -142,16 +144,19 @@ int run_build(const BuildOptions& options) {
         std::string names;
         for (const ir::GlobalDef* g : available)
           names += (names.empty() ? "" : ", ") + g->gvar->name;
-        located({make_diagnostic(DiagId::RX5001, Span{},
-                                 {name, names.empty() ? "no public Relax function" : names})});
+        located({make_diagnostic(
+            diag::NoSuchEntryFunction{
+                .entry = name, .functions = names.empty() ? "no public Relax function" : names},
+            Span{})});
         return kExitUsage;
       }
       library.entries.push_back(found);
     }
   }
   if (library.entries.empty()) {
-    located({make_diagnostic(DiagId::RX5001, Span{},
-                             {"(any public function)", "no public Relax function"})});
+    located({make_diagnostic(diag::NoSuchEntryFunction{.entry = "(any public function)",
+                                                       .functions = "no public Relax function"},
+                             Span{})});
     return kExitUsage;
   }
   library.prefix = options.prefix.empty() ? default_prefix(options.output) : options.prefix;
@@ -163,7 +168,8 @@ int run_build(const BuildOptions& options) {
     std::string text =
         backend::relax_library_header(library, fs::path(options.output).filename().string());
     if (io::Status s = io::write_file_atomic(options.output, {text})) {
-      located({make_diagnostic(DiagId::RX5041, Span{}, {options.output, s->message})});
+      located({make_diagnostic(diag::BuildFailed{.output = options.output, .reason = s->message},
+                               Span{})});
       return kExitUsage;
     }
     return kExitClean;
@@ -183,7 +189,7 @@ int run_build(const BuildOptions& options) {
     std::string header = header_path(options.output);
     std::string text = backend::relax_library_header(library, fs::path(header).filename().string());
     if (io::Status s = io::write_file_atomic(header, {text})) {
-      located({make_diagnostic(DiagId::RX5041, Span{}, {header, s->message})});
+      located({make_diagnostic(diag::BuildFailed{.output = header, .reason = s->message}, Span{})});
       return kExitUsage;
     }
   }

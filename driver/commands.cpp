@@ -87,7 +87,8 @@ const SourceFile* load(SourceManager& sources, const std::string& path, Reporter
   auto loaded = sources.load(path);
   if (loaded.file) return loaded.file;
   const SourceFile& empty = sources.add_virtual(path, "");
-  reporter.add(empty, {make_diagnostic(DiagId::RX1000, Span{}, {path, loaded.error})});
+  reporter.add(
+      empty, {make_diagnostic(diag::CannotReadFile{.path = path, .reason = loaded.error}, Span{})});
   io_error = true;
   return nullptr;
 }
@@ -195,7 +196,7 @@ bool configure_warnings(const CheckOptions& options, DiagnosticSink& sink, std::
 }
 
 int report_usage_error(const std::string& message) {
-  Diagnostic d = make_diagnostic(DiagId::RX1099, Span{}, {message});
+  Diagnostic d = make_diagnostic(diag::InvalidCommandLine{.reason = message}, Span{});
   std::cerr << "raxc: error: " << d.message << " [" << code(d.id) << "]\n";
   return kExitUsage;
 }
@@ -331,7 +332,8 @@ int run_fmt(const FmtOptions& options) {
     } else if (options.in_place) {
       std::string error;
       if (text != file->text() && !write_atomically(path, text, error)) {
-        reporter.add(*file, {make_diagnostic(DiagId::RX1000, Span{}, {path, error})});
+        reporter.add(
+            *file, {make_diagnostic(diag::CannotReadFile{.path = path, .reason = error}, Span{})});
         io_error = true;
       }
     } else {
@@ -447,7 +449,7 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // A bad flag or a missing argument is a coded error like any other user mistake.
-    Diagnostic d = make_diagnostic(DiagId::RX1099, Span{}, {e.what()});
+    Diagnostic d = make_diagnostic(diag::InvalidCommandLine{.reason = e.what()}, Span{});
     std::cerr << "raxc: error: " << d.message << " [" << code(d.id) << "]\n"
               << "Run 'raxc --help' (or 'raxc <command> --help') for usage.\n";
     return kExitUsage;

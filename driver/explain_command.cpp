@@ -37,7 +37,7 @@ int run_explain(const ExplainOptions& options) {
     for (char& c : code) c = char(std::toupper(static_cast<unsigned char>(c)));
     std::optional<DiagId> id = find_diagnostic(code);
     if (!id) {
-      Diagnostic d = make_diagnostic(DiagId::RX1098, Span{}, {options.code});
+      Diagnostic d = make_diagnostic(diag::UnknownDiagnosticCode{.code = options.code}, Span{});
       std::cerr << "raxc: error: " << d.message << " [" << raxc::code(d.id) << "]\n";
       return kExitUsage;
     }
@@ -51,7 +51,8 @@ int run_explain(const ExplainOptions& options) {
   out << text;
   out.close();
   if (!out) {
-    Diagnostic d = make_diagnostic(DiagId::RX1000, Span{}, {options.output, "cannot write"});
+    Diagnostic d = make_diagnostic(
+        diag::CannotReadFile{.path = options.output, .reason = "cannot write"}, Span{});
     std::cerr << "raxc: error: " << d.message << " [" << raxc::code(d.id) << "]\n";
     return kExitUsage;
   }

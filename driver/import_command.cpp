@@ -78,9 +78,12 @@ std::variant<std::string, Diagnostic> annotate(const std::string& text, const st
     SourceManager sources;
     const SourceFile& f = sources.add_virtual(key, text);
     LineCol at = f.location(d.span.begin);
-    return make_diagnostic(DiagId::RX1408, Span{},
-                           {file, "line " + std::to_string(at.line) + ": " + d.message + " [" +
-                                      std::string(code(d.id)) + "]"});
+    return make_diagnostic(
+        diag::ImportedModuleCheckFailed{.path = file,
+                                        .problem = "line " + std::to_string(at.line) + ": " +
+                                                   d.message + " [" + std::string(code(d.id)) +
+                                                   "]"},
+        Span{});
   }
   const frontend::Document& doc = *engine.document(key);
   printer::PrintOptions print_options;
@@ -94,7 +97,8 @@ std::variant<std::string, Diagnostic> annotate(const std::string& text, const st
 std::variant<importer::ImportResult, Diagnostic> import_file(
     const std::string& file, const importer::ImportOptions& options) {
   std::string bytes, why;
-  if (!read_file(file, bytes, why)) return make_diagnostic(DiagId::RX1000, Span{}, {file, why});
+  if (!read_file(file, bytes, why))
+    return make_diagnostic(diag::CannotReadFile{.path = file, .reason = why}, Span{});
   return importer::import_onnx(bytes, file, fs::path(file).parent_path().string(), options);
 }
 
@@ -145,7 +149,9 @@ int run_import(const ImportCommandOptions& options) {
     for (const importer::Weight& w : result.weights)
       if (!write_file(dir / (w.name + ".npy"), w.npy, why)) {
         report(options.file,
-               make_diagnostic(DiagId::RX1000, Span{}, {(dir / w.name).string() + ".npy", why}),
+               make_diagnostic(
+                   diag::CannotReadFile{.path = (dir / w.name).string() + ".npy", .reason = why},
+                   Span{}),
                options);
         return kExitUsage;
       }
@@ -156,7 +162,9 @@ int run_import(const ImportCommandOptions& options) {
   if (options.output.empty()) {
     std::cout << out;
   } else if (!write_file(options.output, out, why)) {
-    report(options.file, make_diagnostic(DiagId::RX1000, Span{}, {options.output, why}), options);
+    report(options.file,
+           make_diagnostic(diag::CannotReadFile{.path = options.output, .reason = why}, Span{}),
+           options);
     return kExitUsage;
   }
   return kExitClean;
@@ -172,12 +180,12 @@ std::variant<std::vector<std::string>, Diagnostic> convert_pb_arguments(
     }
     std::string bytes, why;
     if (!read_file(args[i], bytes, why))
-      return make_diagnostic(DiagId::RX1000, Span{}, {args[i], why});
+      return make_diagnostic(diag::CannotReadFile{.path = args[i], .reason = why}, Span{});
     auto npy = importer::tensor_pb_to_npy(bytes, args[i]);
     if (auto* d = std::get_if<Diagnostic>(&npy)) return *d;
     fs::path path = fs::path(temp_dir) / ("arg" + std::to_string(i) + ".npy");
     if (!write_file(path, std::get<std::string>(npy), why))
-      return make_diagnostic(DiagId::RX1000, Span{}, {path.string(), why});
+      return make_diagnostic(diag::CannotReadFile{.path = path.string(), .reason = why}, Span{});
     out.push_back(path.string());
   }
   return out;
@@ -192,7 +200,8 @@ std::variant<OnnxRun, Diagnostic> prepare_onnx_run(const std::string& file,
   OnnxRun run;
   if (auto* list = std::get_if<std::vector<std::string>>(&converted)) run.args = std::move(*list);
   std::string bytes, why;
-  if (!read_file(file, bytes, why)) return make_diagnostic(DiagId::RX1000, Span{}, {file, why});
+  if (!read_file(file, bytes, why))
+    return make_diagnostic(diag::CannotReadFile{.path = file, .reason = why}, Span{});
   // Inputs given as files are known values: an input an operator needs as a constant (a shape,
   // slice bounds) is taken from them.
   importer::ImportOptions options;
@@ -213,7 +222,7 @@ std::variant<OnnxRun, Diagnostic> prepare_onnx_run(const std::string& file,
   for (const importer::Weight& w : result.weights) {
     fs::path path = fs::path(temp_dir) / ("w_" + w.name + ".npy");
     if (!write_file(path, w.npy, why))
-      return make_diagnostic(DiagId::RX1000, Span{}, {path.string(), why});
+      return make_diagnostic(diag::CannotReadFile{.path = path.string(), .reason = why}, Span{});
     run.args.push_back(path.string());
   }
   return run;

@@ -69,7 +69,8 @@ int run_lower(const LowerOptions& options) {
   };
   if (!loaded.file) {
     const SourceFile& empty = sources.add_virtual(options.file, "");
-    report(empty, {make_diagnostic(DiagId::RX1000, Span{}, {options.file, loaded.error})});
+    report(empty, {make_diagnostic(
+                      diag::CannotReadFile{.path = options.file, .reason = loaded.error}, Span{})});
     return kExitUsage;
   }
   const SourceFile& file = *loaded.file;
@@ -99,8 +100,9 @@ int run_lower(const LowerOptions& options) {
   out << text;
   out.close();
   if (!out) {
-    report(file,
-           {make_diagnostic(DiagId::RX1000, Span{}, {options.output, "cannot write the file"})});
+    report(file, {make_diagnostic(diag::CannotReadFile{.path = options.output,
+                                                       .reason = "cannot write the file"},
+                                  Span{})});
     return kExitUsage;
   }
   return kExitClean;

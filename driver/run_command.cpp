@@ -105,8 +105,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
       ->add_option("--bind", options.binds,
                    "NAME=VALUE: a symbolic dimension no input fixes (repeatable)")
       ->allow_extra_args(false);
-  command->add_option("--default-dim", options.default_dim,
-                      "The value of symbolic dimensions neither an input nor --bind fixes")
+  command
+      ->add_option("--default-dim", options.default_dim,
+                   "The value of symbolic dimensions neither an input nor --bind fixes")
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--random", options.random, "Generate every argument (see --seed)");
   command->add_option("--seed", options.seed, "Seed of generated arguments (default 0)");
@@ -116,8 +117,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("--repeat", options.repeat, "Run N times and report compile and run times")
       ->check(CLI::Range(1, 1000000));
-  command->add_option("--threads", options.threads,
-                      "Threads for T.parallel loops (default: the CPUs this process may use)")
+  command
+      ->add_option("--threads", options.threads,
+                   "Threads for T.parallel loops (default: the CPUs this process may use)")
       ->check(CLI::Range(1, 1024));
   command
       ->add_option("--load", options.plugins,
@@ -128,8 +130,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
                     "Check every buffer access of every PrimFunc against its shape");
   command->add_flag("--emit-llvm", options.emit_llvm,
                     "Print the optimised LLVM IR of the PrimFuncs instead of running");
-  command->add_option("--diagnostics-format", options.diagnostics_format,
-                      "How diagnostics are printed")
+  command
+      ->add_option("--diagnostics-format", options.diagnostics_format,
+                   "How diagnostics are printed")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("--color", options.color, "Colour diagnostics")
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -183,8 +186,9 @@ int run_run(const RunOptions& options) {
                     : sources.load(options.file);
   if (!loaded.file) {
     const SourceFile& empty = sources.add_virtual(options.file, "");
-    RunReporter(options, empty).report(
-        {make_diagnostic(DiagId::RX1000, Span{}, {options.file, loaded.error})});
+    RunReporter(options, empty)
+        .report({make_diagnostic(diag::CannotReadFile{.path = options.file, .reason = loaded.error},
+                                 Span{})});
     return kExitUsage;
   }
   const SourceFile& file = *loaded.file;
@@ -219,7 +223,9 @@ int run_run(const RunOptions& options) {
   const ir::GlobalDef* entry = module.find(options.entry);
   const ir::Function* function = entry ? normalized(*entry) : nullptr;
   if (!function)
-    return fail(make_diagnostic(DiagId::RX5001, Span{}, {options.entry, function_list(module)}),
+    return fail(make_diagnostic(diag::NoSuchEntryFunction{.entry = options.entry,
+                                                          .functions = function_list(module)},
+                                Span{}),
                 kExitUsage);  // a wrong --entry is a usage error
 
   backend::CodegenOptions codegen;
@@ -250,9 +256,13 @@ int run_run(const RunOptions& options) {
       ok = false;
     }
     if (!ok)
-      return fail(make_diagnostic(DiagId::RX5030, Span{},
-                                  {"--bind", bind, "expected NAME=VALUE with a non-negative integer"}),
-                  kExitUsage);
+      return fail(
+          make_diagnostic(
+              diag::BadArgument{.argument = "--bind",
+                                .text = bind,
+                                .reason = "expected NAME=VALUE with a non-negative integer"},
+              Span{}),
+          kExitUsage);
     arg_options.binds.emplace_back(bind.substr(0, eq), value);
   }
   arg_options.default_dim = options.default_dim;
@@ -267,7 +277,8 @@ int run_run(const RunOptions& options) {
 
   for (const std::string& plugin : options.plugins)
     if (std::optional<std::string> why = backend::load_plugin(plugin))
-      return fail(make_diagnostic(DiagId::RX5033, Span{}, {plugin, *why}), kExitUsage);
+      return fail(make_diagnostic(diag::CannotLoadPlugin{.path = plugin, .reason = *why}, Span{}),
+                  kExitUsage);
   raxc_set_num_threads(options.threads);
   auto compile_start = std::chrono::steady_clock::now();
   DiagnosticSink compile_sink;
@@ -299,7 +310,8 @@ int run_run(const RunOptions& options) {
 
   if (!options.save_dir.empty()) {
     if (io::Status s = io::save_outputs(options.save_dir, *result))
-      return fail(make_diagnostic(DiagId::RX1000, Span{}, {options.save_dir, s->message}),
+      return fail(make_diagnostic(
+                      diag::CannotReadFile{.path = options.save_dir, .reason = s->message}, Span{}),
                   kExitUsage);
   }
   print_result(*result, options);

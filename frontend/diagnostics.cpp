@@ -1,15 +1,32 @@
 #include "frontend/diagnostics.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 namespace raxc {
 namespace {
 
-constexpr DiagInfo kRegistry[] = {
-#define RAXC_DIAG(ID, CODE, SEVERITY, MESSAGE) {DiagId::ID, CODE, Severity::SEVERITY, MESSAGE},
+// The arguments of each entry: one array per entry, ended by a sentinel (an array cannot be
+// empty), which the registry's span leaves out.
+#define RAXC_ARG(KIND, NAME) ArgInfo{#NAME, ArgKind::KIND},
+#define RAXC_DIAG(CODE, NAME, SEVERITY, ARGS, MESSAGE) \
+  constexpr ArgInfo k##NAME##Args[] = {ARGS ArgInfo{nullptr, ArgKind::Text}};
 #include "frontend/diagnostics.def"
 #undef RAXC_DIAG
+#undef RAXC_ARG
+
+constexpr DiagInfo kRegistry[] = {
+#define RAXC_ARG(KIND, NAME)
+#define RAXC_DIAG(CODE, NAME, SEVERITY, ARGS, MESSAGE) \
+  {DiagId::CODE, #CODE,                                \
+   #NAME,        Severity::SEVERITY,                   \
+   MESSAGE,      std::span<const ArgInfo>(k##NAME##Args, std::size(k##NAME##Args) - 1)},
+#include "frontend/diagnostics.def"
+#undef RAXC_DIAG
+#undef RAXC_ARG
 };
 
 // ANSI escapes, used only when the caller asks for colour.
@@ -144,36 +161,138 @@ const char* severity_name(Severity severity) {
   return "error";
 }
 
-std::string format_message(std::string_view tmpl, const std::vector<std::string>& args) {
-  std::string out;
-  out.reserve(tmpl.size() + 16);
+const char* arg_kind_name(ArgKind kind) {
+  switch (kind) {
+    case ArgKind::Text: return "Text";
+    case ArgKind::Name: return "Name";
+    case ArgKind::Code: return "Code";
+    case ArgKind::SInfo: return "SInfo";
+    case ArgKind::Op: return "Op";
+    case ArgKind::DType: return "DType";
+    case ArgKind::Path: return "Path";
+    case ArgKind::Int: return "Int";
+  }
+  return "Text";
+}
+
+namespace {
+
+// Calls on_text(piece) for literal text and on_placeholder(name) for each {name} of a template;
+// "{{" and "}}" are literal braces.
+template <class OnText, class OnPlaceholder>
+void scan_template(std::string_view tmpl, OnText on_text, OnPlaceholder on_placeholder) {
   for (size_t i = 0; i < tmpl.size(); ++i) {
     char c = tmpl[i];
     if ((c == '{' || c == '}') && i + 1 < tmpl.size() && tmpl[i + 1] == c) {
-      out += c;
+      on_text(std::string_view(&tmpl[i], 1));
       ++i;
       continue;
     }
     if (c == '{') {
-      size_t j = i + 1;
-      size_t index = 0;
-      while (j < tmpl.size() && tmpl[j] >= '0' && tmpl[j] <= '9' && j - i <= 4)
-        index = index * 10 + size_t(tmpl[j++] - '0');
-      if (j > i + 1 && j < tmpl.size() && tmpl[j] == '}' && index < args.size()) {
-        out += args[index];
-        i = j;
-        continue;
+      size_t close = tmpl.find('}', i + 1);
+      if (close != std::string_view::npos && close > i + 1) {
+        std::string_view name = tmpl.substr(i + 1, close - i - 1);
+        bool word = std::all_of(name.begin(), name.end(), [](char ch) {
+          return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+        });
+        if (word) {
+          on_placeholder(name);
+          i = close;
+          continue;
+        }
       }
     }
-    out += c;
+    on_text(std::string_view(&tmpl[i], 1));
+  }
+}
+
+}  // namespace
+
+std::string format_message(std::string_view tmpl,
+                           const std::vector<std::pair<std::string_view, std::string>>& args) {
+  std::string out;
+  out.reserve(tmpl.size() + 16);
+  scan_template(
+      tmpl, [&](std::string_view text) { out += text; },
+      [&](std::string_view name) {
+        for (const auto& [arg, value] : args)
+          if (arg == name) {
+            out += value;
+            return;
+          }
+        out += '{';
+        out += name;
+        out += '}';
+      });
+  return out;
+}
+
+std::string positional_template(DiagId id) {
+  const DiagInfo& entry = info(id);
+  std::string out;
+  scan_template(
+      entry.message, [&](std::string_view text) { out += text; },
+      [&](std::string_view name) {
+        for (size_t i = 0; i < entry.args.size(); ++i)
+          if (name == entry.args[i].name) {
+            out += '{' + std::to_string(i) + '}';
+            return;
+          }
+        out += '{';
+        out += name;
+        out += '}';
+      });
+  return out;
+}
+
+namespace {
+
+void parse_arg(std::string& field, const std::string& text) { field = text; }
+void parse_arg(diag::Int& field, const std::string& text) {
+  field.value = std::strtoll(text.c_str(), nullptr, 10);
+}
+
+}  // namespace
+
+DiagPayload DiagPayload::from_positional(DiagId id, const std::vector<std::string>& args) {
+  size_t next = 0;
+  auto arg = [&]() -> std::string { return next < args.size() ? args[next++] : std::string(); };
+  switch (id) {
+#define RAXC_ARG(KIND, NAME) parse_arg(d.NAME, arg());
+#define RAXC_DIAG(CODE, NAME, SEVERITY, ARGS, MESSAGE) \
+  case DiagId::CODE: {                                 \
+    diag::NAME d;                                      \
+    ARGS return DiagPayload(std::move(d));             \
+  }
+#include "frontend/diagnostics.def"
+#undef RAXC_DIAG
+#undef RAXC_ARG
+  }
+  return DiagPayload(id, std::string(), nullptr);  // not an enumerator: unreachable
+}
+
+std::vector<std::pair<const char*, std::string>> arguments(const Diagnostic& d) {
+  std::vector<std::pair<const char*, std::string>> out;
+  if (!d.payload) return out;
+  auto add = [&](const char* name, ArgKind, const auto& value) {
+    out.emplace_back(name, arg_text(value));
+  };
+  switch (d.id) {
+#define RAXC_ARG(KIND, NAME)
+#define RAXC_DIAG(CODE, NAME, SEVERITY, ARGS, MESSAGE)                         \
+  case DiagId::CODE:                                                           \
+    diag::for_each_arg(*static_cast<const diag::NAME*>(d.payload.get()), add); \
+    break;
+#include "frontend/diagnostics.def"
+#undef RAXC_DIAG
+#undef RAXC_ARG
   }
   return out;
 }
 
-Diagnostic make_diagnostic(DiagId id, Span span, std::vector<std::string> args) {
-  const DiagInfo& entry = info(id);
-  std::string message = format_message(entry.message, args);
-  return Diagnostic{id, entry.severity, span, std::move(message), {}, std::move(args)};
+Diagnostic make_diagnostic(DiagPayload payload, Span span) {
+  DiagId id = payload.id();
+  return Diagnostic{id, default_severity(id), span, payload.message(), {}, payload.data(), {}};
 }
 
 // ---------------------------------------------------------------------------- sink
@@ -257,10 +376,13 @@ nlohmann::json render_json_diagnostic(const SourceFile& file, const Diagnostic& 
   nlohmann::json related = nlohmann::json::array();
   for (const RelatedInfo& r : d.related)
     related.push_back({{"message", to_valid_utf8(r.message)}, {"range", range_json(file, r.span)}});
+  nlohmann::json args = nlohmann::json::object();
+  for (const auto& [name, value] : arguments(d)) args[name] = to_valid_utf8(value);
   return {{"code", code(d.id)},
           {"severity", severity_name(d.severity)},
           {"message", to_valid_utf8(d.message)},
           {"range", range_json(file, d.span)},
+          {"arguments", std::move(args)},
           {"related", std::move(related)}};
 }
 

@@ -433,6 +433,7 @@ struct Document::Impl {
   Diagnostic to_text(Diagnostic d) const {
     d.span = to_text(d.span);
     for (RelatedInfo& r : d.related) r.span = to_text(r.span);
+    for_each_fix_span(d, [&](Span& s) { s = to_text(s); });
     return d;
   }
 

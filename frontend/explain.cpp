@@ -223,18 +223,28 @@ std::string render_explanation(const DiagInfo& info, ExplainFormat format) {
   std::string_view body =
       section ? section->body : std::string_view("This code has no explanation yet.");
   std::string severity = severity_name(info.severity);
+  // The message's arguments, as `--diagnostics-format=json` names them: "bracket (Code)".
+  std::string arguments;
+  for (const ArgInfo& a : info.args)
+    arguments +=
+        (arguments.empty() ? "" : ", ") + std::string(a.name) + " (" + arg_kind_name(a.kind) + ")";
   switch (format) {
     case ExplainFormat::Text:
-      return std::string(info.code) + " (" + severity + "): " + info.message + "\n\n" +
+      return std::string(info.code) + " (" + severity + "): " + info.message + "\n" +
+             (arguments.empty() ? "" : "arguments: " + arguments + "\n") + "\n" +
              render_body_text(body);
     case ExplainFormat::Markdown:
       return "## " + std::string(info.code) + " (" + severity + ")\n\n`" + info.message + "`\n\n" +
-             std::string(body) + "\n";
+             (arguments.empty() ? "" : "Arguments: " + arguments + "\n\n") + std::string(body) +
+             "\n";
     case ExplainFormat::Html:
       return "<section id=\"" + std::string(info.code) + "\">\n<h2><a href=\"#" + info.code +
              "\">" + info.code + "</a> <span class=\"" + severity + "\">" + severity +
              "</span></h2>\n<p class=\"message\"><code>" + html_escape(info.message) +
-             "</code></p>\n" + render_body_html(body) + "</section>\n";
+             "</code></p>\n" +
+             (arguments.empty() ? ""
+                                : "<p class=\"arguments\">" + html_escape(arguments) + "</p>\n") +
+             render_body_html(body) + "</section>\n";
   }
   return {};
 }

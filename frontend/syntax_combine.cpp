@@ -110,7 +110,7 @@ class Combiner {
       return;
     if (u >= 0) unit_has_problem_[u] = true;
     std::optional<Span> quarantine;  // inconsistent tabs (RX1013) spoil nothing
-    if (p.id != DiagId::RX1013) {
+    if (p.what.id() != DiagId::RX1013) {
       if (!p.quarantine.empty()) {
         quarantine = p.quarantine;  // a tree-level problem in an otherwise good tree
       } else if (!tree_agrees) {
@@ -122,7 +122,7 @@ class Combiner {
     int region = top_region(p.at.begin);
     if (region >= 0) region_reports_.push_back({region, p.at.begin});
     if (quarantine) problem_quarantines_.push_back(*quarantine);
-    add(make_diagnostic(p.id, p.at, std::move(p.args)), lines, quarantine);
+    add(make_diagnostic(std::move(p.what), p.at), lines, quarantine);
   }
 
   // A tree error that no problem explains gets the generic message, unless something was
@@ -211,8 +211,9 @@ class Combiner {
       std::string_view token = ts_node_type(site.node);
       if (token == ":")
         if (const char* context = colon_context(site.parent))
-          return make_diagnostic(DiagId::RX1003, site.span, {context});
-      return make_diagnostic(DiagId::RX1002, site.span, {describe_missing(token, site.parent)});
+          return make_diagnostic(diag::ExpectedColon{.context = context}, site.span);
+      return make_diagnostic(diag::MissingToken{.what = describe_missing(token, site.parent)},
+                             site.span);
     }
     // The parser gave up at the first token of an ERROR region; for a missing hidden token, at
     // the token after the node.
@@ -227,10 +228,11 @@ class Combiner {
     if (it == tz_.tokens.end()) {
       tz_.open_at_end = true;  // a window cannot tell what follows it
       uint32_t n = uint32_t(text_.size());
-      return make_diagnostic(DiagId::RX1001, {n, n}, {"end of file"});
+      return make_diagnostic(diag::UnexpectedToken{.token = "end of file"}, {n, n});
     }
     std::string_view token = text_.substr(it->begin, it->end - it->begin);
-    return make_diagnostic(DiagId::RX1001, {it->begin, it->end}, {describe_token(token)});
+    return make_diagnostic(diag::UnexpectedToken{.token = describe_token(token)},
+                           {it->begin, it->end});
   }
 
   std::vector<Token>::const_iterator first_token_at(uint32_t offset) const {
@@ -265,7 +267,7 @@ class Combiner {
     size_t errors = 0;
     for (Reported& r : reported_) {
       if (r.diagnostic.severity == Severity::Error && ++errors > kMaxSyntaxErrors) {
-        sink.report(make_diagnostic(DiagId::RX1019, r.diagnostic.span));
+        sink.report(make_diagnostic(diag::TooManySyntaxErrors{}, r.diagnostic.span));
         // Nothing after this point is checked: lowering diagnostics there are noise too.
         quarantined_.push_back({r.diagnostic.span.begin, uint32_t(text_.size()) + 1});
         break;

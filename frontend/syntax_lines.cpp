@@ -59,7 +59,8 @@ class LineChecker {
     for (size_t i = 0; i < tz_.lines.size(); ++i) check_line(i);
     if (pending_ && pending_->requires_block) {
       uint32_t n = uint32_t(text_.size());
-      report(DiagId::RX1004, {n, n}, {header_description()}, {pending_->line_start, n});
+      report(diag::ExpectedIndentedBlock{.header = header_description()}, {n, n},
+             {pending_->line_start, n});
     }
     tz_.pending_block = pending_ && pending_->requires_block;
     tz_.indentation_error = indentation_error_;
@@ -85,8 +86,8 @@ class LineChecker {
 
     Level top = levels_.back();
     if (sign(line.column, top.column) != sign(line.alt_column, top.alt_column))
-      report(DiagId::RX1013, {line.line_start, first.begin}, {}, {line.line_start, first.begin},
-             true);
+      report(diag::InconsistentTabsAndSpaces{}, {line.line_start, first.begin},
+             {line.line_start, first.begin}, true);
 
     // After an indentation error the levels are guesses: stay quiet until the next line at
     // column 0 (the tree's errors in between are the same problem's).
@@ -94,19 +95,19 @@ class LineChecker {
     bool reported = false;
     if (line.column > top.column) {
       if (!pending_) {
-        report_indentation(DiagId::RX1007, first_span, {}, around);
+        report_indentation(diag::UnexpectedIndent{}, first_span, around);
         reported = true;
       }
       push({line.column, line.alt_column}, first_span);
     } else if (pending_ && pending_->requires_block) {
-      report_indentation(DiagId::RX1004, first_span, {header_description()},
+      report_indentation(diag::ExpectedIndentedBlock{.header = header_description()}, first_span,
                          {pending_->line_start, line.end});
       reported = true;
     }
     if (line.column < levels_.back().column) {
       while (line.column < levels_.back().column) levels_.pop_back();
       if (line.column != levels_.back().column) {
-        if (!reported) report_indentation(DiagId::RX1005, first_span, {}, around);
+        if (!reported) report_indentation(diag::UnindentMismatch{}, first_span, around);
         push({line.column, line.alt_column}, first_span);
       }
     }
@@ -129,9 +130,9 @@ class LineChecker {
                        (a.kind == Tok::Name && (after_dot || !is_keyword(text(a))));
       bool b_operand = b.kind == Tok::Number || (b.kind == Tok::Name && !is_keyword(text(b)));
       if (!a_operand || !b_operand) continue;
-      report(DiagId::RX1027, {b.begin, b.end},
-             {std::string(text(a)).substr(0, 24), std::string(text(b))},
-             {line.line_start, line.end});
+      report(diag::MissingOperatorOrComma{.left = std::string(text(a)).substr(0, 24),
+                                          .right = std::string(text(b))},
+             {b.begin, b.end}, {line.line_start, line.end});
       return;
     }
   }
@@ -156,8 +157,8 @@ class LineChecker {
     bool continues = previous == "if" || previous == "elif" ||
                      (word == "else" && (previous == "for" || previous == "while"));
     if (!continues)
-      report(DiagId::RX1025, {first.begin, first.end}, {std::string(word), "if"},
-             {line.line_start, line.end});
+      report(diag::UnmatchedClauseKeyword{.keyword = std::string(word), .expected_keyword = "if"},
+             {first.begin, first.end}, {line.line_start, line.end});
   }
 
   // Parameters are 'name' or 'name: annotation': no defaults, '*args', '**kwargs', '/'.
@@ -180,7 +181,8 @@ class LineChecker {
                     : "") +
                "' in the parameter list";
       if (what.empty()) continue;
-      report(DiagId::RX1023, {t.begin, t.end}, {what}, {line.line_start, line.end});
+      report(diag::UnsupportedInSignature{.construct = what}, {t.begin, t.end},
+             {line.line_start, line.end});
       return;
     }
   }
@@ -195,22 +197,22 @@ class LineChecker {
     for (uint32_t k = line.first + 2; k < line.last; ++k)
       if (tz_.tokens[k].depth == 0 && (text(tz_.tokens[k]) == "=" || text(tz_.tokens[k]) == ":"))
         return;
-    report(DiagId::RX1024, {name.begin, tz_.tokens[line.last - 1].end}, {std::string(text(name))},
-           {line.line_start, line.end});
+    report(diag::AnnotatedNameWithoutValue{.name = std::string(text(name))},
+           {name.begin, tz_.tokens[line.last - 1].end}, {line.line_start, line.end});
   }
 
   void check_comprehension(const LogicalLine& line) {
     for (uint32_t k = line.first; k < line.last; ++k) {
       const Token& t = tz_.tokens[k];
       if (t.depth > 0 && t.kind == Tok::Name && text(t) == "for") {
-        report(DiagId::RX1022, {t.begin, t.end}, {}, {line.line_start, line.end});
+        report(diag::ComprehensionUnsupported{}, {t.begin, t.end}, {line.line_start, line.end});
         return;
       }
     }
   }
 
-  void report_indentation(DiagId id, Span at, std::vector<std::string> args, Span extent) {
-    if (!indentation_error_) report(id, at, std::move(args), extent);
+  void report_indentation(DiagPayload what, Span at, Span extent) {
+    if (!indentation_error_) report(std::move(what), at, extent);
     indentation_error_ = true;
   }
 
@@ -218,7 +220,7 @@ class LineChecker {
     levels_.push_back(level);
     if (levels_.size() == kMaxIndentLevels + 2 && !too_deep_) {
       too_deep_ = true;
-      report(DiagId::RX1010, at, {std::to_string(kMaxIndentLevels)}, at, true);
+      report(diag::NestingTooDeep{.max_depth = kMaxIndentLevels}, at, at, true);
     }
   }
 
@@ -236,7 +238,8 @@ class LineChecker {
       if (tz_.tokens[k].depth == 0 && text(tz_.tokens[k]) == ":") return;  // a one-line suite
     pending_ = Header{line.first, line.line_start, false};
     if (needs_operand(text(last)) || text(last) == "." || last.kind == Tok::Invalid) return;
-    report(DiagId::RX1003, {last.end, last.end}, {context}, {line.line_start, line.end});
+    report(diag::ExpectedColon{.context = context}, {last.end, last.end},
+           {line.line_start, line.end});
   }
 
   // `x =` at a line end, `f(axis=)`, `a + )`: the first operator of the line without operand.
@@ -250,12 +253,13 @@ class LineChecker {
           !at_end && (tz_.tokens[k + 1].kind == Tok::Close || text(tz_.tokens[k + 1]) == ",");
       if (!at_end && !before_close) continue;
       if (op == ".") {
-        report(DiagId::RX1021, {t.begin, t.end}, {}, {line.line_start, line.end});
+        report(diag::MissingAttributeName{}, {t.begin, t.end}, {line.line_start, line.end});
         return;
       }
       if (!needs_operand(op)) continue;
       if ((op == "*" || op == "**") && before_close) continue;  // '*args': the parser says more
-      report(DiagId::RX1012, {t.begin, t.end}, {std::string(op)}, {line.line_start, line.end});
+      report(diag::MissingExpressionAfterToken{.token = std::string(op)}, {t.begin, t.end},
+             {line.line_start, line.end});
       return;
     }
   }
@@ -270,11 +274,10 @@ class LineChecker {
 
   std::string_view text(const Token& t) const { return text_.substr(t.begin, t.end - t.begin); }
 
-  void report(DiagId id, Span at, std::vector<std::string> args, Span extent,
-              bool certain = false) {
+  void report(DiagPayload what, Span at, Span extent, bool certain = false) {
     // After a string left open, Python stops; the brackets and lines we see are guesses.
     if (!certain && at.begin > tz_.first_unterminated_string) return;
-    tz_.problems.push_back({id, at, std::move(args), extent, certain});
+    tz_.problems.push_back({std::move(what), at, extent, certain});
   }
 
   std::string_view text_;

@@ -54,9 +54,8 @@ struct LogicalLine {
 // is invalid wherever it is); the others are inferences that are reported only where the tree
 // also shows an error, so that a heuristic never contradicts a successful parse.
 struct Problem {
-  DiagId id;
+  DiagPayload what;
   Span at;
-  std::vector<std::string> args;
   Span extent;  // the text the problem disturbs: tree errors inside it are its consequences
   bool certain;
   Span quarantine{};  // set for problems found in an error-free tree (they poison only this)

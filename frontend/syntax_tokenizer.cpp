@@ -179,7 +179,7 @@ class Tokenizer {
       newlines_.push_back(j);
       return j + 1;  // explicit line joining: same logical line, no indentation
     }
-    report(DiagId::RX1026, {i, i + 1}, {}, {i, i + 1}, true);
+    report(diag::CharacterAfterLineContinuation{}, {i, i + 1}, {i, i + 1}, true);
     add(Tok::Invalid, i, i + 1);
     return i + 1;
   }
@@ -192,7 +192,7 @@ class Tokenizer {
       return string(i, j);
     bool after_dot = !tokens.empty() && tokens.back().kind == Tok::Op && text(tokens.back()) == ".";
     if (!after_dot && is_reserved_keyword(word))
-      report(DiagId::RX1009, {i, j}, {std::string(word)}, {i, j}, true);
+      report(diag::ReservedPythonKeyword{.keyword = std::string(word)}, {i, j}, {i, j}, true);
     add(Tok::Name, i, j);
     return j;
   }
@@ -215,7 +215,7 @@ class Tokenizer {
   uint32_t string(uint32_t start, uint32_t quote) {
     std::string_view prefix = text_.substr(start, quote - start);
     if (prefix.find_first_of("fF") != std::string_view::npos)
-      report(DiagId::RX1020, {start, quote + 1}, {}, {start, quote + 1}, true);
+      report(diag::FStringUnsupported{}, {start, quote + 1}, {start, quote + 1}, true);
     char q = text_[quote];
     bool triple = quote + 2 < n_ && text_[quote + 1] == q && text_[quote + 2] == q;
     uint32_t j = quote + (triple ? 3 : 1);
@@ -243,8 +243,8 @@ class Tokenizer {
       if (!unterminated_string_) out.first_unterminated_string = start;
       unterminated_string_ = true;
       Span opening{start, quote + (triple ? 3 : 1)};
-      report(DiagId::RX1011, opening, {triple ? "triple-quoted string" : "string"}, {start, j},
-             true);
+      report(diag::UnterminatedLiteral{.literal_kind = triple ? "triple-quoted string" : "string"},
+             opening, {start, j}, true);
     }
     add(Tok::String, start, end.value_or(j));
     return end.value_or(j);
@@ -260,17 +260,18 @@ class Tokenizer {
     char c = text_[i];
     char open = c == ')' ? '(' : c == ']' ? '[' : '{';
     if (brackets_.empty()) {
-      report_bracket(DiagId::RX1016, {i, i + 1}, {std::string(1, c)}, {i, i + 1});
+      report_bracket(diag::UnmatchedClosingBracket{.bracket = std::string(1, c)}, {i, i + 1},
+                     {i, i + 1});
       add(Tok::Invalid, i, i + 1);  // a stray closer closes nothing
       return i + 1;
     } else if (brackets_.back().c == open) {
       brackets_.pop_back();
     } else {
       OpenBracket top = brackets_.back();
-      report_bracket(
-          DiagId::RX1017, {i, i + 1},
-          {std::string(1, c), std::string(1, top.c), std::to_string(line_number(top.at))},
-          {top.at, i + 1});
+      report_bracket(diag::MismatchedClosingBracket{.closing = std::string(1, c),
+                                                    .opening = std::string(1, top.c),
+                                                    .opening_line = line_number(top.at)},
+                     {i, i + 1}, {top.at, i + 1});
       // `[1, (2]`: the ']' closes the '(' and the '['. `R.add(x, x]`: it closes the '(' (as
       // the scanner does).
       auto match = std::find_if(brackets_.rbegin(), brackets_.rend(),
@@ -294,17 +295,17 @@ class Tokenizer {
     if (brackets_.empty()) return;
     const OpenBracket& open = brackets_.back();
     uint32_t last = tokens.empty() ? open.at + 1 : tokens.back().end;
-    report_bracket(DiagId::RX1008, {open.at, open.at + 1}, {std::string(1, open.c)},
+    report_bracket(diag::UnclosedBracket{.bracket = std::string(1, open.c)}, {open.at, open.at + 1},
                    {open.at, last});
     brackets_.clear();
   }
 
   // One bracket problem per logical line, and none once a string literal was left open (its
   // brackets are lost in the string): the rest would be the same problem's echoes.
-  void report_bracket(DiagId id, Span at, std::vector<std::string> args, Span extent) {
+  void report_bracket(DiagPayload what, Span at, Span extent) {
     if (bracket_error_line_ == lines.size() || unterminated_string_) return;
     bracket_error_line_ = lines.size();
-    report(id, at, std::move(args), extent, true);
+    report(std::move(what), at, extent, true);
   }
 
   uint32_t operator_length(uint32_t i) const {
@@ -323,10 +324,10 @@ class Tokenizer {
     uint32_t cp = 0;
     uint32_t len = utf8_length(text_, i, cp);
     if (len == 0) {
-      report(DiagId::RX1018, {i, i + 1}, {hex_byte(text_[i])}, {i, i + 1}, true);
+      report(diag::InvalidUtf8Byte{.byte_hex = hex_byte(text_[i])}, {i, i + 1}, {i, i + 1}, true);
     } else {
-      report(DiagId::RX1006, {i, i + len}, {describe_code_point(text_.substr(i, len), cp)},
-             {i, i + len}, true);
+      report(diag::InvalidCharacter{.character = describe_code_point(text_.substr(i, len), cp)},
+             {i, i + len}, {i, i + len}, true);
     }
     uint32_t j = i + std::max(len, 1u);
     while (j < n_ && starts_nothing(j)) {
@@ -351,14 +352,15 @@ class Tokenizer {
     for (uint32_t k = begin; k < end; ++k) {
       unsigned char c = text_[k];
       if (c == 0) {
-        report(DiagId::RX1006, {k, k + 1}, {describe_code_point("", 0)}, {k, k + 1}, true);
+        report(diag::InvalidCharacter{.character = describe_code_point("", 0)}, {k, k + 1},
+               {k, k + 1}, true);
         return;
       }
       if (c < 0x80) continue;
       uint32_t cp;
       uint32_t len = utf8_length(text_, k, cp);
       if (len == 0) {
-        report(DiagId::RX1018, {k, k + 1}, {hex_byte(c)}, {k, k + 1}, true);
+        report(diag::InvalidUtf8Byte{.byte_hex = hex_byte(c)}, {k, k + 1}, {k, k + 1}, true);
         return;
       }
       k += len - 1;
@@ -388,8 +390,8 @@ class Tokenizer {
 
   std::string_view text(const Token& t) const { return text_.substr(t.begin, t.end - t.begin); }
 
-  void report(DiagId id, Span at, std::vector<std::string> args, Span extent, bool certain = true) {
-    problems.push_back({id, at, std::move(args), extent, certain});
+  void report(DiagPayload what, Span at, Span extent, bool certain = true) {
+    problems.push_back({std::move(what), at, extent, certain});
   }
 
   std::vector<Token> tokens;

@@ -39,7 +39,8 @@ class TreeWalker {
       if (depth + path.size() > kMaxTreeDepth && !out.too_deep) {
         out.too_deep = true;
         Span at = cst_.span(node);
-        out.problems.push_back({DiagId::RX1010, at, {std::to_string(kMaxTreeDepth)}, at, true, at});
+        out.problems.push_back(
+            {diag::NestingTooDeep{.max_depth = kMaxTreeDepth}, at, at, true, at});
         descend = false;
       }
       if (descend && ts_tree_cursor_goto_first_child(&cursor)) {
@@ -100,12 +101,10 @@ class TreeWalker {
       }
       if (ts_node_is_null(keyword)) continue;
       Span at = cst_.span(arg);
-      out.problems.push_back({DiagId::RX1014,
-                              at,
-                              {first_line(cst_.text(arg)), first_line(cst_.text(keyword))},
-                              at,
-                              true,
-                              cst_.span(list)});
+      out.problems.push_back(
+          {diag::PositionalAfterKeywordArgument{.positional = first_line(cst_.text(arg)),
+                                                .keyword = first_line(cst_.text(keyword))},
+           at, at, true, cst_.span(list)});
       return;
     }
   }
@@ -118,7 +117,8 @@ class TreeWalker {
     for (TSNode b = right; cst_.is(b, Kind::binding); b = cst_.field(b, Field::right))
       chain += " = " + first_line(cst_.text(cst_.field(b, Field::left)));
     Span at = cst_.span(right);
-    out.problems.push_back({DiagId::RX1015, at, {chain + " = ..."}, at, true, cst_.span(binding)});
+    out.problems.push_back({diag::ChainedAssignment{.assignment = chain + " = ..."}, at, at, true,
+                            cst_.span(binding)});
   }
 
   const cst::Cst& cst_;

@@ -1,15 +1,17 @@
-// Code actions: the fixes of the diagnostics in a range and the rewrites of the binding at the
-// cursor. What a fix changes is found in the IR (the binding, the annotation, the callee's
-// parameter StructInfo and its shape variables) and in the diagnostic's typed position; the
-// text is read only for what the IR does not keep (where an argument is written, where a
-// statement ends), by bracket counting, never by matching printed IR.
+// Code actions: the fixes the diagnostics in a range carry, and the rewrites of the binding at
+// the cursor. A diagnostic's fixes were attached where it was emitted, in terms of the program
+// (frontend/diagnostics.h, DiagFix: which binding, which annotation, which call argument and
+// what StructInfo); this file only spells them as edits. The text is read for what the IR does
+// not keep — indentation, where a statement's line ends, where a call's argument is written
+// (bracket counting) — never to find what a fix is about.
 //
-//   RX4000  annotation only possibly compatible  -> match_cast the value; or take the inferred
-//   RX4001  argument only possibly compatible    -> bind `a_cast = R.match_cast(a, <param>)`
-//   RX4002  body only possibly compatible        -> match_cast the returned value
-//   RX1163  dataflow var used after its block    -> add it to the block's R.output(...)
-//   RX4009  unused binding                       -> remove the statement
-//   cursor on a binding's name                   -> annotate with / replace by the inferred
+//   MatchCastBinding   RX4000: `x_value = value`, then `x = R.match_cast(x_value, A)`
+//   ReplaceAnnotation  RX4000: take the inferred StructInfo
+//   MatchCastArgument  RX4001: bind `a_cast = R.match_cast(a, <param>)`, pass it instead
+//   MatchCastReturn    RX4002: the same for the returned variable
+//   AddToOutput        RX1163: add the variable to the block's R.output(...)
+//   RemoveStatement    RX4009: remove the unused binding's statement
+//   cursor on a binding's name -> annotate with / replace by the inferred StructInfo
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -108,24 +110,6 @@ std::string fresh_name(const FunctionNames& names, const std::string& base) {
     if (std::string name = base + "_" + std::to_string(i); !names.taken(name)) return name;
 }
 
-// The binding of the variable named `name` whose statement contains `offset`.
-const ir::Binding* binding_named(FileRef file, const ir::Function* f, const std::string& name,
-                                 uint32_t offset) {
-  struct Finder : ir::Visitor {
-    FileRef file;
-    const std::string& name;
-    uint32_t offset;
-    const ir::Binding* found = nullptr;
-    Finder(FileRef fr, const std::string& n, uint32_t o) : file(fr), name(n), offset(o) {}
-    void on_binding(const ir::Binding& b) override {
-      if (b.var && b.var->name == name && detail::text_span(file, b.span).contains(offset))
-        found = &b;
-    }
-  } finder(file, name, offset);
-  finder.visit(f);
-  return finder.found;
-}
-
 class FixCollector {
  public:
   FixCollector(FileRef file, const std::vector<Diagnostic>& diagnostics)
@@ -136,14 +120,7 @@ class FixCollector {
       const Diagnostic& d = diagnostics_[i];
       if (d.span.end < range.begin || d.span.begin > range.end) continue;
       current_ = i;
-      switch (d.id) {
-        case DiagId::RX4000: annotation_possibly(d); break;
-        case DiagId::RX4001: match_cast_argument(d); break;
-        case DiagId::RX4002: match_cast_return(d); break;
-        case DiagId::RX1163: add_output(d); break;
-        case DiagId::RX4009: remove_binding(d); break;
-        default: break;
-      }
+      for (const DiagFix& fix : d.fixes) render(d, fix);
     }
     current_.reset();
     rewrite_binding(range.begin);
@@ -151,6 +128,20 @@ class FixCollector {
   }
 
  private:
+  void render(const Diagnostic& d, const DiagFix& fix) {
+    switch (fix.kind) {
+      case DiagFix::Kind::MatchCastBinding: match_cast_binding(d, fix); break;
+      case DiagFix::Kind::ReplaceAnnotation:
+        add("Annotate '" + fix.name + "' with its inferred StructInfo '" + fix.sinfo + "'",
+            {{fix.target, fix.sinfo}}, fix.preferred);
+        break;
+      case DiagFix::Kind::MatchCastArgument: match_cast_argument(d, fix); break;
+      case DiagFix::Kind::MatchCastReturn: match_cast_return(d, fix); break;
+      case DiagFix::Kind::AddToOutput: add_output(fix); break;
+      case DiagFix::Kind::RemoveStatement: remove_statement(fix); break;
+    }
+  }
+
   void add(std::string title, std::vector<Edit> edits, bool preferred = true) {
     Fix fix;
     fix.title = std::move(title);
@@ -161,146 +152,86 @@ class FixCollector {
     fixes_.push_back(std::move(fix));
   }
 
-  // `T.int64()` declarations for the shape variables of `sinfo` the function does not name yet
-  // (a callee's variable no argument determined), each on its own line at `indent`. A name the
-  // function uses is the function's own variable: the cast then checks that dimension too.
-  std::string declarations(const ir::StructInfo* sinfo, const FunctionNames& names,
-                           const std::string& indent) {
+  // `T.int64()` declarations for the shape variables a cast mentions that the function does not
+  // name yet (a callee's variable no argument determined), each on its own line at `indent`. A
+  // name the function uses is the function's own variable: the cast then checks that dimension.
+  static std::string declarations(const std::vector<std::string>& shape_vars,
+                                  const FunctionNames& names, const std::string& indent) {
     std::string out;
-    for (const ir::PrimVar* v : ir::shape_vars(sinfo))
-      if (!names.shape_vars.count(v->name) && !names.vars.count(v->name))
-        out += indent + v->name + " = T.int64()\n";
+    for (const std::string& v : shape_vars)
+      if (!names.shape_vars.count(v) && !names.vars.count(v)) out += indent + v + " = T.int64()\n";
     return out;
   }
 
-  // RX4000 args: {annotation, name, relation, inferred, why}; the span is the value.
-  void annotation_possibly(const Diagnostic& d) {
-    if (d.args.size() < 4) return;
+  // `name: A = value` -> `name_value = value` and the cast on a line of its own after it.
+  void match_cast_binding(const Diagnostic& d, const DiagFix& fix) {
     std::optional<detail::FunctionAt> f = detail::function_at(file_, d.span.begin);
-    if (!f) return;
-    const ir::Binding* b = binding_named(file_, f->lowered, d.args[1], d.span.begin);
-    if (!b || !b->var->annotation || b->var->span.empty()) return;
-    Span name = detail::text_span(file_, b->var->span);
-    Span annotation = detail::text_span(file_, b->var->annotation->span);
-    uint32_t end = statement_end(text_, d.span.end);
-    size_t equals = text_.find('=', annotation.end);
-    if (equals == std::string::npos || equals >= d.span.begin) return;
-    uint32_t value = uint32_t(text_.find_first_not_of(" \t", equals + 1));
+    if (!f || fix.value.begin <= fix.target.end) return;
     FunctionNames names = names_of(f->lowered);
-    std::string value_name = fresh_name(names, b->var->name + "_value");
-    Line line = line_of(text_, name.begin);
-    std::string cast = declarations(b->var->annotation, names, line.indent) + line.indent +
-                       b->var->name + " = R.match_cast(" + value_name + ", " + d.args[0] + ")";
-    add("Check '" + b->var->name + "' against '" + d.args[0] + "' with R.match_cast",
-        {{{name.begin, value}, value_name + " = "}, {{end, end}, "\n" + cast}});
-    add("Annotate '" + b->var->name + "' with its inferred StructInfo '" + d.args[3] + "'",
-        {{annotation, d.args[3]}}, false);
+    std::string value_name = fresh_name(names, fix.name + "_value");
+    Line line = line_of(text_, fix.target.begin);
+    uint32_t end = statement_end(text_, fix.value.end);
+    std::string cast = declarations(fix.shape_vars, names, line.indent) + line.indent + fix.name +
+                       " = R.match_cast(" + value_name + ", " + fix.sinfo + ")";
+    add("Check '" + fix.name + "' against '" + fix.sinfo + "' with R.match_cast",
+        {{{fix.target.begin, fix.value.begin}, value_name + " = "}, {{end, end}, "\n" + cast}},
+        fix.preferred);
   }
 
   // `value_cast = R.match_cast(value, sinfo)` on its own line before the statement at `at`.
-  Edit cast_lines(uint32_t at, const std::string& value, const ir::StructInfo* sinfo,
-                  const std::string& printed, const std::string& cast_name,
-                  const FunctionNames& names) {
+  Edit cast_lines(uint32_t at, const std::string& value, const DiagFix& fix,
+                  const std::string& cast_name, const FunctionNames& names) {
     Line line = line_of(text_, at);
     std::string cast =
-        line.indent + cast_name + " = R.match_cast(" + value + ", " + printed + ")\n";
-    return {{line.begin, line.begin}, declarations(sinfo, names, line.indent) + cast};
+        line.indent + cast_name + " = R.match_cast(" + value + ", " + fix.sinfo + ")\n";
+    return {{line.begin, line.begin}, declarations(fix.shape_vars, names, line.indent) + cast};
   }
 
-  // The StructInfo of parameter `index` of the global the call at `call` calls.
-  const ir::StructInfo* callee_parameter(const ir::Function* f, Span call, size_t index) {
-    struct Finder : ir::Visitor {
-      FileRef file;
-      Span call;
-      const ir::Call* found = nullptr;
-      Finder(FileRef fr, Span c) : file(fr), call(c) {}
-      void on_expr(const ir::Expr* e) override {
-        if (const auto* c = ir::dyn_cast<ir::Call>(e))
-          if (detail::text_span(file, c->span) == call) found = c;
-      }
-    } finder(file_, call);
-    finder.visit(f);
-    const auto* callee = finder.found ? ir::dyn_cast<ir::GlobalVar>(finder.found->op) : nullptr;
-    const ir::StructInfo* sig = callee ? file_.engine.signature(file_.key, callee->name) : nullptr;
-    const auto* fn = sig ? ir::dyn_cast<ir::FuncSInfo>(sig) : nullptr;
-    if (!fn || !fn->params || index >= fn->params->size()) return nullptr;
-    return (*fn->params)[index];
-  }
-
-  // RX4001 args: {index, callee, argument StructInfo, parameter, parameter StructInfo, why}.
-  void match_cast_argument(const Diagnostic& d) {
-    if (d.args.size() < 5) return;
+  void match_cast_argument(const Diagnostic& d, const DiagFix& fix) {
     std::optional<detail::FunctionAt> f = detail::function_at(file_, d.span.begin);
-    if (!f) return;
-    size_t index = std::stoul(d.args[0]);
-    const ir::StructInfo* parameter = callee_parameter(f->lowered, d.span, index);
-    std::vector<Span> pieces = call_arguments(text_, d.span);
-    if (!parameter || index >= pieces.size()) return;
-    Span piece = pieces[index];
+    std::vector<Span> pieces = call_arguments(text_, fix.target);
+    if (!f || fix.argument < 0 || size_t(fix.argument) >= pieces.size()) return;
+    Span piece = pieces[size_t(fix.argument)];
     std::string_view raw(text_.data() + piece.begin, piece.end - piece.begin);
     std::string_view argument = trim(raw);
-    if (!detail::is_identifier(argument)) return;
+    if (argument != fix.name) return;  // written another way (a keyword argument)
     uint32_t begin = uint32_t(piece.begin + (argument.data() - raw.data()));
     FunctionNames names = names_of(f->lowered);
-    std::string cast_name = fresh_name(names, std::string(argument) + "_cast");
-    add("Check '" + std::string(argument) + "' against '" + d.args[4] + "' with R.match_cast",
-        {cast_lines(d.span.begin, std::string(argument), parameter, d.args[4], cast_name, names),
-         {{begin, uint32_t(begin + argument.size())}, cast_name}});
+    std::string cast_name = fresh_name(names, fix.name + "_cast");
+    add("Check '" + fix.name + "' against '" + fix.sinfo + "' with R.match_cast",
+        {cast_lines(fix.statement.begin, fix.name, fix, cast_name, names),
+         {{begin, uint32_t(begin + argument.size())}, cast_name}},
+        fix.preferred);
   }
 
-  // RX4002 args: {function, body StructInfo, return annotation, why}; the span is the value.
-  void match_cast_return(const Diagnostic& d) {
-    if (d.args.size() < 3) return;
+  void match_cast_return(const Diagnostic& d, const DiagFix& fix) {
     std::optional<detail::FunctionAt> f = detail::function_at(file_, d.span.begin);
-    if (!f || !f->lowered->ret_struct_info) return;
-    std::string value(text_.substr(d.span.begin, d.span.end - d.span.begin));
-    if (!detail::is_identifier(value)) return;
+    if (!f || text_.compare(fix.target.begin, fix.target.end - fix.target.begin, fix.name) != 0)
+      return;
     FunctionNames names = names_of(f->lowered);
-    std::string cast_name = fresh_name(names, value + "_cast");
-    add("Check the returned '" + value + "' against '" + d.args[2] + "' with R.match_cast",
-        {cast_lines(d.span.begin, value, f->lowered->ret_struct_info, d.args[2], cast_name, names),
-         {d.span, cast_name}});
+    std::string cast_name = fresh_name(names, fix.name + "_cast");
+    add("Check the returned '" + fix.name + "' against '" + fix.sinfo + "' with R.match_cast",
+        {cast_lines(fix.statement.begin, fix.name, fix, cast_name, names), {fix.target, cast_name}},
+        fix.preferred);
   }
 
-  // RX1163 args: {name}. Adds the name to the R.output(...) of the dataflow block binding it.
-  void add_output(const Diagnostic& d) {
-    if (d.args.empty()) return;
-    const std::string& name = d.args[0];
-    std::optional<detail::FunctionAt> f = detail::function_at(file_, d.span.begin);
-    if (!f) return;
-    // The last binding of the dataflow block (before the use) that binds `name`.
-    struct Finder : ir::Visitor {
-      const std::string& name;
-      const ir::BindingBlock* block = nullptr;
-      explicit Finder(const std::string& n) : name(n) {}
-      void on_block(const ir::BindingBlock& b) override {
-        if (!b.is_dataflow) return;
-        for (const ir::Binding* binding : b.bindings)
-          if (binding && binding->var && binding->var->name == name) block = &b;
-      }
-    } finder(name);
-    finder.visit(f->lowered);
-    if (!finder.block || finder.block->bindings.empty()) return;
-    Span last = detail::text_span(file_, finder.block->bindings.back()->span);
-    // R.output(...) follows the block's bindings, before the use.
-    size_t output = text_.find("R.output(", last.end);
-    if (output == std::string::npos || output >= d.span.begin) return;
-    std::vector<Span> listed = call_arguments(text_, {uint32_t(output), d.span.begin});
+  // The name joins the end of the R.output(...) argument list.
+  void add_output(const DiagFix& fix) {
+    std::vector<Span> listed = call_arguments(text_, fix.target);
     if (listed.empty()) return;
     Span tail = listed.back();
     bool empty = listed.size() == 1 &&
                  trim(std::string_view(text_).substr(tail.begin, tail.end - tail.begin)).empty();
-    add("Add '" + name + "' to R.output(...)",
-        {{{tail.end, tail.end}, empty ? name : ", " + name}});
+    add("Add '" + fix.name + "' to R.output(...)",
+        {{{tail.end, tail.end}, empty ? fix.name : ", " + fix.name}}, fix.preferred);
   }
 
-  // RX4009 args: {name}; the span is the name. Deletes the whole statement.
-  void remove_binding(const Diagnostic& d) {
-    if (d.args.empty()) return;
-    Line line = line_of(text_, d.span.begin);
-    uint32_t end = statement_end(text_, d.span.end);
+  // Deletes the whole statement, with its line.
+  void remove_statement(const DiagFix& fix) {
+    Line line = line_of(text_, fix.target.begin);
+    uint32_t end = statement_end(text_, fix.target.end);
     uint32_t stop = uint32_t(std::min<size_t>(end + 1, text_.size()));
-    add("Remove the unused binding '" + d.args[0] + "'", {{{line.begin, stop}, ""}});
+    add("Remove the unused binding '" + fix.name + "'", {{{line.begin, stop}, ""}}, fix.preferred);
   }
 
   // Rewrites at the cursor: the binding whose name is there gets its inferred StructInfo as its

@@ -218,17 +218,22 @@ std::string Context::node_label() const {
 
 bool Context::refuse(const std::string& why) {
   if (!error_)
-    error_ = make_diagnostic(DiagId::RX1402, Span{},
-                             {node_label(), node_->op_type(), std::to_string(opset_), why});
+    error_ = make_diagnostic(
+        diag::UnsupportedOnnxOperatorVariant{
+            .node = node_label(), .op = node_->op_type(), .opset = opset_, .condition = why},
+        Span{});
   return false;
 }
 
 bool Context::refuse_type(const std::string& tensor_name, const std::string& type) {
   if (!error_)
-    error_ = make_diagnostic(DiagId::RX1403, Span{},
-                             {"node '" + node_label() + "': operator '" + node_->op_type() +
-                                  "' of opset " + std::to_string(opset_),
-                              tensor_name, type});
+    error_ = make_diagnostic(
+        diag::UnsupportedOnnxTensorType{.location = "node '" + node_label() + "': operator '" +
+                                                    node_->op_type() + "' of opset " +
+                                                    std::to_string(opset_),
+                                        .tensor = tensor_name,
+                                        .type = type},
+        Span{});
   return false;
 }
 

@@ -18,7 +18,7 @@ namespace {
 bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
 Diagnostic not_onnx(const std::string& source, const std::string& why) {
-  return make_diagnostic(DiagId::RX1400, Span{}, {source, why});
+  return make_diagnostic(diag::UnreadableOnnxModel{.path = source, .reason = why}, Span{});
 }
 
 // Nodes in an order where every input is defined before it is read (Kahn's algorithm), or the
@@ -57,8 +57,9 @@ std::variant<std::vector<const onnx::NodeProto*>, Diagnostic> topological_order(
   for (int i = 0; i < g.node_size(); ++i)
     if (pending[static_cast<size_t>(i)] > 0) {
       const onnx::NodeProto& n = g.node(i);
-      return make_diagnostic(DiagId::RX1405, Span{},
-                             {n.name().empty() ? n.output(0) : n.name(), n.op_type()});
+      return make_diagnostic(diag::OnnxGraphCycle{.node = n.name().empty() ? n.output(0) : n.name(),
+                                                  .op = n.op_type()},
+                             Span{});
     }
   return order;
 }
@@ -73,9 +74,12 @@ std::optional<Diagnostic> declare_input(Context& c, const onnx::ValueInfoProto& 
   std::optional<std::string> dtype = relax_dtype(type.elem_type());
   if (!input.type().has_tensor_type() || !dtype)
     return make_diagnostic(
-        DiagId::RX1403, Span{},
-        {"graph input", input.name(),
-         input.type().has_tensor_type() ? onnx_type_name(type.elem_type()) : "a non-tensor type"});
+        diag::UnsupportedOnnxTensorType{.location = "graph input",
+                                        .tensor = input.name(),
+                                        .type = input.type().has_tensor_type()
+                                                    ? onnx_type_name(type.elem_type())
+                                                    : "a non-tensor type"},
+        Span{});
   Value v;
   v.dtype = *dtype;
   v.expr = c.fresh_name(input.name());
@@ -127,15 +131,20 @@ std::variant<std::string, Diagnostic> tensor_pb_to_npy(const std::string& bytes,
                                                        const std::string& source) {
   onnx::TensorProto p;
   if (!p.ParseFromString(bytes))
-    return make_diagnostic(DiagId::RX1407, Span{}, {source, "the protobuf encoding is invalid"});
+    return make_diagnostic(
+        diag::UnreadableTensorProto{.path = source, .reason = "the protobuf encoding is invalid"},
+        Span{});
   Tensor t;
   std::string why;
   switch (decode_tensor(p, ".", t, why)) {
     case DecodeError::None: return encode_npy(t);
     case DecodeError::UnsupportedType:
-      return make_diagnostic(DiagId::RX1407, Span{},
-                             {source, "its type " + why + " is not supported"});
-    default: return make_diagnostic(DiagId::RX1407, Span{}, {source, why});
+      return make_diagnostic(
+          diag::UnreadableTensorProto{.path = source,
+                                      .reason = "its type " + why + " is not supported"},
+          Span{});
+    default:
+      return make_diagnostic(diag::UnreadableTensorProto{.path = source, .reason = why}, Span{});
   }
 }
 
@@ -168,11 +177,16 @@ std::variant<ImportResult, Diagnostic> import_onnx(const std::string& bytes,
     switch (decode_tensor(init, base_dir, t, why)) {
       case DecodeError::None: break;
       case DecodeError::UnsupportedType:
-        return make_diagnostic(DiagId::RX1403, Span{}, {"initializer", init.name(), why});
+        return make_diagnostic(
+            diag::UnsupportedOnnxTensorType{
+                .location = "initializer", .tensor = init.name(), .type = why},
+            Span{});
       case DecodeError::ExternalMissing: {
         size_t nl = why.find('\n');
-        return make_diagnostic(DiagId::RX1406, Span{},
-                               {init.name(), why.substr(0, nl), why.substr(nl + 1)});
+        return make_diagnostic(diag::UnreadableExternalData{.initializer = init.name(),
+                                                            .path = why.substr(0, nl),
+                                                            .reason = why.substr(nl + 1)},
+                               Span{});
       }
       case DecodeError::Malformed:
         return not_onnx(source, "initializer '" + init.name() + "': " + why);
@@ -214,14 +228,19 @@ std::variant<ImportResult, Diagnostic> import_onnx(const std::string& bytes,
     if (!is_default_domain(node->domain())) {
       if (node->domain() == "ai.onnx.ml" || node->domain() == "ai.onnx.preview.training")
         return make_diagnostic(
-            DiagId::RX1401, Span{},
-            {c.node_label(), node->domain() + "." + node->op_type(), std::to_string(opset)});
-      return make_diagnostic(DiagId::RX1404, Span{}, {c.node_label(), node->domain()});
+            diag::UnsupportedOnnxOperator{.node = c.node_label(),
+                                          .op = node->domain() + "." + node->op_type(),
+                                          .opset = opset},
+            Span{});
+      return make_diagnostic(
+          diag::UnknownOnnxDomain{.node = c.node_label(), .domain = node->domain()}, Span{});
     }
     Converter convert = find_converter(node->op_type());
     if (!convert)
-      return make_diagnostic(DiagId::RX1401, Span{},
-                             {c.node_label(), node->op_type(), std::to_string(opset)});
+      return make_diagnostic(
+          diag::UnsupportedOnnxOperator{
+              .node = c.node_label(), .op = node->op_type(), .opset = opset},
+          Span{});
     for (int i = 0; i < node->input_size(); ++i)
       if (!node->input(i).empty() && !c.in(i)) c.refuse("input '" + node->input(i) + "' undefined");
     if (c.ok() && !try_fold(c)) convert(c, *node);

@@ -36,6 +36,14 @@ namespace {
 
 std::string text_of(const StructInfo* s) { return printer::print_struct_info(s); }
 
+// The names of the shape variables `s` mentions, for a fix that casts to `s` (it declares those
+// the function does not name yet).
+std::vector<std::string> shape_var_names(const StructInfo* s) {
+  std::vector<std::string> names;
+  for (const ir::PrimVar* v : ir::shape_vars(s)) names.push_back(v->name);
+  return names;
+}
+
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
 bool is_force_pure(const ir::Function* f) {
@@ -80,6 +88,15 @@ const ir::VDevice* vdevice_of(const StructInfo* s) {
 // the enclosing construct instead.
 Span use_span(const ir::Expr* e, Span enclosing) {
   return e == nullptr || ir::isa<ir::Var>(e) ? enclosing : e->span;
+}
+
+// Where the value of `b` is written. A variable keeps no span of its uses, but as a binding's
+// whole value it ends the statement.
+Span value_span_of(const ir::Binding& b) {
+  const auto* var = ir::dyn_cast<ir::Var>(b.value);
+  if (!var) return use_span(b.value, b.span);
+  uint32_t size = uint32_t(var->name.size());
+  return b.span.end >= b.span.begin + size ? Span{b.span.end - size, b.span.end} : b.span;
 }
 
 // The name a callee is known by in messages.
@@ -415,7 +432,7 @@ class Inferer {
   // Rule 3. Metadata constants carry no data here: their StructInfo is unknown.
   const StructInfo* infer_constant(const ir::Constant& c) {
     if (c.metadata) {
-      report(make_diagnostic(DiagId::RX4007, c.span));
+      report(make_diagnostic(diag::MetadataConstantUnknownSInfo{}, c.span));
       return arena().make<ir::TensorSInfo>(nullptr, ir::DataType::Void(), nullptr, -1);
     }
     std::vector<const ir::PrimExpr*> dims;
@@ -431,14 +448,19 @@ class Inferer {
     if (ir::is_unknown(t)) return t;
     if (const auto* tuple = ir::dyn_cast<ir::TupleSInfo>(t)) {
       if (g.index >= 0 && size_t(g.index) < tuple->fields.size()) return tuple->fields[g.index];
-      report(make_diagnostic(DiagId::RX3007, g.span,
-                             {std::to_string(g.index), expr_name(g.tuple), text_of(t)}));
+      report(make_diagnostic(
+          diag::TupleIndexOutOfRange{
+              .index = g.index, .tuple = expr_name(g.tuple), .sinfo = text_of(t)},
+          g.span));
       return object();
     }
     if (t->kind == SInfoKind::Object) {
-      report(make_diagnostic(DiagId::RX4004, g.span, {expr_name(g.tuple), text_of(t)}));
+      report(make_diagnostic(
+          diag::IndexedValueMaybeNotTuple{.value = expr_name(g.tuple), .sinfo = text_of(t)},
+          g.span));
     } else {
-      report(make_diagnostic(DiagId::RX3008, g.span, {expr_name(g.tuple), text_of(t)}));
+      report(make_diagnostic(
+          diag::IndexedValueNotTuple{.value = expr_name(g.tuple), .sinfo = text_of(t)}, g.span));
     }
     return object();
   }
@@ -460,11 +482,11 @@ class Inferer {
       // Unknown dtype or rank is accepted, as TVM does; a known wrong one is not.
       bad = (!t->dtype.is_void() && !t->dtype.is_bool()) || t->ndim > 0;
     } else if (s->kind == SInfoKind::Object) {
-      report(make_diagnostic(DiagId::RX4005, at, {text_of(s)}));
+      report(make_diagnostic(diag::ConditionMaybeNotBoolScalar{.sinfo = text_of(s)}, at));
     } else {
       bad = true;
     }
-    if (bad) report(make_diagnostic(DiagId::RX3009, at, {text_of(s)}));
+    if (bad) report(make_diagnostic(diag::ConditionNotBoolScalar{.sinfo = text_of(s)}, at));
   }
 
   // ---------------------------------------------------------------- calls (rule 14)
@@ -478,16 +500,17 @@ class Inferer {
     CalleeInfo info = describe_callee(call.op);
     const auto* f = ir::dyn_cast<ir::FuncSInfo>(callee);
     if (f == nullptr) {
-      report(make_diagnostic(DiagId::RX3003, use_span(call.op, call.span),
-                             {info.name, text_of(callee)}));
+      report(make_diagnostic(diag::NotCallable{.callee = info.name, .sinfo = text_of(callee)},
+                             use_span(call.op, call.span)));
       return object();
     }
     if (!f->purity) check_purity(call, info.name);
     if (f->is_opaque()) return derive_opaque(call, *f);
     if (f->params->size() != args.size()) {
       report(make_diagnostic(
-          DiagId::RX3002, call.span,
-          {info.name, std::to_string(f->params->size()), std::to_string(args.size())}));
+          diag::WrongArgumentCount{
+              .callee = info.name, .expected = f->params->size(), .given = args.size()},
+          call.span));
     }
     arith::VarMap mapping = own_mapping(*f, args, info);
     for (size_t i = 0; i < args.size() && i < f->params->size(); ++i)
@@ -540,13 +563,38 @@ class Inferer {
     Diagnostic d;
     if (r.result == Compat::Incompatible && mentions_vdevice(r.detail)) {
       d = make_diagnostic(
-          DiagId::RX3010, at,
-          {"argument " + std::to_string(i) + " of the call to " + quoted(info.name), r.detail});
+          diag::ConflictingVirtualDevices{
+              .what = "argument " + std::to_string(i) + " of the call to " + quoted(info.name),
+              .reason = r.detail},
+          at);
     } else {
-      DiagId id = r.result == Compat::Incompatible ? DiagId::RX3001 : DiagId::RX4001;
-      d = make_diagnostic(
-          id, at,
-          {std::to_string(i), info.name, text_of(arg), param_name, text_of(param), r.detail});
+      if (r.result == Compat::Incompatible) {
+        d = make_diagnostic(
+            diag::ArgumentIncompatibleWithParameter{.index = i,
+                                                    .callee = info.name,
+                                                    .argument = text_of(arg),
+                                                    .parameter = param_name,
+                                                    .parameter_sinfo = text_of(param),
+                                                    .reason = r.detail},
+            at);
+      } else {
+        d = make_diagnostic(diag::ArgumentOnlyPossiblyCompatible{.index = i,
+                                                                 .callee = info.name,
+                                                                 .argument = text_of(arg),
+                                                                 .parameter = param_name,
+                                                                 .parameter_sinfo = text_of(param),
+                                                                 .reason = r.detail},
+                            at);
+        // The repair: check the argument against the parameter first.
+        if (const auto* var = i < call.args.size() ? ir::dyn_cast<ir::Var>(call.args[i]) : nullptr)
+          d.fixes.push_back({.kind = DiagFix::Kind::MatchCastArgument,
+                             .target = call.span,
+                             .statement = call.span,
+                             .argument = int(i),
+                             .name = var->name,
+                             .sinfo = text_of(param),
+                             .shape_vars = shape_var_names(param)});
+      }
     }
     if (!param_span.empty()) d.note(param_span, "parameter '" + param_name + "'");
     report(std::move(d));
@@ -554,9 +602,11 @@ class Inferer {
 
   void check_purity(const ir::Call& call, const std::string& name) {
     if (in_dataflow_) {
-      report(make_diagnostic(DiagId::RX3005, call.span, {name}));
+      report(make_diagnostic(diag::ImpureCallInDataflow{.callee = name}, call.span));
     } else if (!fn_stack_.empty() && fn_stack_.back().check_purity) {
-      Diagnostic d = make_diagnostic(DiagId::RX3006, call.span, {name, fn_stack_.back().name});
+      Diagnostic d = make_diagnostic(
+          diag::ImpureCallInPureFunction{.callee = name, .function = fn_stack_.back().name},
+          call.span);
       report(std::move(d));
     }
   }
@@ -599,7 +649,7 @@ class Inferer {
     // Its own recursive calls: the definition itself is already rejected (RX2024).
     if (!fn_stack_.empty() && fn_stack_.front().name == gv.name) return;
     if (!warned_missing_return_.insert(gv.name).second) return;
-    Diagnostic d = make_diagnostic(DiagId::RX4006, gv.span, {gv.name});
+    Diagnostic d = make_diagnostic(diag::MissingReturnAnnotation{.function = gv.name}, gv.span);
     if (!f.name_span.empty()) d.note(f.name_span, "'" + gv.name + "' is defined here");
     report(std::move(d));
   }
@@ -665,9 +715,27 @@ class Inferer {
       // which, since "more specific" is wrong for the second.
       bool narrower = check_compatibility(an_, value, annotation).result == Compat::Compatible;
       Diagnostic d = make_diagnostic(
-          DiagId::RX4000, use_span(b.value, b.span),
-          {text_of(annotation), b.var->name, narrower ? "is more specific than" : "differs from",
-           text_of(value), r.detail});
+          diag::AnnotationOnlyPossiblyCompatible{
+              .annotation = text_of(annotation),
+              .binding = b.var->name,
+              .relation = narrower ? "is more specific than" : "differs from",
+              .inferred = text_of(value),
+              .reason = r.detail},
+          use_span(b.value, b.span));
+      // The repairs: check the value against the annotation at run time (preferred), or say
+      // what is known instead.
+      d.fixes.push_back({.kind = DiagFix::Kind::MatchCastBinding,
+                         .target = b.var->span,
+                         .statement = b.span,
+                         .value = value_span_of(b),
+                         .name = b.var->name,
+                         .sinfo = text_of(annotation),
+                         .shape_vars = shape_var_names(annotation)});
+      d.fixes.push_back({.kind = DiagFix::Kind::ReplaceAnnotation,
+                         .target = annotation->span,
+                         .name = b.var->name,
+                         .sinfo = text_of(value),
+                         .preferred = false});
       note_annotation(d, annotation);
       report(std::move(d));
     }
@@ -679,10 +747,15 @@ class Inferer {
                                   const CompatResult& r) {
     Diagnostic d =
         mentions_vdevice(r.detail)
-            ? make_diagnostic(DiagId::RX3010, use_span(b.value, b.span),
-                              {quoted(b.var->name), r.detail})
-            : make_diagnostic(DiagId::RX3000, use_span(b.value, b.span),
-                              {b.var->name, text_of(b.var->annotation), text_of(value), r.detail});
+            ? make_diagnostic(
+                  diag::ConflictingVirtualDevices{.what = quoted(b.var->name), .reason = r.detail},
+                  use_span(b.value, b.span))
+            : make_diagnostic(
+                  diag::AnnotationIncompatibleWithValue{.binding = b.var->name,
+                                                        .annotation = text_of(b.var->annotation),
+                                                        .inferred = text_of(value),
+                                                        .reason = r.detail},
+                  use_span(b.value, b.span));
     note_annotation(d, b.var->annotation);
     report(std::move(d));
   }
@@ -707,7 +780,9 @@ class Inferer {
     const auto* call = ir::dyn_cast<ir::Call>(b.value);
     if (call == nullptr || !ir::isa<ir::Op>(call->op)) return;
     if (value->kind == SInfoKind::Object || is_void(value)) return;
-    report(make_diagnostic(DiagId::RX3011, b.span, {callee_name(call->op), text_of(value)}));
+    report(make_diagnostic(
+        diag::CallResultMustBeBound{.callee = callee_name(call->op), .sinfo = text_of(value)},
+        b.span));
   }
 
   // Rule 11.3.
@@ -717,8 +792,10 @@ class Inferer {
     CompatResult r = check_compatibility(an_, target, value);
     bind_new_shape_vars(target);
     if (r.result == Compat::Incompatible) {
-      report(make_diagnostic(DiagId::RX4003, use_span(b.value, b.span),
-                             {text_of(target), text_of(value), r.detail}));
+      report(make_diagnostic(
+          diag::MatchCastNeverSucceeds{
+              .target = text_of(target), .value = text_of(value), .reason = r.detail},
+          use_span(b.value, b.span)));
     }
     // An annotation that differs from the target is rejected by the lowering (RX1142).
     bind_var(b.var, target);
@@ -783,18 +860,43 @@ class Inferer {
     if (r.result == Compat::Compatible) return;
     if (f.body == nullptr) return;
     Span at = return_span(*f.body);
-    DiagId id = r.result == Compat::Incompatible ? DiagId::RX3004 : DiagId::RX4002;
     // Lowered code (relax.force_pure) is produced by TVM's passes, which trust the return
     // annotation without checking it (TVM keeps it whenever the body is not a subtype).
-    if (r.result == Compat::Incompatible && is_force_pure(&f)) id = DiagId::RX4008;
-    if (id == DiagId::RX3004 && mentions_vdevice(r.detail)) {
+    bool trusted = r.result == Compat::Incompatible && is_force_pure(&f);
+    if (r.result == Compat::Incompatible && !trusted && mentions_vdevice(r.detail)) {
       Diagnostic d =
-          make_diagnostic(DiagId::RX3010, at, {"the result of " + quoted(name), r.detail});
+          make_diagnostic(diag::ConflictingVirtualDevices{.what = "the result of " + quoted(name),
+                                                          .reason = r.detail},
+                          at);
       note_annotation(d, f.ret_struct_info);
       return report(std::move(d));
     }
-    Diagnostic d =
-        make_diagnostic(id, at, {name, text_of(body), text_of(f.ret_struct_info), r.detail});
+    std::string body_text = text_of(body), annotation = text_of(f.ret_struct_info);
+    Diagnostic d;
+    if (trusted) {
+      d = make_diagnostic(
+          diag::LoweredBodyIncompatibleWithReturn{
+              .function = name, .body = body_text, .annotation = annotation, .reason = r.detail},
+          at);
+    } else if (r.result == Compat::Incompatible) {
+      d = make_diagnostic(
+          diag::BodyIncompatibleWithReturn{
+              .function = name, .body = body_text, .annotation = annotation, .reason = r.detail},
+          at);
+    } else {
+      d = make_diagnostic(
+          diag::BodyOnlyPossiblyCompatible{
+              .function = name, .body = body_text, .annotation = annotation, .reason = r.detail},
+          at);
+      // The repair: check the returned variable against the annotation before returning it.
+      if (const auto* var = ir::dyn_cast<ir::Var>(f.body->body))
+        d.fixes.push_back({.kind = DiagFix::Kind::MatchCastReturn,
+                           .target = at,
+                           .statement = at,
+                           .name = var->name,
+                           .sinfo = annotation,
+                           .shape_vars = shape_var_names(f.ret_struct_info)});
+    }
     if (!f.ret_struct_info->span.empty()) d.note(f.ret_struct_info->span, "return annotation");
     report(std::move(d));
   }

@@ -32,18 +32,25 @@ class UnusedBindings : public ir::Visitor {
   }
   void on_binding(const ir::Binding& b) override {
     if (!b.match_cast && !b.var->name.empty() && b.var->name[0] != '_' && has_no_effect(b.value))
-      candidates_.push_back(b.var);
+      candidates_.push_back(&b);
   }
   void report(DiagnosticSink& diags) const {
-    for (const ir::Var* var : candidates_)
-      if (!used_.count(var) && !unresolved_.count(var->name))
-        diags.report(make_diagnostic(DiagId::RX4009, var->span, {var->name}));
+    for (const ir::Binding* b : candidates_) {
+      if (used_.count(b->var) || unresolved_.count(b->var->name)) continue;
+      Diagnostic d = make_diagnostic(diag::UnusedBinding{.binding = b->var->name}, b->var->span);
+      // Removing the statement is safe: its value has no effect (has_no_effect).
+      d.fixes.push_back({.kind = DiagFix::Kind::RemoveStatement,
+                         .target = b->var->span,
+                         .statement = b->span,
+                         .name = b->var->name});
+      diags.report(std::move(d));
+    }
   }
 
  private:
   std::unordered_set<const ir::Var*> used_;
   std::unordered_set<std::string> unresolved_;
-  std::vector<const ir::Var*> candidates_;
+  std::vector<const ir::Binding*> candidates_;
 };
 
 }  // namespace

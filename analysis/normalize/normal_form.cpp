@@ -72,20 +72,22 @@ class NormalFormChecker {
  private:
   bool done() const { return !ok_ && !diags_; }
 
-  void fail(DiagId id, Span span, std::vector<std::string> args) {
+  void fail(DiagPayload what, Span span) {
     ok_ = false;
-    if (diags_) diags_->report(make_diagnostic(id, span, std::move(args)));
+    if (diags_) diags_->report(make_diagnostic(std::move(what), span));
   }
 
   void seq(const ir::SeqExpr* s) {
     const ir::BindingBlock* previous = nullptr;
     for (const ir::BindingBlock* block : s->blocks) {
       if (done()) return;
-      if (block->bindings.empty()) fail(DiagId::RX2002, block->span, {"an empty binding block"});
+      if (block->bindings.empty())
+        fail(diag::UnconsolidatedBindingBlocks{.reason = "an empty binding block"}, block->span);
       if (previous && previous->is_dataflow == block->is_dataflow)
-        fail(DiagId::RX2002, block->span,
-             {block->is_dataflow ? "two consecutive dataflow blocks"
-                                 : "two consecutive binding blocks"});
+        fail(diag::UnconsolidatedBindingBlocks{.reason = block->is_dataflow
+                                                             ? "two consecutive dataflow blocks"
+                                                             : "two consecutive binding blocks"},
+             block->span);
       previous = block;
       for (const ir::Binding* b : block->bindings) value(b->value);
     }
@@ -100,7 +102,7 @@ class NormalFormChecker {
       return;
     }
     if (is_atom(e)) return;
-    fail(DiagId::RX2000, e->span, {describe_expr(e)});
+    fail(diag::NestedExpressionNotBound{.expression = describe_expr(e)}, e->span);
   }
 
   // The right-hand side of a binding: a leaf, or a non-leaf whose sub-expressions are leaves.
@@ -117,7 +119,8 @@ class NormalFormChecker {
       }
       case ir::ExprKind::TupleGetItem: return leaf(ir::cast<ir::TupleGetItem>(e)->tuple);
       case ir::ExprKind::Function: return seq(ir::cast<ir::Function>(e)->body);
-      case ir::ExprKind::SeqExpr: return fail(DiagId::RX2001, e->span, {""});
+      case ir::ExprKind::SeqExpr:
+        return fail(diag::MisplacedBindingSequence{.detail = ""}, e->span);
       default: return leaf(e);
     }
   }
@@ -127,8 +130,10 @@ class NormalFormChecker {
     for (const ir::Expr* arg : c->args) leaf(arg);
     if (is_call_tir_family(c->op) && c->args.size() >= 2 && !ir::isa<ir::Tuple>(c->args[1])) {
       auto* var = ir::dyn_cast<ir::Var>(c->args[1]);
-      fail(DiagId::RX2003, c->args[1]->span,
-           {ir::cast<ir::Op>(c->op)->name, var ? var->name : describe_expr(c->args[1])});
+      fail(diag::CallArgumentsNotTupleLiteral{.op = ir::cast<ir::Op>(c->op)->name,
+                                              .arguments =
+                                                  var ? var->name : describe_expr(c->args[1])},
+           c->args[1]->span);
     }
   }
 

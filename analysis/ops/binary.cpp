@@ -32,8 +32,10 @@ std::optional<Operand> operand(InferContext& ctx, std::string_view name) {
     o.ndim = 1;
     return o;
   }
-  ctx.report(DiagId::RX3104, param_span(ctx, param(ctx, name)),
-             {op_text(ctx), std::string(name), sinfo_text(s)});
+  ctx.report(
+      diag::OperatorArgumentNotTensor{
+          .op = op_text(ctx), .parameter = std::string(name), .sinfo = sinfo_text(s)},
+      param_span(ctx, param(ctx, name)));
   return std::nullopt;
 }
 
@@ -59,7 +61,7 @@ const ir::StructInfo* infer_binary_impl(InferContext& ctx, bool comparison) {
   const Operand* tensor_side = a->tensor ? &*a : &*b;
   const Operand* prim_side = a->tensor ? &*b : &*a;
   if (!prim_side->tensor && tensor_side->ndim == 0)
-    ctx.report(DiagId::RX4107, ctx.call.span, {op_text(ctx)});
+    ctx.report(diag::ZeroDimPrimValueResultShape{.op = op_text(ctx)}, ctx.call.span);
   auto da = operand_dims(ctx, *a);
   auto db = operand_dims(ctx, *b);
   if (da && db) {
@@ -87,17 +89,21 @@ const ir::StructInfo* infer_ewise_fma(InferContext& ctx) {
   if (!a || !b || !c) return unknown(ctx);
   if (a->ndim >= 0 &&
       ((b->ndim >= 0 && b->ndim != a->ndim) || (c->ndim >= 0 && c->ndim != a->ndim))) {
-    ctx.report(DiagId::RX3122, ctx.call.span,
-               {op_text(ctx), "all three operands", std::to_string(a->ndim),
-                std::to_string(b->ndim != a->ndim ? b->ndim : c->ndim)});
+    ctx.report(diag::OperatorRankMismatch{.op = op_text(ctx),
+                                          .operands = "all three operands",
+                                          .first = a->ndim,
+                                          .second = b->ndim != a->ndim ? b->ndim : c->ndim},
+               ctx.call.span);
     return rank_only(ctx, -1, a->dtype, a->vdevice);
   }
   DataType dtype = DataType::Void();
   if (!a->dtype.is_void() && !b->dtype.is_void() && !c->dtype.is_void()) {
     if (a->dtype != b->dtype || a->dtype != c->dtype)
-      ctx.report(DiagId::RX3108, ctx.call.span,
-                 {op_text(ctx), "all three operands", a->dtype.str(),
-                  (a->dtype != b->dtype ? b : c)->dtype.str()});
+      ctx.report(diag::OperatorDtypeMismatch{.op = op_text(ctx),
+                                             .operands = "all three operands",
+                                             .first = a->dtype.str(),
+                                             .second = (a->dtype != b->dtype ? b : c)->dtype.str()},
+                 ctx.call.span);
     dtype = a->dtype;
   }
   const ir::VDevice* vdev = first_vdevice({a, b, c});

@@ -30,9 +30,13 @@ bool check_out_sinfo(InferContext& ctx, const ir::StructInfo* s) {
   }
   auto* t = ir::dyn_cast<ir::TensorSInfo>(s);
   if (t && ir::isa<ir::ShapeExpr>(t->shape)) return true;
-  ctx.report(DiagId::RX3118, s->span.empty() ? ctx.call.span : s->span,
-             {op_text(ctx), "out_sinfo", "a tensor with a literal shape (or a list of them)",
-              sinfo_text(s)});
+  ctx.report(
+      diag::OperatorArgumentWrongKind{
+          .op = op_text(ctx),
+          .parameter = "out_sinfo",
+          .expected = "a tensor with a literal shape (or a list of them)",
+          .sinfo = sinfo_text(s)},
+      s->span.empty() ? ctx.call.span : s->span);
   return false;
 }
 
@@ -48,14 +52,20 @@ const ir::StructInfo* out_sinfo(InferContext& ctx) {
 void check_args_tuple(InferContext& ctx) {
   const ir::StructInfo* s = arg_sinfo(ctx, "args");
   if (s && !ir::isa<ir::TupleSInfo>(s) && !ir::isa<ir::ObjectSInfo>(s))
-    ctx.report(DiagId::RX3118, ctx.arg_span(1),
-               {op_text(ctx), "args", "a tuple of arguments", sinfo_text(s)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "args",
+                                               .expected = "a tuple of arguments",
+                                               .sinfo = sinfo_text(s)},
+               ctx.arg_span(1));
 }
 
 void check_tir_vars(InferContext& ctx) {
   const ir::StructInfo* s = arg_sinfo(ctx, "tir_vars");
   if (s && !ir::isa<ir::ShapeSInfo>(s))
-    ctx.report(DiagId::RX3105, ctx.arg_span(2), {op_text(ctx), "tir_vars", sinfo_text(s)});
+    ctx.report(
+        diag::OperatorArgumentNotShape{
+            .op = op_text(ctx), .parameter = "tir_vars", .sinfo = sinfo_text(s)},
+        ctx.arg_span(2));
 }
 
 void check_gvar(InferContext& ctx) {
@@ -63,17 +73,23 @@ void check_gvar(InferContext& ctx) {
   const ir::Expr* callee = ctx.call.args[0];
   auto* gv = ir::dyn_cast<ir::GlobalVar>(callee);
   if (!gv) {
-    ctx.report(DiagId::RX3118, ctx.arg_span(0),
-               {op_text(ctx), "gvar", "a global PrimFunc",
-                ctx.args.empty() ? "unknown" : sinfo_text(ctx.args[0])});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "gvar",
+                                               .expected = "a global PrimFunc",
+                                               .sinfo = ctx.args.empty() ? "unknown"
+                                                                         : sinfo_text(ctx.args[0])},
+               ctx.arg_span(0));
     return;
   }
   if (ctx.module == nullptr) return;
   const ir::GlobalDef* def = ctx.module->find(gv->name);
   if (def && !def->prim_func())
-    ctx.report(DiagId::RX3118, ctx.arg_span(0),
-               {op_text(ctx), gv->name, "a PrimFunc (a T.prim_func)",
-                ctx.args.empty() ? "unknown" : sinfo_text(ctx.args[0])});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = gv->name,
+                                               .expected = "a PrimFunc (a T.prim_func)",
+                                               .sinfo = ctx.args.empty() ? "unknown"
+                                                                         : sinfo_text(ctx.args[0])},
+               ctx.arg_span(0));
 }
 
 // The buffer bound to PrimFunc parameter `p` (a T.Buffer parameter or a match_buffer), or null.
@@ -127,9 +143,13 @@ void check_against_prim_func(InferContext& ctx, const ir::StructInfo* out) {
   }
   size_t n_out = outs.size();
   if (n_params != n_in + n_fresh + n_tv) {
-    ctx.report(DiagId::RX3123, ctx.call.span,
-               {op_text(ctx), gv->name, std::to_string(n_params), std::to_string(n_in),
-                std::to_string(n_fresh), std::to_string(n_tv)});
+    ctx.report(diag::CallTirParameterCount{.op = op_text(ctx),
+                                           .prim_func = gv->name,
+                                           .params = n_params,
+                                           .inputs = n_in,
+                                           .outputs = n_fresh,
+                                           .tir_vars = n_tv},
+               ctx.call.span);
     return;
   }
   auto& an = ctx.analyzer;
@@ -166,9 +186,13 @@ void check_against_prim_func(InferContext& ctx, const ir::StructInfo* out) {
         bad = an.compare(want, (*dims)[d]) == arith::Proof::NotEqual;
     }
     if (bad)
-      ctx.report(
-          DiagId::RX3124, ctx.call.span,
-          {op_text(ctx), std::to_string(j), sinfo_text(t), gv->name, b->name, buffer_text(*b)});
+      ctx.report(diag::CallTirOutputMismatch{.op = op_text(ctx),
+                                             .index = j,
+                                             .declared = sinfo_text(t),
+                                             .prim_func = gv->name,
+                                             .buffer = b->name,
+                                             .buffer_shape = buffer_text(*b)},
+                 ctx.call.span);
   }
 }
 
@@ -194,29 +218,36 @@ const ir::StructInfo* infer_call_tir_inplace(InferContext& ctx) {
     outs = {result};
   Span at = param_span(ctx, param(ctx, "inplace_indices"));
   if (outs.size() != indices->size()) {
-    ctx.report(DiagId::RX3116, at,
-               {op_text(ctx), "inplace_indices",
-                std::to_string(indices->size()) + " indices for " + std::to_string(outs.size()) +
-                    " outputs"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                       .attribute = "inplace_indices",
+                                       .reason = std::to_string(indices->size()) + " indices for " +
+                                                 std::to_string(outs.size()) + " outputs"},
+        at);
     return result;
   }
   for (size_t i = 0; i < indices->size(); ++i) {
     int64_t k = (*indices)[i];
     if (k < 0) continue;
     if (size_t(k) >= args->fields.size()) {
-      ctx.report(DiagId::RX3116, at,
-                 {op_text(ctx), "inplace_indices",
-                  "index " + std::to_string(k) + " is out of range for " +
-                      std::to_string(args->fields.size()) + " arguments"});
+      ctx.report(
+          diag::OperatorInvalidAttribute{
+              .op = op_text(ctx),
+              .attribute = "inplace_indices",
+              .reason = "index " + std::to_string(k) + " is out of range for " +
+                        std::to_string(args->fields.size()) + " arguments"},
+          at);
       continue;
     }
     auto* in = ir::dyn_cast<ir::TensorSInfo>(args->fields[size_t(k)]);
     auto* out = ir::dyn_cast<ir::TensorSInfo>(outs[i]);
     if (!in || !out) continue;
     if (!in->dtype.is_void() && in->dtype != out->dtype)
-      ctx.report(
-          DiagId::RX3108, at,
-          {op_text(ctx), "an in-place output and its input", out->dtype.str(), in->dtype.str()});
+      ctx.report(diag::OperatorDtypeMismatch{.op = op_text(ctx),
+                                             .operands = "an in-place output and its input",
+                                             .first = out->dtype.str(),
+                                             .second = in->dtype.str()},
+                 at);
     auto din = v_dims(*in), dout = s_dims(*out);
     if (din && dout && din->size() == dout->size()) {
       for (size_t d = 0; d < din->size(); ++d)
@@ -225,9 +256,11 @@ const ir::StructInfo* infer_call_tir_inplace(InferContext& ctx) {
                               (*din)[d], "that of argument " + std::to_string(k), at))
           break;
     } else if (din && dout) {
-      ctx.report(DiagId::RX3122, at,
-                 {op_text(ctx), "an in-place output and its input", std::to_string(dout->size()),
-                  std::to_string(din->size())});
+      ctx.report(diag::OperatorRankMismatch{.op = op_text(ctx),
+                                            .operands = "an in-place output and its input",
+                                            .first = dout->size(),
+                                            .second = din->size()},
+                 at);
     }
   }
   return result;
@@ -240,15 +273,20 @@ const ir::StructInfo* infer_call_dps_packed(InferContext& ctx) {
 
 const ir::StructInfo* infer_call_pure_packed(InferContext& ctx) {
   if (!ctx.call.args.empty() && ir::isa<ir::Op>(ctx.call.args[0]))
-    ctx.report(DiagId::RX3118, ctx.arg_span(0),
-               {op_text(ctx), "func", "a packed function, not an operator", "an operator"});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "func",
+                                               .expected = "a packed function, not an operator",
+                                               .sinfo = "an operator"},
+               ctx.arg_span(0));
   return derived_from_sinfo_args(ctx);
 }
 
 const ir::StructInfo* infer_call_inplace_packed(InferContext& ctx) {
   if (ctx.call.args.size() < 2)
-    ctx.report(DiagId::RX3100, ctx.call.span,
-               {op_text(ctx), "2", std::to_string(ctx.call.args.size())});
+    ctx.report(
+        diag::OperatorArgumentCount{
+            .op = op_text(ctx), .expected = "2", .given = std::to_string(ctx.call.args.size())},
+        ctx.call.span);
   return derived_from_sinfo_args(ctx);
 }
 
@@ -265,8 +303,11 @@ const ir::StructInfo* infer_make_closure(InferContext& ctx) { return object(ctx)
 
 const ir::StructInfo* infer_print(InferContext& ctx) {
   if (!ctx.call.args.empty() && !ir::isa<ir::StringImm>(ctx.call.args[0]))
-    ctx.report(DiagId::RX3118, ctx.arg_span(0),
-               {op_text(ctx), "format", "a string", sinfo_text(ctx.args[0])});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "format",
+                                               .expected = "a string",
+                                               .sinfo = sinfo_text(ctx.args[0])},
+               ctx.arg_span(0));
   return unit(ctx);
 }
 
@@ -278,9 +319,13 @@ const ir::StructInfo* infer_assert(InferContext& ctx) {
     if (auto* t = ir::dyn_cast<ir::TensorSInfo>(c))
       ok = (t->dtype.is_bool() || t->dtype.is_void()) && (t->ndim == 0 || t->ndim == -1);
     if (!ok)
-      ctx.report(DiagId::RX3118, ctx.arg_span(0),
-                 {op_text(ctx), "condition",
-                  "a boolean scalar (R.Prim(\"bool\") or a 0-d bool tensor)", sinfo_text(c)});
+      ctx.report(
+          diag::OperatorArgumentWrongKind{
+              .op = op_text(ctx),
+              .parameter = "condition",
+              .expected = "a boolean scalar (R.Prim(\"bool\") or a 0-d bool tensor)",
+              .sinfo = sinfo_text(c)},
+          ctx.arg_span(0));
   }
   return unit(ctx);
 }

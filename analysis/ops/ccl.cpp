@@ -40,10 +40,13 @@ const ir::StructInfo* infer_scatter_from_worker0(InferContext& ctx) {
   auto& an = ctx.analyzer;
   const PrimExpr* d = (*dims)[size_t(*ax)];
   if (auto v = an.as_int(d); v && *v % *workers != 0) {
-    ctx.report(DiagId::RX3116, ctx.call.span,
-               {op_text(ctx), "num_workers",
-                "dimension " + std::to_string(*ax) + " of size " + std::to_string(*v) +
-                    " is not divisible by " + std::to_string(*workers)});
+    ctx.report(
+        diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                       .attribute = "num_workers",
+                                       .reason = "dimension " + std::to_string(*ax) + " of size " +
+                                                 std::to_string(*v) + " is not divisible by " +
+                                                 std::to_string(*workers)},
+        ctx.call.span);
     return rank_only(ctx, x->ndim, x->dtype, x->vdevice);
   }
   Dims out = *dims;

@@ -132,8 +132,11 @@ std::string raw_text(const Raw& r) { return r.expr ? expr_text(r.expr) : attr_te
 
 void bad_type(InferContext& ctx, std::string_view name, const Raw& r, std::string_view expected,
               bool* ok) {
-  ctx.report(DiagId::RX3103, r.span,
-             {op_text(ctx), std::string(name), std::string(expected), raw_text(r)});
+  ctx.report(diag::OperatorParameterWrongKind{.op = op_text(ctx),
+                                              .parameter = std::string(name),
+                                              .expected = std::string(expected),
+                                              .actual = raw_text(r)},
+             r.span);
   if (ok) *ok = false;
 }
 
@@ -294,7 +297,10 @@ const ir::TensorSInfo* tensor_arg(InferContext& ctx, std::string_view name) {
   const ir::StructInfo* s = arg_sinfo(ctx, name);
   if (s == nullptr) return nullptr;  // absent (arity is checked) or given by keyword
   if (auto* t = ir::dyn_cast<ir::TensorSInfo>(s)) return t;
-  ctx.report(DiagId::RX3104, param_span(ctx, v), {op_text(ctx), std::string(name), sinfo_text(s)});
+  ctx.report(
+      diag::OperatorArgumentNotTensor{
+          .op = op_text(ctx), .parameter = std::string(name), .sinfo = sinfo_text(s)},
+      param_span(ctx, v));
   return nullptr;
 }
 
@@ -309,7 +315,10 @@ std::optional<std::vector<const ir::TensorSInfo*>> tensor_tuple_arg(InferContext
       if (auto* ft = ir::dyn_cast<ir::TensorSInfo>(f)) out.push_back(ft);
     if (out.size() == t->fields.size()) return out;
   }
-  ctx.report(DiagId::RX3106, param_span(ctx, v), {op_text(ctx), std::string(name), sinfo_text(s)});
+  ctx.report(
+      diag::OperatorArgumentNotTensorTuple{
+          .op = op_text(ctx), .parameter = std::string(name), .sinfo = sinfo_text(s)},
+      param_span(ctx, v));
   return std::nullopt;
 }
 
@@ -318,7 +327,10 @@ const ir::ShapeSInfo* shape_arg(InferContext& ctx, std::string_view name) {
   const ir::StructInfo* s = arg_sinfo(ctx, name);
   if (s == nullptr) return nullptr;
   if (auto* sh = ir::dyn_cast<ir::ShapeSInfo>(s)) return sh;
-  ctx.report(DiagId::RX3105, param_span(ctx, v), {op_text(ctx), std::string(name), sinfo_text(s)});
+  ctx.report(
+      diag::OperatorArgumentNotShape{
+          .op = op_text(ctx), .parameter = std::string(name), .sinfo = sinfo_text(s)},
+      param_span(ctx, v));
   return nullptr;
 }
 
@@ -358,8 +370,10 @@ std::optional<ShapeOperand> shape_operand(InferContext& ctx, std::string_view na
       std::vector<const PrimExpr*> dims;
       for (const PrimExpr* d : *values) {
         if (!d->dtype.is_integer()) {
-          ctx.report(DiagId::RX3105, param_span(ctx, v),
-                     {op_text(ctx), std::string(name), s ? sinfo_text(s) : prim_text(d)});
+          ctx.report(diag::OperatorArgumentNotShape{.op = op_text(ctx),
+                                                    .parameter = std::string(name),
+                                                    .sinfo = s ? sinfo_text(s) : prim_text(d)},
+                     param_span(ctx, v));
           return std::nullopt;
         }
         dims.push_back(d->dtype == ir::DataType::Int(64)
@@ -372,8 +386,10 @@ std::optional<ShapeOperand> shape_operand(InferContext& ctx, std::string_view na
       return out;
     }
   }
-  ctx.report(DiagId::RX3105, param_span(ctx, v),
-             {op_text(ctx), std::string(name), s ? sinfo_text(s) : "a non-shape value"});
+  ctx.report(diag::OperatorArgumentNotShape{.op = op_text(ctx),
+                                            .parameter = std::string(name),
+                                            .sinfo = s ? sinfo_text(s) : "a non-shape value"},
+             param_span(ctx, v));
   return std::nullopt;
 }
 
@@ -425,10 +441,16 @@ DataType arith_dtype(InferContext& ctx, DataType a, DataType b, std::string_view
   if (a.is_void() || b.is_void()) return DataType::Void();
   if (a == b) return a;
   if (a.is_bool() || b.is_bool()) {
-    ctx.report(DiagId::RX4103, at, {op_text(ctx), a.str(), b.str(), a.str()});
+    ctx.report(
+        diag::MixedDtypes{
+            .op = op_text(ctx), .first = a.str(), .second = b.str(), .result = a.str()},
+        at);
     return a;
   }
-  ctx.report(DiagId::RX3108, at, {op_text(ctx), std::string(what), a.str(), b.str()});
+  ctx.report(
+      diag::OperatorDtypeMismatch{
+          .op = op_text(ctx), .operands = std::string(what), .first = a.str(), .second = b.str()},
+      at);
   return a;
 }
 
@@ -460,16 +482,22 @@ std::optional<std::vector<const PrimExpr*>> broadcast(
       if (p == arith::Proof::Equal) {
         out[pos] = x;
       } else if (xi && yi) {
-        ctx.report(
-            DiagId::RX3109, at,
-            {op_text(ctx), prim_text(x), std::string(a_name), prim_text(y), std::string(b_name)});
+        ctx.report(diag::CannotBroadcast{.op = op_text(ctx),
+                                         .first_dim = prim_text(x),
+                                         .first = std::string(a_name),
+                                         .second_dim = prim_text(y),
+                                         .second = std::string(b_name)},
+                   at);
         if (conflict) *conflict = true;
         return std::nullopt;
       } else {
         if (decided)
-          ctx.report(
-              DiagId::RX4101, at,
-              {op_text(ctx), prim_text(x), std::string(a_name), prim_text(y), std::string(b_name)});
+          ctx.report(diag::MaybeNotBroadcastable{.op = op_text(ctx),
+                                                 .first_dim = prim_text(x),
+                                                 .first = std::string(a_name),
+                                                 .second_dim = prim_text(y),
+                                                 .second = std::string(b_name)},
+                     at);
         decided = false;
       }
     }
@@ -480,7 +508,7 @@ std::optional<std::vector<const PrimExpr*>> broadcast(
 
 std::optional<int> normalize_axis(InferContext& ctx, int64_t axis, int ndim, Span at) {
   if (axis < -int64_t(ndim) || axis >= int64_t(ndim)) {
-    ctx.report(DiagId::RX3110, at, {op_text(ctx), std::to_string(axis), std::to_string(ndim)});
+    ctx.report(diag::AxisOutOfRange{.op = op_text(ctx), .axis = axis, .ndim = ndim}, at);
     return std::nullopt;
   }
   return int(axis < 0 ? axis + ndim : axis);
@@ -494,7 +522,7 @@ std::optional<std::vector<int>> normalize_axes(InferContext& ctx, const std::vec
     std::optional<int> n = normalize_axis(ctx, a, ndim, at);
     if (!n) return std::nullopt;
     if (seen[size_t(*n)]) {
-      ctx.report(DiagId::RX3111, at, {op_text(ctx), std::to_string(a)});
+      ctx.report(diag::AxisRepeated{.op = op_text(ctx), .axis = a}, at);
       return std::nullopt;
     }
     seen[size_t(*n)] = true;
@@ -533,15 +561,20 @@ const ir::VDevice* binary_vdevice(InferContext& ctx, const ir::VDevice* a, const
   if (a == nullptr || a->target_kind.empty()) return b;
   if (b == nullptr || b->target_kind.empty()) return a;
   if (!same_vdevice(a, b)) {
-    ctx.report(DiagId::RX3117, ctx.call.span, {op_text(ctx), vdevice_text(a), vdevice_text(b)});
+    ctx.report(
+        diag::OperatorVdeviceMismatch{
+            .op = op_text(ctx), .first = vdevice_text(a), .second = vdevice_text(b)},
+        ctx.call.span);
   }
   return a;
 }
 
 bool require_float(InferContext& ctx, const ir::TensorSInfo& t, std::string_view name) {
   if (t.dtype.is_void() || t.dtype.is_float()) return true;
-  ctx.report(DiagId::RX3112, param_span(ctx, param(ctx, name)),
-             {op_text(ctx), std::string(name), t.dtype.str()});
+  ctx.report(
+      diag::OperatorRequiresFloat{
+          .op = op_text(ctx), .parameter = std::string(name), .dtype = t.dtype.str()},
+      param_span(ctx, param(ctx, name)));
   return false;
 }
 
@@ -550,13 +583,20 @@ bool check_dims_equal(InferContext& ctx, const PrimExpr* a, std::string_view a_w
   arith::Proof p = ctx.analyzer.compare(a, b);
   if (p == arith::Proof::Equal) return true;
   if (p == arith::Proof::NotEqual) {
-    ctx.report(
-        DiagId::RX3114, at,
-        {op_text(ctx), std::string(a_what), prim_text(a), std::string(b_what), prim_text(b)});
+    ctx.report(diag::OperatorDimensionsDiffer{.op = op_text(ctx),
+                                              .first_what = std::string(a_what),
+                                              .first = prim_text(a),
+                                              .second_what = std::string(b_what),
+                                              .second = prim_text(b)},
+               at);
     return false;
   }
-  ctx.report(DiagId::RX4102, at,
-             {op_text(ctx), std::string(a_what), prim_text(a), std::string(b_what), prim_text(b)});
+  ctx.report(diag::DimensionsMaybeDiffer{.op = op_text(ctx),
+                                         .first_what = std::string(a_what),
+                                         .first = prim_text(a),
+                                         .second_what = std::string(b_what),
+                                         .second = prim_text(b)},
+             at);
   return true;
 }
 

@@ -17,8 +17,10 @@ const ir::StructInfo* infer_full(InferContext& ctx) {
   const ir::TensorSInfo* fill = tensor_arg(ctx, "fill_value");
   std::optional<DataType> dtype = attr_dtype(ctx, "dtype");
   if (fill && fill->ndim != 0)
-    ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, "fill_value")),
-               {op_text(ctx), "fill_value", "0", sinfo_text(fill)});
+    ctx.report(
+        diag::OperatorArgumentWrongRank{
+            .op = op_text(ctx), .parameter = "fill_value", .ndim = "0", .sinfo = sinfo_text(fill)},
+        param_span(ctx, param(ctx, "fill_value")));
   DataType dt = dtype && !dtype->is_void() ? *dtype : (fill ? fill->dtype : DataType::Void());
   if (!shape) return rank_only(ctx, -1, dt, nullptr);
   return tensor_of_shape(ctx, *shape, dt, fill ? fill->vdevice : nullptr);
@@ -29,8 +31,10 @@ const ir::StructInfo* infer_full_like(InferContext& ctx) {
   const ir::TensorSInfo* fill = tensor_arg(ctx, "fill_value");
   std::optional<DataType> dtype = attr_dtype(ctx, "dtype");
   if (fill && fill->ndim != 0)
-    ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, "fill_value")),
-               {op_text(ctx), "fill_value", "0", sinfo_text(fill)});
+    ctx.report(
+        diag::OperatorArgumentWrongRank{
+            .op = op_text(ctx), .parameter = "fill_value", .ndim = "0", .sinfo = sinfo_text(fill)},
+        param_span(ctx, param(ctx, "fill_value")));
   if (!x) return rank_only(ctx, -1, dtype.value_or(DataType::Void()), nullptr);
   return with_dtype(ctx, *x, dtype && !dtype->is_void() ? *dtype : x->dtype);
 }
@@ -68,9 +72,12 @@ const ir::PrimExpr* prim_operand(InferContext& ctx, std::string_view name) {
     const ir::StructInfo* s = arg_sinfo(ctx, name);
     if (auto* ps = ir::dyn_cast<ir::PrimSInfo>(s); ps && ps->value) return ps->value;
   }
-  ctx.report(DiagId::RX3107, param_span(ctx, v),
-             {op_text(ctx), std::string(name),
-              arg_sinfo(ctx, name) ? sinfo_text(arg_sinfo(ctx, name)) : "a non-PrimValue"});
+  ctx.report(
+      diag::OperatorArgumentNotPrimValue{
+          .op = op_text(ctx),
+          .parameter = std::string(name),
+          .sinfo = arg_sinfo(ctx, name) ? sinfo_text(arg_sinfo(ctx, name)) : "a non-PrimValue"},
+      param_span(ctx, v));
   return nullptr;
 }
 
@@ -102,8 +109,10 @@ const ir::StructInfo* infer_arange(InferContext& ctx) {
   auto& an = ctx.analyzer;
   auto s = literal_number(ctx, start), e = literal_number(ctx, end), st = literal_number(ctx, step);
   if (st && *st == 0) {
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "step")),
-               {op_text(ctx), "step", "the step must not be zero"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx), .attribute = "step", .reason = "the step must not be zero"},
+        param_span(ctx, param(ctx, "step")));
     return rank_only(ctx, 1, dt, nullptr);
   }
   if (s && e && st) {
@@ -124,8 +133,10 @@ const ir::StructInfo* infer_arange(InferContext& ctx) {
       count = std::max<int64_t>(int64_t(std::ceil((*e - *s) / *st)), 0);
     }
     if (count != tvm_count)
-      ctx.report(DiagId::RX4106, ctx.call.span,
-                 {op_text(ctx), std::to_string(count), std::to_string(tvm_count)});
+      ctx.report(
+          diag::ArangeLengthDiffersFromTvm{
+              .op = op_text(ctx), .count = count, .tvm_count = tvm_count},
+          ctx.call.span);
     return make_tensor(ctx, {an.make_int(count)}, dt, nullptr);
   }
   if (!all_int) return rank_only(ctx, 1, dt, nullptr);
@@ -149,7 +160,10 @@ const ir::StructInfo* infer_eye_like(InferContext& ctx) {
   std::optional<DataType> dtype = attr_dtype(ctx, "dtype");
   if (!x) return rank_only(ctx, 2, dtype.value_or(DataType::Void()), nullptr);
   if (x->ndim != -1 && x->ndim != 2)
-    ctx.report(DiagId::RX3113, ctx.arg_span(0), {op_text(ctx), "x", "2", sinfo_text(x)});
+    ctx.report(
+        diag::OperatorArgumentWrongRank{
+            .op = op_text(ctx), .parameter = "x", .ndim = "2", .sinfo = sinfo_text(x)},
+        ctx.arg_span(0));
   DataType dt = dtype && !dtype->is_void() ? *dtype : x->dtype;
   if (!x->shape) return rank_only(ctx, 2, dt, x->vdevice);
   return with_dtype(ctx, *x, dt);
@@ -159,11 +173,17 @@ const ir::StructInfo* infer_tri(InferContext& ctx) {
   const ir::TensorSInfo* x = tensor_arg(ctx, "x");
   const ir::StructInfo* k = arg_sinfo(ctx, "k");
   if (k && !ir::isa<ir::PrimSInfo>(k))
-    ctx.report(DiagId::RX3107, ctx.arg_span(1), {op_text(ctx), "k", sinfo_text(k)});
+    ctx.report(
+        diag::OperatorArgumentNotPrimValue{
+            .op = op_text(ctx), .parameter = "k", .sinfo = sinfo_text(k)},
+        ctx.arg_span(1));
   if (!x) return rank_only(ctx, -1, DataType::Void(), nullptr);
   if (x->ndim != -1 && x->ndim < 2)
-    ctx.report(DiagId::RX3118, ctx.arg_span(0),
-               {op_text(ctx), "x", "at least 2-dimensional", sinfo_text(x)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "x",
+                                               .expected = "at least 2-dimensional",
+                                               .sinfo = sinfo_text(x)},
+               ctx.arg_span(0));
   return x;
 }
 
@@ -176,8 +196,10 @@ const ir::StructInfo* infer_one_hot(InferContext& ctx) {
   auto* poff = ir::dyn_cast<ir::PrimSInfo>(off);
   for (auto [s, name] : {std::pair{on, "on_value"}, std::pair{off, "off_value"}})
     if (s && !ir::isa<ir::PrimSInfo>(s))
-      ctx.report(DiagId::RX3107, param_span(ctx, param(ctx, name)),
-                 {op_text(ctx), name, sinfo_text(s)});
+      ctx.report(
+          diag::OperatorArgumentNotPrimValue{
+              .op = op_text(ctx), .parameter = name, .sinfo = sinfo_text(s)},
+          param_span(ctx, param(ctx, name)));
   if (pon && poff)
     dt = arith_dtype(ctx, pon->dtype, poff->dtype, "on_value and off_value", ctx.call.span);
   std::optional<int64_t> depth = attr_int(ctx, "depth");
@@ -196,8 +218,10 @@ const ir::StructInfo* infer_one_hot(InferContext& ctx) {
 const ir::StructInfo* infer_meshgrid(InferContext& ctx) {
   auto ts = tensor_tuple_arg(ctx, "tensors");
   if (auto ix = attr_string(ctx, "indexing"); ix && *ix != "ij" && *ix != "xy")
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "indexing")),
-               {op_text(ctx), "indexing", "expected 'ij' or 'xy'"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx), .attribute = "indexing", .reason = "expected 'ij' or 'xy'"},
+        param_span(ctx, param(ctx, "indexing")));
   if (!ts) return unknown(ctx);
   size_t n = ts->size();
   Dims lens;
@@ -205,8 +229,11 @@ const ir::StructInfo* infer_meshgrid(InferContext& ctx) {
   for (size_t i = 0; i < n; ++i) {
     const ir::TensorSInfo* t = (*ts)[i];
     if (t->ndim >= 0 && t->ndim != 1) {
-      ctx.report(DiagId::RX3113, ctx.arg_span(0),
-                 {op_text(ctx), "tensor " + std::to_string(i), "1", sinfo_text(t)});
+      ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                                 .parameter = "tensor " + std::to_string(i),
+                                                 .ndim = "1",
+                                                 .sinfo = sinfo_text(t)},
+                 ctx.arg_span(0));
       known = false;
       continue;
     }
@@ -227,21 +254,29 @@ const ir::StructInfo* infer_meshgrid(InferContext& ctx) {
 const ir::StructInfo* infer_hamming_window(InferContext& ctx) {
   DataType dt = attr_dtype(ctx, "dtype").value_or(DataType::Float(32));
   if (dt.is_integer()) {
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "dtype")),
-               {op_text(ctx), "dtype", "the window dtype must not be an integer type"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                       .attribute = "dtype",
+                                       .reason = "the window dtype must not be an integer type"},
+        param_span(ctx, param(ctx, "dtype")));
   }
   const ir::StructInfo* s = arg_sinfo(ctx, "window_size");
   auto* p = ir::dyn_cast<ir::PrimSInfo>(s);
   if (s && !p)
-    ctx.report(DiagId::RX3107, ctx.arg_span(0), {op_text(ctx), "window_size", sinfo_text(s)});
+    ctx.report(
+        diag::OperatorArgumentNotPrimValue{
+            .op = op_text(ctx), .parameter = "window_size", .sinfo = sinfo_text(s)},
+        ctx.arg_span(0));
   const PrimExpr* size = nullptr;
   if (!ctx.call.args.empty())
     if (auto* pv = ir::dyn_cast<ir::PrimValue>(ctx.call.args[0])) size = pv->value;
   if (!size && p) size = p->value;
   if (!size) return rank_only(ctx, 1, dt, nullptr);
   if (auto v = ctx.analyzer.as_int(size); v && *v < 1)
-    ctx.report(DiagId::RX3116, ctx.arg_span(0),
-               {op_text(ctx), "window_size", "the window size must be at least 1"});
+    ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                              .attribute = "window_size",
+                                              .reason = "the window size must be at least 1"},
+               ctx.arg_span(0));
   return make_tensor(ctx, {size}, dt, nullptr);
 }
 

@@ -19,16 +19,22 @@ const ir::StructInfo* infer_resize(InferContext& ctx) {
   if (!x) return unknown(ctx, int(N + 2));
   DataType dtype = out && !out->is_void() ? *out : x->dtype;
   if (size && size->ndim >= 0 && size->ndim != int(N) && !(size->ndim == 1)) {
-    ctx.report(DiagId::RX3116, ctx.arg_span(1),
-               {op_text(ctx), "size", "expected " + std::to_string(N) + " values"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                       .attribute = "size",
+                                       .reason = "expected " + std::to_string(N) + " values"},
+        ctx.arg_span(1));
     return rank_only(ctx, int(N + 2), dtype, x->vdevice);
   }
   bool simple = layout.size() == N + 2;
   for (char c : layout) simple = simple && c >= 'A' && c <= 'Z';
   if (!simple) return rank_only(ctx, x->ndim, dtype, x->vdevice);
   if (x->ndim >= 0 && x->ndim != int(N + 2)) {
-    ctx.report(DiagId::RX3113, ctx.arg_span(0),
-               {op_text(ctx), "data", std::to_string(N + 2), sinfo_text(x)});
+    ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                               .parameter = "data",
+                                               .ndim = std::to_string(N + 2),
+                                               .sinfo = sinfo_text(x)},
+               ctx.arg_span(0));
     return rank_only(ctx, int(N + 2), dtype, x->vdevice);
   }
   auto dims = s_dims(*x);
@@ -52,7 +58,10 @@ const ir::StructInfo* infer_affine_grid(InferContext& ctx) {
   attr_bool(ctx, "align_corners");
   if (!x) return unknown(ctx, 4);
   if (x->ndim >= 0 && x->ndim != 3) {
-    ctx.report(DiagId::RX3113, ctx.arg_span(0), {op_text(ctx), "data", "3", sinfo_text(x)});
+    ctx.report(
+        diag::OperatorArgumentWrongRank{
+            .op = op_text(ctx), .parameter = "data", .ndim = "3", .sinfo = sinfo_text(x)},
+        ctx.arg_span(0));
     return rank_only(ctx, 4, x->dtype, x->vdevice);
   }
   auto dims = s_dims(*x);

@@ -21,8 +21,11 @@ const ir::StructInfo* infer_take(InferContext& ctx) {
   if (auto mode = attr_string(ctx, "mode");
       mode && *mode != "fast" && *mode != "clip" && *mode != "wrap" && *mode != "nan")
     ctx.report(
-        DiagId::RX3116, param_span(ctx, param(ctx, "mode")),
-        {op_text(ctx), "mode", "expected 'fast', 'clip', 'wrap' or 'nan', not '" + *mode + "'"});
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx),
+            .attribute = "mode",
+            .reason = "expected 'fast', 'clip', 'wrap' or 'nan', not '" + *mode + "'"},
+        param_span(ctx, param(ctx, "mode")));
   if (!x || !is) return unknown(ctx);
   int idx_rank = 0;
   std::optional<Dims> idx_dims = Dims{};
@@ -34,17 +37,29 @@ const ir::StructInfo* infer_take(InferContext& ctx) {
   } else if (auto* p = ir::dyn_cast<ir::PrimSInfo>(is)) {
     idx_dtype = p->dtype;
   } else {
-    ctx.report(DiagId::RX3104, ctx.arg_span(1), {op_text(ctx), "indices", sinfo_text(is)});
+    ctx.report(
+        diag::OperatorArgumentNotTensor{
+            .op = op_text(ctx), .parameter = "indices", .sinfo = sinfo_text(is)},
+        ctx.arg_span(1));
     return rank_only(ctx, -1, x->dtype, x->vdevice);
   }
   if (!idx_dtype.is_void() && !idx_dtype.is_integer())
-    ctx.report(DiagId::RX3118, ctx.arg_span(1),
-               {op_text(ctx), "indices", "an integer tensor", sinfo_text(is)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "indices",
+                                               .expected = "an integer tensor",
+                                               .sinfo = sinfo_text(is)},
+               ctx.arg_span(1));
   else if (idx_dtype.is_void())  // operators.md §3.6: an unknown index dtype only warns
-    ctx.report(DiagId::RX4108, ctx.arg_span(1), {op_text(ctx), "indices", "an integer type"});
+    ctx.report(
+        diag::OperandDtypeUnknown{
+            .op = op_text(ctx), .operand = "indices", .expected = "an integer type"},
+        ctx.arg_span(1));
   if (!axis && x->ndim != 1) {
-    ctx.report(DiagId::RX3113, ctx.arg_span(0),
-               {op_text(ctx) + "' without 'axis", "x", "1", sinfo_text(x)});
+    ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx) + "' without 'axis",
+                                               .parameter = "x",
+                                               .ndim = "1",
+                                               .sinfo = sinfo_text(x)},
+               ctx.arg_span(0));
     return rank_only(ctx, -1, x->dtype, x->vdevice);
   }
   if (x->ndim < 0 || idx_rank < 0) return rank_only(ctx, -1, x->dtype, x->vdevice);
@@ -72,8 +87,11 @@ std::optional<Dims> prim_tuple_values(InferContext& ctx, std::string_view name, 
   if (ir::isa<ir::ObjectSInfo>(s)) return std::nullopt;
   auto* t = ir::dyn_cast<ir::TupleSInfo>(s);
   if (!t) {
-    ctx.report(DiagId::RX3118, param_span(ctx, param(ctx, name)),
-               {op_text(ctx), std::string(name), "a tuple of integers", sinfo_text(s)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = std::string(name),
+                                               .expected = "a tuple of integers",
+                                               .sinfo = sinfo_text(s)},
+               param_span(ctx, param(ctx, name)));
     *bad = true;
     return std::nullopt;
   }
@@ -82,8 +100,11 @@ std::optional<Dims> prim_tuple_values(InferContext& ctx, std::string_view name, 
   for (const ir::StructInfo* f : t->fields) {
     auto* p = ir::dyn_cast<ir::PrimSInfo>(f);
     if (!p || (!p->dtype.is_void() && !p->dtype.is_integer())) {
-      ctx.report(DiagId::RX3118, param_span(ctx, param(ctx, name)),
-                 {op_text(ctx), std::string(name), "a tuple of integers", sinfo_text(s)});
+      ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                                 .parameter = std::string(name),
+                                                 .expected = "a tuple of integers",
+                                                 .sinfo = sinfo_text(s)},
+                 param_span(ctx, param(ctx, name)));
       *bad = true;
       return std::nullopt;
     }
@@ -109,8 +130,12 @@ const ir::StructInfo* infer_strided_slice(InferContext& ctx) {
   if (bad || !axes || !begin || !end || (has_strides && !strides)) return fallback();
   size_t n = axes->size();
   if (begin->size() != n || end->size() != n || (strides && strides->size() != n)) {
-    ctx.report(DiagId::RX3116, ctx.call.span,
-               {op_text(ctx), "begin", "axes, begin, end and strides must have the same length"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx),
+            .attribute = "begin",
+            .reason = "axes, begin, end and strides must have the same length"},
+        ctx.call.span);
     return fallback();
   }
   if (x->ndim < 0) return fallback();
@@ -132,8 +157,10 @@ const ir::StructInfo* infer_strided_slice(InferContext& ctx) {
     const PrimExpr* s = strides ? (*strides)[i] : an.make_int(1);
     std::optional<int64_t> sv = an.as_int(s);
     if (sv && *sv == 0) {
-      ctx.report(DiagId::RX3116, ctx.call.span,
-                 {op_text(ctx), "strides", "a stride must not be 0"});
+      ctx.report(
+          diag::OperatorInvalidAttribute{
+              .op = op_text(ctx), .attribute = "strides", .reason = "a stride must not be 0"},
+          ctx.call.span);
       return fallback();
     }
     if (!sv) return fallback();
@@ -169,33 +196,48 @@ const ir::StructInfo* infer_strided_slice(InferContext& ctx) {
 const ir::StructInfo* infer_dynamic_strided_slice(InferContext& ctx) {
   const ir::TensorSInfo* x = tensor_arg(ctx, "x");
   if (x && x->ndim < 0)
-    ctx.report(DiagId::RX4109, ctx.arg_span(0),
-               {op_text(ctx), "x", "the lengths of begin, end and strides"});
+    ctx.report(
+        diag::OperandRankUnknown{
+            .op = op_text(ctx), .operand = "x", .what = "the lengths of begin, end and strides"},
+        ctx.arg_span(0));
   for (std::string_view n : {"begin", "end", "strides"}) {
     const ir::TensorSInfo* t = tensor_arg(ctx, n);
     if (!t) continue;
     Span at = param_span(ctx, param(ctx, n));
     std::string name(n);
     if (t->ndim != 1) {
-      ctx.report(DiagId::RX3113, at, {op_text(ctx), name, "1", sinfo_text(t)});
+      ctx.report(
+          diag::OperatorArgumentWrongRank{
+              .op = op_text(ctx), .parameter = name, .ndim = "1", .sinfo = sinfo_text(t)},
+          at);
       continue;
     }
     if (t->dtype.is_void())
-      ctx.report(DiagId::RX4108, at, {op_text(ctx), name, "int64"});
+      ctx.report(
+          diag::OperandDtypeUnknown{.op = op_text(ctx), .operand = name, .expected = "int64"}, at);
     else if (t->dtype != DataType::Int(64))
-      ctx.report(DiagId::RX3118, at, {op_text(ctx), name, "an int64 tensor", sinfo_text(t)});
+      ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                                 .parameter = name,
+                                                 .expected = "an int64 tensor",
+                                                 .sinfo = sinfo_text(t)},
+                 at);
     auto dims = s_dims(*t);
     std::optional<int64_t> len = dims ? ctx.analyzer.as_int((*dims)[0]) : std::nullopt;
     if (!len) {
-      ctx.report(DiagId::RX3118, at,
-                 {op_text(ctx), name, "a 1-D tensor of literal length", sinfo_text(t)});
+      ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                                 .parameter = name,
+                                                 .expected = "a 1-D tensor of literal length",
+                                                 .sinfo = sinfo_text(t)},
+                 at);
       continue;
     }
     if (x && x->ndim >= 0 && *len != x->ndim)
-      ctx.report(DiagId::RX3116, at,
-                 {op_text(ctx), name,
-                  std::to_string(*len) + " entries for a " + std::to_string(x->ndim) +
-                      "-dimensional tensor"});
+      ctx.report(
+          diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                         .attribute = name,
+                                         .reason = std::to_string(*len) + " entries for a " +
+                                                   std::to_string(x->ndim) + "-dimensional tensor"},
+          at);
   }
   if (!x) return unknown(ctx);
   return rank_only(ctx, x->ndim, x->dtype, x->vdevice);
@@ -209,8 +251,11 @@ const ir::StructInfo* infer_where(InferContext& ctx) {
   const ir::TensorSInfo* b = tensor_arg(ctx, "x2");
   if (!c || !a || !b) return unknown(ctx);
   if (!c->dtype.is_bool())
-    ctx.report(DiagId::RX3118, ctx.arg_span(0),
-               {op_text(ctx), "condition", "a bool tensor", sinfo_text(c)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "condition",
+                                               .expected = "a bool tensor",
+                                               .sinfo = sinfo_text(c)},
+               ctx.arg_span(0));
   DataType dtype = arith_dtype(ctx, a->dtype, b->dtype, "x1 and x2", ctx.call.span);
   const ir::VDevice* vdev = first_vdevice({c, a, b});
   int ndim = (c->ndim < 0 || a->ndim < 0 || b->ndim < 0)
@@ -291,8 +336,10 @@ const ir::StructInfo* infer_topk(InferContext& ctx) {
   attr_bool(ctx, "largest");
   DataType dt = attr_dtype(ctx, "dtype").value_or(DataType::Int(32));
   if (ret != "both" && ret != "values" && ret != "indices") {
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "ret_type")),
-               {op_text(ctx), "ret_type", "expected 'both', 'values' or 'indices'"});
+    ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                              .attribute = "ret_type",
+                                              .reason = "expected 'both', 'values' or 'indices'"},
+               param_span(ctx, param(ctx, "ret_type")));
     ret = "both";
   }
   if (!x) return unknown(ctx);
@@ -361,23 +408,30 @@ std::optional<std::vector<const ir::TensorSInfo*>> index_tensors(InferContext& c
   if (!idx) return std::nullopt;
   Span at = param_span(ctx, param(ctx, "indices"));
   if (idx->empty()) {
-    ctx.report(DiagId::RX3116, at,
-               {op_text(ctx), "indices", "at least one index tensor is needed"});
+    ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                              .attribute = "indices",
+                                              .reason = "at least one index tensor is needed"},
+               at);
     return std::nullopt;
   }
   // Boolean masks are not integer indices here: their result length is data dependent.
   for (size_t i = 0; i < idx->size(); ++i) {
     DataType dt = (*idx)[i]->dtype;
     if (!dt.is_void() && (!dt.is_integer() || dt.is_bool()))
-      ctx.report(
-          DiagId::RX3118, at,
-          {op_text(ctx), "index " + std::to_string(i), "an integer tensor", sinfo_text((*idx)[i])});
+      ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                                 .parameter = "index " + std::to_string(i),
+                                                 .expected = "an integer tensor",
+                                                 .sinfo = sinfo_text((*idx)[i])},
+                 at);
   }
   if (data.ndim >= 0 && idx->size() > size_t(data.ndim)) {
-    ctx.report(DiagId::RX3116, at,
-               {op_text(ctx), "indices",
-                std::to_string(idx->size()) + " index tensors for a " + std::to_string(data.ndim) +
-                    "-dimensional tensor"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                       .attribute = "indices",
+                                       .reason = std::to_string(idx->size()) +
+                                                 " index tensors for a " +
+                                                 std::to_string(data.ndim) + "-dimensional tensor"},
+        at);
     return std::nullopt;
   }
   return idx;
@@ -431,8 +485,11 @@ const ir::StructInfo* infer_index_put(InferContext& ctx) {
   }
   index_tensors(ctx, *data);
   if (values && !values->dtype.is_void() && !data->dtype.is_void() && values->dtype != data->dtype)
-    ctx.report(DiagId::RX3108, ctx.call.span,
-               {op_text(ctx), "data and values", data->dtype.str(), values->dtype.str()});
+    ctx.report(diag::OperatorDtypeMismatch{.op = op_text(ctx),
+                                           .operands = "data and values",
+                                           .first = data->dtype.str(),
+                                           .second = values->dtype.str()},
+               ctx.call.span);
   return data;
 }
 
@@ -447,15 +504,20 @@ const PrimExpr* prim_value_of(InferContext& ctx, std::string_view name, bool* ok
       if (auto* p = v.attr->get_if<const PrimExpr*>()) return *p;
       if (auto* e = v.attr->get_if<const ir::Expr*>())
         if (auto* pv = ir::dyn_cast<ir::PrimValue>(*e)) return pv->value;
-      ctx.report(DiagId::RX3107, param_span(ctx, v), {op_text(ctx), std::string(name), "?"});
+      ctx.report(
+          diag::OperatorArgumentNotPrimValue{
+              .op = op_text(ctx), .parameter = std::string(name), .sinfo = "?"},
+          param_span(ctx, v));
       *ok = false;
     }
     return nullptr;
   }
   auto* p = ir::dyn_cast<ir::PrimSInfo>(s);
   if (!p) {
-    ctx.report(DiagId::RX3107, param_span(ctx, v),
-               {op_text(ctx), std::string(name), sinfo_text(s)});
+    ctx.report(
+        diag::OperatorArgumentNotPrimValue{
+            .op = op_text(ctx), .parameter = std::string(name), .sinfo = sinfo_text(s)},
+        param_span(ctx, v));
     *ok = false;
     return nullptr;
   }
@@ -488,18 +550,25 @@ const ir::StructInfo* infer_slice_scatter(InferContext& ctx) {
       stride = *v;
     }
   if (step_literal && stride <= 0) {
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "step")),
-               {op_text(ctx), "step", "the step must be positive"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx), .attribute = "step", .reason = "the step must be positive"},
+        param_span(ctx, param(ctx, "step")));
     ok = false;
   }
   if (!src) return x;
   if (!src->dtype.is_void() && !x->dtype.is_void() && src->dtype != x->dtype)
-    ctx.report(DiagId::RX3108, ctx.call.span,
-               {op_text(ctx), "input_tensor and src", x->dtype.str(), src->dtype.str()});
+    ctx.report(diag::OperatorDtypeMismatch{.op = op_text(ctx),
+                                           .operands = "input_tensor and src",
+                                           .first = x->dtype.str(),
+                                           .second = src->dtype.str()},
+               ctx.call.span);
   if (x->ndim >= 0 && src->ndim >= 0 && x->ndim != src->ndim) {
-    ctx.report(
-        DiagId::RX3122, ctx.call.span,
-        {op_text(ctx), "input_tensor and src", std::to_string(x->ndim), std::to_string(src->ndim)});
+    ctx.report(diag::OperatorRankMismatch{.op = op_text(ctx),
+                                          .operands = "input_tensor and src",
+                                          .first = x->ndim,
+                                          .second = src->ndim},
+               ctx.call.span);
     return x;
   }
   if (x->ndim < 0) return x;
@@ -536,8 +605,11 @@ const ir::StructInfo* infer_gather_nd(InferContext& ctx) {
   int64_t batch_dims = attr_int(ctx, "batch_dims").value_or(0);
   if (!data || !idx) return unknown(ctx);
   if (!idx->dtype.is_void() && idx->dtype != DataType::Int(64))
-    ctx.report(DiagId::RX3118, ctx.arg_span(1),
-               {op_text(ctx), "indices", "an int64 tensor", sinfo_text(idx)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "indices",
+                                               .expected = "an int64 tensor",
+                                               .sinfo = sinfo_text(idx)},
+               ctx.arg_span(1));
   auto dd = s_dims(*data), id = s_dims(*idx);
   if (!dd || !id || id->empty()) return rank_only(ctx, -1, data->dtype, data->vdevice);
   std::optional<int64_t> l = ctx.analyzer.as_int(id->back());
@@ -554,8 +626,11 @@ const ir::StructInfo* infer_scatter_nd(InferContext& ctx) {
   const ir::TensorSInfo* upd = tensor_arg(ctx, "updates");
   if (!data) return unknown(ctx);
   if (upd && !upd->dtype.is_void() && !data->dtype.is_void() && upd->dtype != data->dtype)
-    ctx.report(DiagId::RX3108, ctx.call.span,
-               {op_text(ctx), "data and updates", data->dtype.str(), upd->dtype.str()});
+    ctx.report(diag::OperatorDtypeMismatch{.op = op_text(ctx),
+                                           .operands = "data and updates",
+                                           .first = data->dtype.str(),
+                                           .second = upd->dtype.str()},
+               ctx.call.span);
   if (!s_dims(*data)) return rank_only(ctx, data->ndim, data->dtype, data->vdevice);
   return data;
 }
@@ -567,7 +642,10 @@ const ir::StructInfo* infer_bucketize(InferContext& ctx) {
   attr_bool(ctx, "right");
   DataType dt = out_int32 ? DataType::Int(32) : DataType::Int(64);
   if (b && b->ndim >= 0 && b->ndim != 1)
-    ctx.report(DiagId::RX3113, ctx.arg_span(1), {op_text(ctx), "boundaries", "1", sinfo_text(b)});
+    ctx.report(
+        diag::OperatorArgumentWrongRank{
+            .op = op_text(ctx), .parameter = "boundaries", .ndim = "1", .sinfo = sinfo_text(b)},
+        ctx.arg_span(1));
   if (!x) return rank_only(ctx, -1, dt, nullptr);
   return with_dtype(ctx, *x, dt);
 }

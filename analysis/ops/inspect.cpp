@@ -45,7 +45,10 @@ const ir::StructInfo* infer_header_field_i(InferContext& ctx) {
   if (s != nullptr) {
     auto* p = ir::dyn_cast<ir::PrimSInfo>(s);
     if (p == nullptr || (!p->dtype.is_void() && (!p->dtype.is_integer() || p->dtype.is_bool()))) {
-      ctx.report(DiagId::RX3107, at, {op_text(ctx), "axis", sinfo_text(s)});
+      ctx.report(
+          diag::OperatorArgumentNotPrimValue{
+              .op = op_text(ctx), .parameter = "axis", .sinfo = sinfo_text(s)},
+          at);
     } else if (p->value) {
       axis = ctx.analyzer.as_int(p->value);
     }
@@ -55,9 +58,12 @@ const ir::StructInfo* infer_header_field_i(InferContext& ctx) {
     axis = attr_int(ctx, "axis");
   }
   if (axis && *axis < 0) {
-    ctx.report(DiagId::RX3116, at, {op_text(ctx), "axis", "the axis must not be negative"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx), .attribute = "axis", .reason = "the axis must not be negative"},
+        at);
   } else if (axis && t && t->ndim >= 0 && *axis >= t->ndim) {
-    ctx.report(DiagId::RX3110, at, {op_text(ctx), std::to_string(*axis), std::to_string(t->ndim)});
+    ctx.report(diag::AxisOutOfRange{.op = op_text(ctx), .axis = *axis, .ndim = t->ndim}, at);
   }
   return prim(ctx, field_dtype(ctx));
 }

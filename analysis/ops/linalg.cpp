@@ -23,9 +23,11 @@ const ir::StructInfo* matmul_of(InferContext& ctx, const ir::TensorSInfo& a, Dim
   int r1 = a.ndim, r2 = b.ndim;
   if (r1 < 0 || r2 < 0) return rank_only(ctx, -1, dtype, vdev);
   if (r1 == 0 || r2 == 0) {
-    ctx.report(DiagId::RX3118, r1 == 0 ? ctx.arg_span(0) : ctx.arg_span(1),
-               {op_text(ctx), r1 == 0 ? "x1" : "x2", "a tensor of rank at least 1",
-                sinfo_text(r1 == 0 ? &a : &b)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = r1 == 0 ? "x1" : "x2",
+                                               .expected = "a tensor of rank at least 1",
+                                               .sinfo = sinfo_text(r1 == 0 ? &a : &b)},
+               r1 == 0 ? ctx.arg_span(0) : ctx.arg_span(1));
     return rank_only(ctx, -1, dtype, vdev);
   }
   bool prepend = r1 == 1, append = r2 == 1;
@@ -96,7 +98,10 @@ const ir::StructInfo* infer_outer(InferContext& ctx) {
   if (!a || !b) return rank_only(ctx, 2, DataType::Void(), nullptr);
   for (auto [t, name, i] : {std::tuple{a, "x1", 0}, std::tuple{b, "x2", 1}})
     if (t->ndim != 1)
-      ctx.report(DiagId::RX3113, ctx.arg_span(size_t(i)), {op_text(ctx), name, "1", sinfo_text(t)});
+      ctx.report(
+          diag::OperatorArgumentWrongRank{
+              .op = op_text(ctx), .parameter = name, .ndim = "1", .sinfo = sinfo_text(t)},
+          ctx.arg_span(size_t(i)));
   auto da = s_dims(*a), db = s_dims(*b);
   if (a->ndim == 1 && b->ndim == 1 && da && db)
     return make_tensor(ctx, {(*da)[0], (*db)[0]}, a->dtype, nullptr);
@@ -110,15 +115,20 @@ const ir::StructInfo* infer_einsum(InferContext& ctx) {
   std::optional<std::string> subs = attr_string(ctx, "subscripts");
   if (!ts) return rank_only(ctx, -1, DataType::Void(), nullptr);
   if (ts->empty()) {
-    ctx.report(DiagId::RX3116, ctx.arg_span(0),
-               {op_text(ctx), "operands", "at least one tensor is needed"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx), .attribute = "operands", .reason = "at least one tensor is needed"},
+        ctx.arg_span(0));
     return rank_only(ctx, -1, DataType::Void(), nullptr);
   }
   DataType dtype = (*ts)[0]->dtype;
   for (const ir::TensorSInfo* t : *ts)
     if (t->dtype != dtype) {
-      ctx.report(DiagId::RX3108, ctx.arg_span(0),
-                 {op_text(ctx), "all operands", dtype.str(), t->dtype.str()});
+      ctx.report(diag::OperatorDtypeMismatch{.op = op_text(ctx),
+                                             .operands = "all operands",
+                                             .first = dtype.str(),
+                                             .second = t->dtype.str()},
+                 ctx.arg_span(0));
       break;
     }
   const ir::VDevice* vdev = first_vdevice(*ts);
@@ -143,10 +153,12 @@ const ir::StructInfo* infer_einsum(InferContext& ctx) {
     }
   Span at = param_span(ctx, param(ctx, "subscripts"));
   if (terms.size() != ts->size()) {
-    ctx.report(DiagId::RX3116, at,
-               {op_text(ctx), "subscripts",
-                std::to_string(terms.size()) + " operand terms for " + std::to_string(ts->size()) +
-                    " operands"});
+    ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                              .attribute = "subscripts",
+                                              .reason = std::to_string(terms.size()) +
+                                                        " operand terms for " +
+                                                        std::to_string(ts->size()) + " operands"},
+               at);
     return rank_only(ctx, -1, dtype, vdev);
   }
   std::map<char, const PrimExpr*> extent;
@@ -155,9 +167,11 @@ const ir::StructInfo* infer_einsum(InferContext& ctx) {
   for (size_t i = 0; i < terms.size(); ++i) {
     const ir::TensorSInfo* t = (*ts)[i];
     if (t->ndim >= 0 && size_t(t->ndim) != terms[i].size()) {
-      ctx.report(DiagId::RX3113, ctx.arg_span(0),
-                 {op_text(ctx), "operand " + std::to_string(i), std::to_string(terms[i].size()),
-                  sinfo_text(t)});
+      ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                                 .parameter = "operand " + std::to_string(i),
+                                                 .ndim = std::to_string(terms[i].size()),
+                                                 .sinfo = sinfo_text(t)},
+                 ctx.arg_span(0));
       return rank_only(ctx, -1, dtype, vdev);
     }
     auto dims = s_dims(*t);
@@ -187,9 +201,11 @@ const ir::StructInfo* infer_einsum(InferContext& ctx) {
   for (char c : rhs) {
     auto it = extent.find(c);
     if (it == extent.end()) {
-      ctx.report(DiagId::RX3116, at,
-                 {op_text(ctx), "subscripts",
-                  std::string("output index '") + c + "' does not appear in the inputs"});
+      ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                                .attribute = "subscripts",
+                                                .reason = std::string("output index '") + c +
+                                                          "' does not appear in the inputs"},
+                 at);
       return rank_only(ctx, int(rhs.size()), dtype, vdev);
     }
     out.push_back(it->second);

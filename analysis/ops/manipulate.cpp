@@ -36,15 +36,21 @@ const ir::StructInfo* infer_reshape(InferContext& ctx) {
       std::string why = *v == -1  ? "at most one dimension may be -1"
                         : *v == 0 ? "0 copies an input dimension, which needs a known input shape"
                                   : "every dimension must be positive, except a single -1";
-      ctx.report(DiagId::RX3116, at, {op_text(ctx), "shape", why});
+      ctx.report(
+          diag::OperatorInvalidAttribute{.op = op_text(ctx), .attribute = "shape", .reason = why},
+          at);
       return rank_only(ctx, int(dims.size()), x->dtype, x->vdevice);
     }
   }
   if (minus_one >= 0) {
     if (!old_dims) {
-      ctx.report(DiagId::RX3116, at,
-                 {op_text(ctx), "shape",
-                  "-1 needs an input tensor of known shape, but '" + sinfo_text(x) + "' has none"});
+      ctx.report(
+          diag::OperatorInvalidAttribute{
+              .op = op_text(ctx),
+              .attribute = "shape",
+              .reason =
+                  "-1 needs an input tensor of known shape, but '" + sinfo_text(x) + "' has none"},
+          at);
       return rank_only(ctx, int(dims.size()), x->dtype, x->vdevice);
     }
     Dims others;
@@ -58,11 +64,17 @@ const ir::StructInfo* infer_reshape(InferContext& ctx) {
     const PrimExpr* after = product(ctx, dims);
     arith::Proof p = ctx.analyzer.compare(before, after);
     if (p == arith::Proof::NotEqual) {
-      ctx.report(
-          DiagId::RX3115, at,
-          {op_text(ctx), sinfo_text(x), prim_text(before), dims_text(dims), prim_text(after)});
+      ctx.report(diag::ReshapeElementCountDiffers{.op = op_text(ctx),
+                                                  .input = sinfo_text(x),
+                                                  .input_elements = prim_text(before),
+                                                  .shape = dims_text(dims),
+                                                  .shape_elements = prim_text(after)},
+                 at);
     } else if (p == arith::Proof::Unknown && minus_one < 0) {
-      ctx.report(DiagId::RX4104, at, {op_text(ctx), sinfo_text(x), dims_text(dims)});
+      ctx.report(
+          diag::ReshapeElementCountUnproven{
+              .op = op_text(ctx), .input = sinfo_text(x), .shape = dims_text(dims)},
+          at);
     }
   }
   if (!rewritten && ir::isa<ir::ShapeExpr>(shape->expr))
@@ -82,10 +94,12 @@ const ir::StructInfo* infer_permute_dims(InferContext& ctx) {
   std::vector<int> perm;
   if (axes) {
     if (int(axes->size()) != r) {
-      ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "axes")),
-                 {op_text(ctx), "axes",
-                  std::to_string(axes->size()) + " axes given for a " + std::to_string(r) +
-                      "-dimensional tensor"});
+      ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                                .attribute = "axes",
+                                                .reason = std::to_string(axes->size()) +
+                                                          " axes given for a " + std::to_string(r) +
+                                                          "-dimensional tensor"},
+                 param_span(ctx, param(ctx, "axes")));
       return rank_only(ctx, r, x->dtype, x->vdevice);
     }
     auto norm = normalize_axes(ctx, *axes, r, param_span(ctx, param(ctx, "axes")));
@@ -182,8 +196,11 @@ DataType common_dtype(InferContext& ctx, const std::vector<const ir::TensorSInfo
     } else if (first.is_void()) {
       first = t->dtype;
     } else if (t->dtype != first) {
-      ctx.report(DiagId::RX3108, at,
-                 {op_text(ctx), "all input tensors", first.str(), t->dtype.str()});
+      ctx.report(diag::OperatorDtypeMismatch{.op = op_text(ctx),
+                                             .operands = "all input tensors",
+                                             .first = first.str(),
+                                             .second = t->dtype.str()},
+                 at);
     }
   }
   return any_void ? DataType::Void() : first;
@@ -199,7 +216,10 @@ const ir::StructInfo* infer_concat(InferContext& ctx) {
   if (!ts) return unknown(ctx);
   Span at = ctx.arg_span(0);
   if (ts->empty()) {
-    ctx.report(DiagId::RX3116, at, {op_text(ctx), "tensors", "at least one tensor is needed"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx), .attribute = "tensors", .reason = "at least one tensor is needed"},
+        at);
     return unknown(ctx);
   }
   DataType dtype = common_dtype(ctx, *ts, at);
@@ -210,9 +230,11 @@ const ir::StructInfo* infer_concat(InferContext& ctx) {
     if (rank < 0) {
       rank = t->ndim;
     } else if (t->ndim != rank) {
-      ctx.report(
-          DiagId::RX3122, at,
-          {op_text(ctx), "all input tensors", std::to_string(rank), std::to_string(t->ndim)});
+      ctx.report(diag::OperatorRankMismatch{.op = op_text(ctx),
+                                            .operands = "all input tensors",
+                                            .first = rank,
+                                            .second = t->ndim},
+                 at);
       return rank_only(ctx, -1, dtype, vdev);
     }
   }
@@ -234,18 +256,24 @@ const ir::StructInfo* infer_concat(InferContext& ctx) {
     for (size_t i = 1; i < all.size(); ++i) {
       arith::Proof p = ctx.analyzer.compare(all[i][size_t(d)], all[0][size_t(d)]);
       if (p == arith::Proof::NotEqual) {
-        ctx.report(
-            DiagId::RX3114, at,
-            {op_text(ctx), "dimension " + std::to_string(d) + " of input " + std::to_string(i),
-             prim_text(all[i][size_t(d)]), "that of input 0", prim_text(all[0][size_t(d)])});
+        ctx.report(diag::OperatorDimensionsDiffer{.op = op_text(ctx),
+                                                  .first_what = "dimension " + std::to_string(d) +
+                                                                " of input " + std::to_string(i),
+                                                  .first = prim_text(all[i][size_t(d)]),
+                                                  .second_what = "that of input 0",
+                                                  .second = prim_text(all[0][size_t(d)])},
+                   at);
         return rank_only(ctx, rank, dtype, vdev);
       }
       if (p == arith::Proof::Unknown) {
         if (!undecided)
-          ctx.report(
-              DiagId::RX4102, at,
-              {op_text(ctx), "dimension " + std::to_string(d) + " of input " + std::to_string(i),
-               prim_text(all[i][size_t(d)]), "that of input 0", prim_text(all[0][size_t(d)])});
+          ctx.report(diag::DimensionsMaybeDiffer{.op = op_text(ctx),
+                                                 .first_what = "dimension " + std::to_string(d) +
+                                                               " of input " + std::to_string(i),
+                                                 .first = prim_text(all[i][size_t(d)]),
+                                                 .second_what = "that of input 0",
+                                                 .second = prim_text(all[0][size_t(d)])},
+                     at);
         undecided = true;
       }
     }
@@ -263,7 +291,10 @@ const ir::StructInfo* infer_stack(InferContext& ctx) {
   if (!ts) return unknown(ctx);
   Span at = ctx.arg_span(0);
   if (ts->empty()) {
-    ctx.report(DiagId::RX3116, at, {op_text(ctx), "tensors", "at least one tensor is needed"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx), .attribute = "tensors", .reason = "at least one tensor is needed"},
+        at);
     return unknown(ctx);
   }
   DataType dtype = common_dtype(ctx, *ts, at);
@@ -272,8 +303,10 @@ const ir::StructInfo* infer_stack(InferContext& ctx) {
   if (r < 0) return rank_only(ctx, -1, dtype, vdev);
   for (const ir::TensorSInfo* t : *ts)
     if (t->ndim >= 0 && t->ndim != r) {
-      ctx.report(DiagId::RX3122, at,
-                 {op_text(ctx), "all input tensors", std::to_string(r), std::to_string(t->ndim)});
+      ctx.report(
+          diag::OperatorRankMismatch{
+              .op = op_text(ctx), .operands = "all input tensors", .first = r, .second = t->ndim},
+          at);
       return rank_only(ctx, r + 1, dtype, vdev);
     }
   auto ax = normalize_axis(ctx, attr_int(ctx, "axis").value_or(0), r + 1,
@@ -292,10 +325,13 @@ const ir::StructInfo* infer_stack(InferContext& ctx) {
     for (int d = 0; d < r; ++d) {
       arith::Proof p = ctx.analyzer.compare(all[i][size_t(d)], all[0][size_t(d)]);
       if (p == arith::Proof::NotEqual) {
-        ctx.report(
-            DiagId::RX3114, at,
-            {op_text(ctx), "dimension " + std::to_string(d) + " of input " + std::to_string(i),
-             prim_text(all[i][size_t(d)]), "that of input 0", prim_text(all[0][size_t(d)])});
+        ctx.report(diag::OperatorDimensionsDiffer{.op = op_text(ctx),
+                                                  .first_what = "dimension " + std::to_string(d) +
+                                                                " of input " + std::to_string(i),
+                                                  .first = prim_text(all[i][size_t(d)]),
+                                                  .second_what = "that of input 0",
+                                                  .second = prim_text(all[0][size_t(d)])},
+                   at);
         return rank_only(ctx, r + 1, dtype, vdev);
       }
       all_equal = all_equal && p == arith::Proof::Equal;
@@ -328,8 +364,10 @@ const ir::StructInfo* infer_split(InferContext& ctx) {
   int64_t axis_value = attr_int(ctx, "axis").value_or(0);
   if (!x || !ok || (!indices && !sections)) return unknown(ctx);
   if (sections && *sections <= 0) {
-    ctx.report(DiagId::RX3116, ios_span,
-               {op_text(ctx), "indices_or_sections", "the number of sections must be positive"});
+    ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                              .attribute = "indices_or_sections",
+                                              .reason = "the number of sections must be positive"},
+               ios_span);
     return unknown(ctx);
   }
   std::optional<int> axis;
@@ -363,9 +401,12 @@ const ir::StructInfo* infer_split(InferContext& ctx) {
     const PrimExpr* last = an.sub(len, an.mul(c, an.make_int(*sections - 1)));
     if (auto v = an.as_int(last); v && *v <= 0) {
       // TVM infers a negative extent here (ceil-sized chunks run out); clamp it to 0.
-      ctx.report(DiagId::RX4105, ios_span,
-                 {op_text(ctx), std::to_string(*axis), prim_text(len), std::to_string(*sections),
-                  prim_text(c)});
+      ctx.report(diag::SplitLeavesEmptySection{.op = op_text(ctx),
+                                               .axis = *axis,
+                                               .size = prim_text(len),
+                                               .sections = *sections,
+                                               .section_size = prim_text(c)},
+                 ios_span);
       last = an.make_int(0);
     }
     extents.push_back(last);
@@ -386,10 +427,13 @@ const ir::StructInfo* infer_broadcast_to(InferContext& ctx) {
   if (!x || !shape) return unknown(ctx);
   Span at = ctx.arg_span(1);
   if (x->ndim >= 0 && shape->ndim >= 0 && shape->ndim < x->ndim) {
-    ctx.report(DiagId::RX3116, at,
-               {op_text(ctx), "shape",
-                "the target rank " + std::to_string(shape->ndim) + " is less than the input rank " +
-                    std::to_string(x->ndim)});
+    ctx.report(
+        diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                       .attribute = "shape",
+                                       .reason = "the target rank " + std::to_string(shape->ndim) +
+                                                 " is less than the input rank " +
+                                                 std::to_string(x->ndim)},
+        at);
     return tensor_of_shape(ctx, *shape, x->dtype, x->vdevice);
   }
   auto in = v_dims(*x);
@@ -401,13 +445,21 @@ const ir::StructInfo* infer_broadcast_to(InferContext& ctx) {
       if (ctx.analyzer.as_int(a) == 1) continue;
       arith::Proof p = ctx.analyzer.compare(a, b);
       if (p == arith::Proof::NotEqual) {
-        ctx.report(DiagId::RX3109, at,
-                   {op_text(ctx), prim_text(a), sinfo_text(x), prim_text(b), dims_text(tgt)});
+        ctx.report(diag::CannotBroadcast{.op = op_text(ctx),
+                                         .first_dim = prim_text(a),
+                                         .first = sinfo_text(x),
+                                         .second_dim = prim_text(b),
+                                         .second = dims_text(tgt)},
+                   at);
         break;
       }
       if (p == arith::Proof::Unknown) {
-        ctx.report(DiagId::RX4101, at,
-                   {op_text(ctx), prim_text(a), sinfo_text(x), prim_text(b), dims_text(tgt)});
+        ctx.report(diag::MaybeNotBroadcastable{.op = op_text(ctx),
+                                               .first_dim = prim_text(a),
+                                               .first = sinfo_text(x),
+                                               .second_dim = prim_text(b),
+                                               .second = dims_text(tgt)},
+                   at);
         break;
       }
     }
@@ -478,17 +530,26 @@ const ir::StructInfo* infer_reverse_sequence(InferContext& ctx) {
   if (!x) return unknown(ctx);
   Span lens_at = param_span(ctx, param(ctx, "seq_lengths"));
   if (lens && lens->ndim >= 0 && lens->ndim != 1)
-    ctx.report(DiagId::RX3113, lens_at, {op_text(ctx), "seq_lengths", "1", sinfo_text(lens)});
+    ctx.report(
+        diag::OperatorArgumentWrongRank{
+            .op = op_text(ctx), .parameter = "seq_lengths", .ndim = "1", .sinfo = sinfo_text(lens)},
+        lens_at);
   if (lens && !lens->dtype.is_void() && (!lens->dtype.is_integer() || lens->dtype.is_bool()))
-    ctx.report(DiagId::RX3118, lens_at,
-               {op_text(ctx), "seq_lengths", "an integer tensor", sinfo_text(lens)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "seq_lengths",
+                                               .expected = "an integer tensor",
+                                               .sinfo = sinfo_text(lens)},
+               lens_at);
   if (x->ndim < 0 || !ok) return x;  // no axis checks after an attribute type error
   auto sa = normalize_axis(ctx, seq_axis, x->ndim, param_span(ctx, param(ctx, "seq_axis")));
   auto ba = normalize_axis(ctx, batch_axis, x->ndim, param_span(ctx, param(ctx, "batch_axis")));
   if (!sa || !ba) return x;
   if (*sa == *ba) {
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "batch_axis")),
-               {op_text(ctx), "batch_axis", "seq_axis and batch_axis must be different axes"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                       .attribute = "batch_axis",
+                                       .reason = "seq_axis and batch_axis must be different axes"},
+        param_span(ctx, param(ctx, "batch_axis")));
     return x;
   }
   auto xd = v_dims(*x);
@@ -521,8 +582,12 @@ void check_collapse(InferContext& ctx, const Dims& data, const Dims& target, Spa
     arith::Proof p = ctx.analyzer.compare(d, g);
     if (p == arith::Proof::Equal) continue;
     // TVM rejects undecidable symbolic pairs too; both are errors here.
-    ctx.report(DiagId::RX3109, at,
-               {op_text(ctx), prim_text(d), data_text, prim_text(g), dims_text(target)});
+    ctx.report(diag::CannotBroadcast{.op = op_text(ctx),
+                                     .first_dim = prim_text(d),
+                                     .first = data_text,
+                                     .second_dim = prim_text(g),
+                                     .second = dims_text(target)},
+               at);
     return;
   }
 }
@@ -558,14 +623,20 @@ const ir::StructInfo* infer_layout_transform(InferContext& ctx) {
   if (!x) return unknown(ctx);
   if (!map) {
     if (mp.present())
-      ctx.report(DiagId::RX3103, param_span(ctx, mp),
-                 {op_text(ctx), "index_map", "an index map (a lambda)", "a non-lambda value"});
+      ctx.report(diag::OperatorParameterWrongKind{.op = op_text(ctx),
+                                                  .parameter = "index_map",
+                                                  .expected = "an index map (a lambda)",
+                                                  .actual = "a non-lambda value"},
+                 param_span(ctx, mp));
     return rank_only(ctx, -1, x->dtype, x->vdevice);
   }
   int out_rank = int(map->results.size());
   if (x->ndim >= 0 && x->ndim != int(map->params.size())) {
-    ctx.report(DiagId::RX3113, ctx.arg_span(0),
-               {op_text(ctx), "x", std::to_string(map->params.size()), sinfo_text(x)});
+    ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                               .parameter = "x",
+                                               .ndim = std::to_string(map->params.size()),
+                                               .sinfo = sinfo_text(x)},
+               ctx.arg_span(0));
     return rank_only(ctx, out_rank, x->dtype, x->vdevice);
   }
   auto dims = v_dims(*x);
@@ -614,15 +685,20 @@ const ir::StructInfo* infer_gather_elements(InferContext& ctx) {
   const ir::TensorSInfo* idx = tensor_arg(ctx, "indices");
   if (!data || !idx) return unknown(ctx);
   if (!idx->dtype.is_void() && !idx->dtype.is_int())
-    ctx.report(DiagId::RX3118, ctx.arg_span(1),
-               {op_text(ctx), "indices", "a signed integer tensor", sinfo_text(idx)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "indices",
+                                               .expected = "a signed integer tensor",
+                                               .sinfo = sinfo_text(idx)},
+               ctx.arg_span(1));
   if (data->ndim < 0 || idx->ndim < 0) return rank_only(ctx, -1, data->dtype, data->vdevice);
   normalize_axis(ctx, attr_int(ctx, "axis").value_or(0), data->ndim,
                  param_span(ctx, param(ctx, "axis")));
   if (data->ndim != idx->ndim)
-    ctx.report(
-        DiagId::RX3122, ctx.call.span,
-        {op_text(ctx), "data and indices", std::to_string(data->ndim), std::to_string(idx->ndim)});
+    ctx.report(diag::OperatorRankMismatch{.op = op_text(ctx),
+                                          .operands = "data and indices",
+                                          .first = data->ndim,
+                                          .second = idx->ndim},
+               ctx.call.span);
   return ctx.arena().make<ir::TensorSInfo>(idx->shape, data->dtype, data->vdevice, idx->ndim);
 }
 
@@ -635,15 +711,24 @@ const ir::StructInfo* infer_scatter_elements(InferContext& ctx) {
   if (idx && upd) {
     if ((idx->ndim >= 0 && idx->ndim != data->ndim) || (upd->ndim >= 0 && upd->ndim != data->ndim))
       ctx.report(
-          DiagId::RX3122, ctx.call.span,
-          {op_text(ctx), "data, indices and updates", std::to_string(data->ndim),
-           std::to_string(idx->ndim >= 0 && idx->ndim != data->ndim ? idx->ndim : upd->ndim)});
+          diag::OperatorRankMismatch{
+              .op = op_text(ctx),
+              .operands = "data, indices and updates",
+              .first = data->ndim,
+              .second = idx->ndim >= 0 && idx->ndim != data->ndim ? idx->ndim : upd->ndim},
+          ctx.call.span);
     if (!upd->dtype.is_void() && !data->dtype.is_void() && upd->dtype != data->dtype)
-      ctx.report(DiagId::RX3108, ctx.call.span,
-                 {op_text(ctx), "data and updates", data->dtype.str(), upd->dtype.str()});
+      ctx.report(diag::OperatorDtypeMismatch{.op = op_text(ctx),
+                                             .operands = "data and updates",
+                                             .first = data->dtype.str(),
+                                             .second = upd->dtype.str()},
+                 ctx.call.span);
     if (!idx->dtype.is_void() && !idx->dtype.is_integer())
-      ctx.report(DiagId::RX3118, ctx.arg_span(1),
-                 {op_text(ctx), "indices", "an integer tensor", sinfo_text(idx)});
+      ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                                 .parameter = "indices",
+                                                 .expected = "an integer tensor",
+                                                 .sinfo = sinfo_text(idx)},
+                 ctx.arg_span(1));
   }
   auto dims = s_dims(*data);
   if (!dims) return rank_only(ctx, data->ndim, data->dtype, data->vdevice);

@@ -56,9 +56,12 @@ const ir::StructInfo* infer_to_vdevice(InferContext& ctx) {
   if (!dst) return x;
   const ir::VDevice* v = resolve_vdevice(ctx, *dst);
   if (!v) {
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "dst_vdevice")),
-               {op_text(ctx), "dst_vdevice",
-                "'" + *dst + "' is not listed in the module's vdevice global_info"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx),
+            .attribute = "dst_vdevice",
+            .reason = "'" + *dst + "' is not listed in the module's vdevice global_info"},
+        param_span(ctx, param(ctx, "dst_vdevice")));
     return x;
   }
   return ctx.arena().make<ir::TensorSInfo>(x->shape, x->dtype, v, x->ndim);

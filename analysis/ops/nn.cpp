@@ -56,14 +56,19 @@ bool check_norm_param(InferContext& ctx, const ir::TensorSInfo& data, const std:
   if (!p) return true;
   Span at = param_span(ctx, param(ctx, name));
   if (p->dtype != data.dtype) {
-    ctx.report(
-        DiagId::RX3108, at,
-        {op_text(ctx), "'data' and '" + std::string(name) + "'", data.dtype.str(), p->dtype.str()});
+    ctx.report(diag::OperatorDtypeMismatch{.op = op_text(ctx),
+                                           .operands = "'data' and '" + std::string(name) + "'",
+                                           .first = data.dtype.str(),
+                                           .second = p->dtype.str()},
+               at);
     return true;
   }
   if (p->ndim != int(axes.size())) {
-    ctx.report(DiagId::RX3113, at,
-               {op_text(ctx), std::string(name), std::to_string(axes.size()), sinfo_text(p)});
+    ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                               .parameter = std::string(name),
+                                               .ndim = std::to_string(axes.size()),
+                                               .sinfo = sinfo_text(p)},
+               at);
     return true;
   }
   auto dd = s_dims(data), pd = s_dims(*p);
@@ -75,16 +80,24 @@ bool check_norm_param(InferContext& ctx, const ir::TensorSInfo& data, const std:
     arith::Proof pr = ctx.analyzer.compare(a, b);
     if (pr == arith::Proof::NotEqual) {
       ctx.report(
-          DiagId::RX3114, at,
-          {op_text(ctx), "dimension " + std::to_string(i) + " of '" + std::string(name) + "'",
-           prim_text(b), "dimension " + std::to_string(axes[i]) + " of 'data'", prim_text(a)});
+          diag::OperatorDimensionsDiffer{
+              .op = op_text(ctx),
+              .first_what = "dimension " + std::to_string(i) + " of '" + std::string(name) + "'",
+              .first = prim_text(b),
+              .second_what = "dimension " + std::to_string(axes[i]) + " of 'data'",
+              .second = prim_text(a)},
+          at);
       return true;
     }
     if (pr == arith::Proof::Unknown) {
       ctx.report(
-          DiagId::RX4102, at,
-          {op_text(ctx), "dimension " + std::to_string(i) + " of '" + std::string(name) + "'",
-           prim_text(b), "dimension " + std::to_string(axes[i]) + " of 'data'", prim_text(a)});
+          diag::DimensionsMaybeDiffer{
+              .op = op_text(ctx),
+              .first_what = "dimension " + std::to_string(i) + " of '" + std::string(name) + "'",
+              .first = prim_text(b),
+              .second_what = "dimension " + std::to_string(axes[i]) + " of 'data'",
+              .second = prim_text(a)},
+          at);
       decided = false;
     }
   }
@@ -121,16 +134,23 @@ const ir::StructInfo* infer_group_norm(InferContext& ctx) {
   if (!c || !norm) return x;
   for (int a : *norm)
     if (a == *c) {
-      ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "axes")),
-                 {op_text(ctx), "axes", "the channel axis must not be among the normalized axes"});
+      ctx.report(
+          diag::OperatorInvalidAttribute{
+              .op = op_text(ctx),
+              .attribute = "axes",
+              .reason = "the channel axis must not be among the normalized axes"},
+          param_span(ctx, param(ctx, "axes")));
       return x;
     }
   if (auto dims = s_dims(*x); dims && groups && *groups > 0) {
     if (auto ch = ctx.analyzer.as_int((*dims)[size_t(*c)]); ch && *ch % *groups != 0)
-      ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "num_groups")),
-                 {op_text(ctx), "num_groups",
-                  "the channel count " + std::to_string(*ch) + " is not divisible by " +
-                      std::to_string(*groups)});
+      ctx.report(
+          diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                         .attribute = "num_groups",
+                                         .reason = "the channel count " + std::to_string(*ch) +
+                                                   " is not divisible by " +
+                                                   std::to_string(*groups)},
+          param_span(ctx, param(ctx, "num_groups")));
   }
   bool decided = true;
   for (std::string_view p : {"gamma", "beta"})
@@ -214,9 +234,11 @@ std::vector<const PrimExpr*> spatial_list(InferContext& ctx, std::string_view na
   if (v->size() == 1) return std::vector<const PrimExpr*>(n, (*v)[0]);
   if (v->size() != n) {
     ctx.report(
-        DiagId::RX3116, param_span(ctx, param(ctx, name)),
-        {op_text(ctx), std::string(name),
-         "expected 1 or " + std::to_string(n) + " values, got " + std::to_string(v->size())});
+        diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                       .attribute = std::string(name),
+                                       .reason = "expected 1 or " + std::to_string(n) +
+                                                 " values, got " + std::to_string(v->size())},
+        param_span(ctx, param(ctx, name)));
     return std::vector<const PrimExpr*>(n, ctx.analyzer.make_int(dflt));
   }
   return *v;
@@ -235,10 +257,12 @@ std::vector<const PrimExpr*> padding_list(InferContext& ctx, size_t n) {
     return out;
   }
   if (v->size() == 2 * n) return *v;
-  ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "padding")),
-             {op_text(ctx), "padding",
-              "expected 1, " + std::to_string(n) + " or " + std::to_string(2 * n) +
-                  " values, got " + std::to_string(v->size())});
+  ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                            .attribute = "padding",
+                                            .reason = "expected 1, " + std::to_string(n) + " or " +
+                                                      std::to_string(2 * n) + " values, got " +
+                                                      std::to_string(v->size())},
+             param_span(ctx, param(ctx, "padding")));
   return std::vector<const PrimExpr*>(2 * n, zero);
 }
 
@@ -260,15 +284,19 @@ Layouts resolve_layouts(InferContext& ctx, std::string_view data_key, std::strin
   bool valid = true;
   l.in = layout_positions(data, canonical, &valid);
   if (!valid) {
-    ctx.report(DiagId::RX3120, param_span(ctx, param(ctx, data_key)),
-               {op_text(ctx), data, "data (" + canonical + "-like)"});
+    ctx.report(
+        diag::OperatorInvalidLayout{
+            .op = op_text(ctx), .layout = data, .kind = "data (" + canonical + "-like)"},
+        param_span(ctx, param(ctx, data_key)));
     l.ok = false;
   }
   bool data_valid = l.ok;
   l.out = layout_positions(out, canonical, &valid);
   if (!valid && (data_valid || out != data)) {
-    ctx.report(DiagId::RX3120, param_span(ctx, param(ctx, out_key)),
-               {op_text(ctx), out, "output (" + canonical + "-like)"});
+    ctx.report(
+        diag::OperatorInvalidLayout{
+            .op = op_text(ctx), .layout = out, .kind = "output (" + canonical + "-like)"},
+        param_span(ctx, param(ctx, out_key)));
     l.ok = false;
   }
   l.out_rank = int(out.size());
@@ -303,12 +331,16 @@ const ir::StructInfo* infer_conv(InferContext& ctx) {
   std::string kcanonical = "OI" + spatial_letters(N);
   auto kpos = layout_positions(klayout, kcanonical, &kvalid);
   if (!kvalid)
-    ctx.report(DiagId::RX3120, param_span(ctx, param(ctx, "kernel_layout")),
-               {op_text(ctx), klayout, "kernel (" + kcanon + "-like)"});
+    ctx.report(
+        diag::OperatorInvalidLayout{
+            .op = op_text(ctx), .layout = klayout, .kind = "kernel (" + kcanon + "-like)"},
+        param_span(ctx, param(ctx, "kernel_layout")));
   int64_t groups = attr_int(ctx, "groups").value_or(1);
   if (groups <= 0) {
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "groups")),
-               {op_text(ctx), "groups", "groups must be positive"});
+    ctx.report(
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx), .attribute = "groups", .reason = "groups must be positive"},
+        param_span(ctx, param(ctx, "groups")));
     groups = 1;
   }
   std::optional<DataType> out_dtype = attr_dtype(ctx, "out_dtype");
@@ -320,8 +352,11 @@ const ir::StructInfo* infer_conv(InferContext& ctx) {
   const ir::VDevice* vdev = binary_vdevice(ctx, data->vdevice, weight->vdevice);
   for (auto [t, name] : {std::pair{data, "data"}, std::pair{weight, "weight"}})
     if (t->ndim >= 0 && t->ndim != int(N + 2)) {
-      ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, name)),
-                 {op_text(ctx), name, std::to_string(N + 2), sinfo_text(t)});
+      ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                                 .parameter = name,
+                                                 .ndim = std::to_string(N + 2),
+                                                 .sinfo = sinfo_text(t)},
+                 param_span(ctx, param(ctx, name)));
       return rank_only(ctx, l.out_rank, dtype, vdev);
     }
   auto dd = s_dims(*data), wd = s_dims(*weight);
@@ -340,10 +375,13 @@ const ir::StructInfo* infer_conv(InferContext& ctx) {
     check_dims_equal(ctx, x[1], "the input channels", an.mul(w[1], g),
                      "weight input channels * groups", at);
     if (auto o = an.as_int(w[0]); o && *o % groups != 0)
-      ctx.report(DiagId::RX3116, at,
-                 {op_text(ctx), "groups",
-                  "the output channel count " + std::to_string(*o) + " is not divisible by " +
-                      std::to_string(groups)});
+      ctx.report(
+          diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                         .attribute = "groups",
+                                         .reason = "the output channel count " +
+                                                   std::to_string(*o) + " is not divisible by " +
+                                                   std::to_string(groups)},
+          at);
     out.push_back(w[0]);
     for (size_t i = 0; i < N; ++i) {
       const PrimExpr* num = an.sub(an.sub(an.add(an.add(x[2 + i], pad[i]), pad[N + i]),
@@ -357,16 +395,22 @@ const ir::StructInfo* infer_conv(InferContext& ctx) {
     const PrimExpr* wi = w[1];
     check_dims_equal(ctx, x[1], "the input channels", wi, "weight input channels", at);
     if (auto i = an.as_int(wi); i && *i % groups != 0)
-      ctx.report(DiagId::RX3116, at,
-                 {op_text(ctx), "groups",
-                  "the weight input channel count " + std::to_string(*i) + " is not divisible by " +
-                      std::to_string(groups)});
+      ctx.report(
+          diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                         .attribute = "groups",
+                                         .reason = "the weight input channel count " +
+                                                   std::to_string(*i) + " is not divisible by " +
+                                                   std::to_string(groups)},
+          at);
     Dims out_pad = spatial_list(ctx, "output_padding", N, 0);
     for (size_t i = 0; i < N; ++i) {
       auto op = an.as_int(out_pad[i]), st = an.as_int(strides[i]);
       if (op && st && *op >= *st)
-        ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "output_padding")),
-                   {op_text(ctx), "output_padding", "each value must be less than the stride"});
+        ctx.report(
+            diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                           .attribute = "output_padding",
+                                           .reason = "each value must be less than the stride"},
+            param_span(ctx, param(ctx, "output_padding")));
     }
     out.push_back(an.mul(wo, g));
     for (size_t i = 0; i < N; ++i) {
@@ -390,8 +434,11 @@ const ir::StructInfo* infer_pool(InferContext& ctx) {
   attr_bool(ctx, "count_include_pad");
   if (!data) return unknown(ctx, l.out_rank);
   if (data->ndim >= 0 && data->ndim != int(N + 2)) {
-    ctx.report(DiagId::RX3113, ctx.arg_span(0),
-               {op_text(ctx), "data", std::to_string(N + 2), sinfo_text(data)});
+    ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                               .parameter = "data",
+                                               .ndim = std::to_string(N + 2),
+                                               .sinfo = sinfo_text(data)},
+               ctx.arg_span(0));
     return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
   }
   auto dd = s_dims(*data);
@@ -431,8 +478,11 @@ const ir::StructInfo* infer_adaptive_pool(InferContext& ctx) {
   auto size = attr_prim_list(ctx, "output_size");
   if (!data) return unknown(ctx, l.out_rank);
   if (data->ndim >= 0 && data->ndim != int(N + 2)) {
-    ctx.report(DiagId::RX3113, ctx.arg_span(0),
-               {op_text(ctx), "data", std::to_string(N + 2), sinfo_text(data)});
+    ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                               .parameter = "data",
+                                               .ndim = std::to_string(N + 2),
+                                               .sinfo = sinfo_text(data)},
+               ctx.arg_span(0));
     return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
   }
   auto dd = s_dims(*data);
@@ -447,8 +497,11 @@ const ir::StructInfo* infer_adaptive_pool(InferContext& ctx) {
     Dims s = *size;
     if (s.size() == 1) s = Dims(N, s[0]);
     if (s.size() != N) {
-      ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "output_size")),
-                 {op_text(ctx), "output_size", "expected 1 or " + std::to_string(N) + " values"});
+      ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                                .attribute = "output_size",
+                                                .reason = "expected 1 or " + std::to_string(N) +
+                                                          " values"},
+                 param_span(ctx, param(ctx, "output_size")));
       return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
     }
     for (size_t i = 0; i < N; ++i) x[2 + i] = s[i];
@@ -464,14 +517,19 @@ const ir::StructInfo* infer_pad(InferContext& ctx) {
   if (auto mode = attr_string(ctx, "pad_mode"); mode && *mode != "constant" && *mode != "reflect" &&
                                                 *mode != "replicate" && *mode != "circular")
     ctx.report(
-        DiagId::RX3116, param_span(ctx, param(ctx, "pad_mode")),
-        {op_text(ctx), "pad_mode", "expected 'constant', 'reflect', 'replicate' or 'circular'"});
+        diag::OperatorInvalidAttribute{
+            .op = op_text(ctx),
+            .attribute = "pad_mode",
+            .reason = "expected 'constant', 'reflect', 'replicate' or 'circular'"},
+        param_span(ctx, param(ctx, "pad_mode")));
   if (!x) return unknown(ctx);
   if (x->ndim < 0 || !widths) return rank_only(ctx, x->ndim, x->dtype, nullptr);
   if (widths->size() != size_t(2 * x->ndim)) {
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "pad_width")),
-               {op_text(ctx), "pad_width",
-                "expected " + std::to_string(2 * x->ndim) + " values (before and after per axis)"});
+    ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                              .attribute = "pad_width",
+                                              .reason = "expected " + std::to_string(2 * x->ndim) +
+                                                        " values (before and after per axis)"},
+               param_span(ctx, param(ctx, "pad_width")));
     return rank_only(ctx, x->ndim, x->dtype, nullptr);
   }
   auto dims = v_dims(*x);
@@ -492,15 +550,21 @@ const ir::StructInfo* infer_cross_entropy(InferContext& ctx) {
   DataType dtype = arith_dtype(ctx, p->dtype, t->dtype, "predictions and labels", ctx.call.span);
   const ir::VDevice* vdev = binary_vdevice(ctx, p->vdevice, t->vdevice);
   if (p->ndim >= 0 && t->ndim >= 0 && p->ndim != t->ndim) {
-    ctx.report(
-        DiagId::RX3122, ctx.call.span,
-        {op_text(ctx), "predictions and labels", std::to_string(p->ndim), std::to_string(t->ndim)});
+    ctx.report(diag::OperatorRankMismatch{.op = op_text(ctx),
+                                          .operands = "predictions and labels",
+                                          .first = p->ndim,
+                                          .second = t->ndim},
+               ctx.call.span);
   } else if (auto dp = v_dims(*p), dt = v_dims(*t); dp && dt) {
     for (size_t i = 0; i < dp->size(); ++i)
       if (ctx.analyzer.compare((*dp)[i], (*dt)[i]) == arith::Proof::NotEqual) {
-        ctx.report(DiagId::RX3114, ctx.call.span,
-                   {op_text(ctx), "dimension " + std::to_string(i) + " of 'predictions'",
-                    prim_text((*dp)[i]), "that of 'labels'", prim_text((*dt)[i])});
+        ctx.report(diag::OperatorDimensionsDiffer{.op = op_text(ctx),
+                                                  .first_what = "dimension " + std::to_string(i) +
+                                                                " of 'predictions'",
+                                                  .first = prim_text((*dp)[i]),
+                                                  .second_what = "that of 'labels'",
+                                                  .second = prim_text((*dt)[i])},
+                   ctx.call.span);
         break;
       }
   }
@@ -515,19 +579,30 @@ const ir::StructInfo* infer_nll_loss(InferContext& ctx) {
   std::string reduction = attr_string(ctx, "reduction").value_or("mean");
   attr_int(ctx, "ignore_index");
   if (reduction != "none" && reduction != "mean" && reduction != "sum")
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "reduction")),
-               {op_text(ctx), "reduction", "expected 'none', 'mean' or 'sum'"});
+    ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                              .attribute = "reduction",
+                                              .reason = "expected 'none', 'mean' or 'sum'"},
+               param_span(ctx, param(ctx, "reduction")));
   if (!p || !t) return unknown(ctx);
   if (!t->dtype.is_void() && !t->dtype.is_integer())
-    ctx.report(DiagId::RX3118, ctx.arg_span(1),
-               {op_text(ctx), "targets", "an integer tensor", sinfo_text(t)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "targets",
+                                               .expected = "an integer tensor",
+                                               .sinfo = sinfo_text(t)},
+               ctx.arg_span(1));
   DataType dtype =
       w ? arith_dtype(ctx, p->dtype, w->dtype, "predictions and weights", ctx.call.span) : p->dtype;
   if (p->ndim >= 0 && t->ndim >= 0 && t->ndim != std::max(p->ndim - 1, 0))
-    ctx.report(DiagId::RX3113, ctx.arg_span(1),
-               {op_text(ctx), "targets", std::to_string(std::max(p->ndim - 1, 0)), sinfo_text(t)});
+    ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                               .parameter = "targets",
+                                               .ndim = std::to_string(std::max(p->ndim - 1, 0)),
+                                               .sinfo = sinfo_text(t)},
+               ctx.arg_span(1));
   if (w && w->ndim >= 0 && w->ndim != 1)
-    ctx.report(DiagId::RX3113, ctx.arg_span(2), {op_text(ctx), "weights", "1", sinfo_text(w)});
+    ctx.report(
+        diag::OperatorArgumentWrongRank{
+            .op = op_text(ctx), .parameter = "weights", .ndim = "1", .sinfo = sinfo_text(w)},
+        ctx.arg_span(2));
   if (reduction != "none") return make_tensor(ctx, {}, dtype, p->vdevice);
   auto dp = s_dims(*p);
   if (!dp || p->ndim < 1)
@@ -543,8 +618,11 @@ const ir::StructInfo* infer_batch_flatten(InferContext& ctx) {
   if (!x) return unknown(ctx, 2);
   if (x->ndim < 0) return rank_only(ctx, 2, x->dtype, x->vdevice);
   if (x->ndim < 2) {
-    ctx.report(DiagId::RX3118, ctx.arg_span(0),
-               {op_text(ctx), "data", "at least 2-dimensional", sinfo_text(x)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "data",
+                                               .expected = "at least 2-dimensional",
+                                               .sinfo = sinfo_text(x)},
+               ctx.arg_span(0));
     return rank_only(ctx, 2, x->dtype, x->vdevice);
   }
   if (x->ndim == 2) return x;
@@ -566,16 +644,20 @@ const ir::StructInfo* infer_attention(InferContext& ctx) {
   attr_int(ctx, "window_size");
   if (auto mask = attr_string(ctx, "causal_mask");
       mask && *mask != "TopLeft" && *mask != "BottomRight")
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "causal_mask")),
-               {op_text(ctx), "causal_mask", "expected 'TopLeft' or 'BottomRight'"});
+    ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                              .attribute = "causal_mask",
+                                              .reason = "expected 'TopLeft' or 'BottomRight'"},
+               param_span(ctx, param(ctx, "causal_mask")));
   if (!q || !k || !v) return unknown(ctx, 4);
   std::vector<std::pair<const ir::TensorSInfo*, const char*>> operands = {
       {q, "query"}, {k, "key"}, {v, "value"}};
   if (bias) operands.emplace_back(bias, "bias");
   for (auto [t, name] : operands)
     if (t->ndim != 4) {
-      ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, name)),
-                 {op_text(ctx), name, "4", sinfo_text(t)});
+      ctx.report(
+          diag::OperatorArgumentWrongRank{
+              .op = op_text(ctx), .parameter = name, .ndim = "4", .sinfo = sinfo_text(t)},
+          param_span(ctx, param(ctx, name)));
       return rank_only(ctx, 4, q->dtype, q->vdevice);
     }
   auto dq = s_dims(*q), dk = s_dims(*k), dv = s_dims(*v);
@@ -588,10 +670,13 @@ const ir::StructInfo* infer_attention(InferContext& ctx) {
   for (auto [heads, name] : {std::pair{(*dk)[2], "key"}, std::pair{(*dv)[2], "value"}}) {
     auto hq = an.as_int((*dq)[2]), hkv = an.as_int(heads);
     if (hq && hkv && *hkv > 0 && *hq % *hkv != 0)
-      ctx.report(DiagId::RX3116, at,
-                 {op_text(ctx), name,
-                  "the " + std::to_string(*hq) + " query heads are not a multiple of its " +
-                      std::to_string(*hkv) + " heads"});
+      ctx.report(
+          diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                         .attribute = name,
+                                         .reason = "the " + std::to_string(*hq) +
+                                                   " query heads are not a multiple of its " +
+                                                   std::to_string(*hkv) + " heads"},
+          at);
   }
   if (bias)
     if (auto db = s_dims(*bias)) {
@@ -639,8 +724,11 @@ const ir::StructInfo* infer_pixel_shuffle(InferContext& ctx) {
   std::optional<int64_t> r = attr_int(ctx, "upscale_factor");
   if (!x) return unknown(ctx);
   if (x->ndim >= 0 && x->ndim < 3) {
-    ctx.report(DiagId::RX3118, ctx.arg_span(0),
-               {op_text(ctx), "data", "at least 3-dimensional", sinfo_text(x)});
+    ctx.report(diag::OperatorArgumentWrongKind{.op = op_text(ctx),
+                                               .parameter = "data",
+                                               .expected = "at least 3-dimensional",
+                                               .sinfo = sinfo_text(x)},
+               ctx.arg_span(0));
     return rank_only(ctx, x->ndim, x->dtype, nullptr);
   }
   auto dims = s_dims(*x);
@@ -650,10 +738,12 @@ const ir::StructInfo* infer_pixel_shuffle(InferContext& ctx) {
   Dims out = *dims;
   const PrimExpr* rr = an.make_int(*r * *r);
   if (auto c = an.as_int(out[n - 3]); c && *c % (*r * *r) != 0) {
-    ctx.report(DiagId::RX3116, ctx.call.span,
-               {op_text(ctx), "upscale_factor",
-                "the channel count " + std::to_string(*c) + " is not divisible by " +
-                    std::to_string(*r * *r)});
+    ctx.report(
+        diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                       .attribute = "upscale_factor",
+                                       .reason = "the channel count " + std::to_string(*c) +
+                                                 " is not divisible by " + std::to_string(*r * *r)},
+        ctx.call.span);
     return rank_only(ctx, x->ndim, x->dtype, nullptr);
   }
   out[n - 3] = an.floordiv(out[n - 3], rr);

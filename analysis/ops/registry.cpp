@@ -72,8 +72,10 @@ bool check_signature(const OpDef& def, InferContext& ctx) {
   size_t max = def.variadic ? SIZE_MAX : def.args.size() + def.attrs.size();
   bool ok = true;
   if (given > max) {
-    ctx.report(DiagId::RX3100, ctx.arg_span(max),
-               {text, std::to_string(def.args.size()), std::to_string(given)});
+    ctx.report(diag::OperatorArgumentCount{.op = text,
+                                           .expected = std::to_string(def.args.size()),
+                                           .given = std::to_string(given)},
+               ctx.arg_span(max));
     ok = false;
   }
   for (auto& [key, value] : call.attrs.entries) {
@@ -81,10 +83,10 @@ bool check_signature(const OpDef& def, InferContext& ctx) {
     const ParamSpec* p = find_param(def, key, &index);
     Span at = value.span.empty() ? call.span : value.span;
     if (p == nullptr) {
-      ctx.report(DiagId::RX3101, at, {text, key});
+      ctx.report(diag::OperatorUnknownParameter{.op = text, .parameter = key}, at);
       ok = false;
     } else if (index < given && !(def.variadic && index + 1 >= def.args.size())) {
-      ctx.report(DiagId::RX3102, at, {text, key});
+      ctx.report(diag::OperatorParameterGivenTwice{.op = text, .parameter = key}, at);
       ok = false;
     }
   }
@@ -92,7 +94,10 @@ bool check_signature(const OpDef& def, InferContext& ctx) {
   size_t required = required_args(def);
   for (size_t i = given; i < required; ++i) {
     if (call.attrs.find(def.args[i].name) != nullptr) continue;
-    ctx.report(DiagId::RX3100, call.span, {text, std::to_string(required), std::to_string(given)});
+    ctx.report(
+        diag::OperatorArgumentCount{
+            .op = text, .expected = std::to_string(required), .given = std::to_string(given)},
+        call.span);
     ok = false;
     break;
   }
@@ -101,7 +106,8 @@ bool check_signature(const OpDef& def, InferContext& ctx) {
     const ParamSpec& p = def.attrs[i];
     if (p.optional || def.variadic) continue;
     if (def.args.size() + i < given || call.attrs.find(p.name) != nullptr) continue;
-    ctx.report(DiagId::RX3125, call.span, {text, std::string(p.name)});
+    ctx.report(diag::OperatorMissingParameter{.op = text, .parameter = std::string(p.name)},
+               call.span);
     ok = false;
   }
   return ok;
@@ -143,7 +149,7 @@ const ir::StructInfo* infer_call(const ir::Op& op, InferContext& ctx) {
   const OpDef* def = find_op(op.name);
   if (def == nullptr) {
     std::string text = op.name.rfind("relax.", 0) == 0 ? "R." + op.name.substr(6) : op.name;
-    ctx.report(DiagId::RX4100, op.span.empty() ? ctx.call.span : op.span, {text});
+    ctx.report(diag::UnknownOperator{.op = text}, op.span.empty() ? ctx.call.span : op.span);
     return ctx.arena().make<ir::ObjectSInfo>();
   }
   if (!check_signature(*def, ctx) || def->infer == nullptr) {

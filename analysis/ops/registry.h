@@ -61,9 +61,7 @@ struct InferContext {
       return call.span;
     return call.args[i]->span;
   }
-  void report(DiagId id, Span at, std::vector<std::string> message_args = {}) {
-    diags.report(make_diagnostic(id, at, std::move(message_args)));
-  }
+  void report(DiagPayload what, Span at) { diags.report(make_diagnostic(std::move(what), at)); }
 };
 
 // Returns the call's StructInfo; on an error it reports and returns a best-effort StructInfo

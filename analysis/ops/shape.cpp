@@ -24,7 +24,10 @@ const ir::StructInfo* infer_tensor_to_shape(InferContext& ctx) {
   const ir::TensorSInfo* x = tensor_arg(ctx, "x");
   if (!x) return ctx.arena().make<ir::ShapeSInfo>(std::nullopt, -1);
   if (x->ndim != 1) {
-    ctx.report(DiagId::RX3113, ctx.arg_span(0), {op_text(ctx), "x", "1", sinfo_text(x)});
+    ctx.report(
+        diag::OperatorArgumentWrongRank{
+            .op = op_text(ctx), .parameter = "x", .ndim = "1", .sinfo = sinfo_text(x)},
+        ctx.arg_span(0));
     return ctx.arena().make<ir::ShapeSInfo>(std::nullopt, -1);
   }
   int ndim = -1;

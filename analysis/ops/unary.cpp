@@ -45,8 +45,10 @@ const ir::StructInfo* infer_clip(InferContext& ctx) {
   for (std::string_view bound : {"min", "max"}) {
     const ir::StructInfo* s = arg_sinfo(ctx, bound);
     if (s && !ir::isa<ir::PrimSInfo>(s))
-      ctx.report(DiagId::RX3107, param_span(ctx, param(ctx, bound)),
-                 {op_text(ctx), std::string(bound), sinfo_text(s)});
+      ctx.report(
+          diag::OperatorArgumentNotPrimValue{
+              .op = op_text(ctx), .parameter = std::string(bound), .sinfo = sinfo_text(s)},
+          param_span(ctx, param(ctx, bound)));
   }
   return infer_same(ctx);
 }

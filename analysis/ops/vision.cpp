@@ -22,8 +22,11 @@ std::optional<Dims> ranked_dims(InferContext& ctx, std::string_view name, int ra
   if (out) *out = t;
   if (!t) return std::nullopt;
   if (t->ndim >= 0 && t->ndim != rank) {
-    ctx.report(DiagId::RX3113, param_span(ctx, param(ctx, name)),
-               {op_text(ctx), std::string(name), std::to_string(rank), sinfo_text(t)});
+    ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
+                                               .parameter = std::string(name),
+                                               .ndim = std::to_string(rank),
+                                               .sinfo = sinfo_text(t)},
+               param_span(ctx, param(ctx, name)));
     return std::nullopt;
   }
   return s_dims(*t);
@@ -38,8 +41,10 @@ const ir::StructInfo* infer_all_class_nms(InferContext& ctx) {
   DataType i64 = DataType::Int(64);
   auto& an = ctx.analyzer;
   if (format != "onnx" && format != "tensorflow") {
-    ctx.report(DiagId::RX3116, param_span(ctx, param(ctx, "output_format")),
-               {op_text(ctx), "output_format", "expected 'onnx' or 'tensorflow'"});
+    ctx.report(diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                              .attribute = "output_format",
+                                              .reason = "expected 'onnx' or 'tensorflow'"},
+               param_span(ctx, param(ctx, "output_format")));
     format = "onnx";
   }
   DataType score_dt = scores ? scores->dtype : DataType::Void();
@@ -132,8 +137,10 @@ const ir::StructInfo* infer_roi_align(InferContext& ctx) {
   std::string layout = attr_string(ctx, "layout").value_or("NCHW");
   if (!x) return rank_only(ctx, 4, DataType::Void(), nullptr);
   if (layout != "NCHW" && layout != "NHWC") {
-    ctx.report(DiagId::RX3120, param_span(ctx, param(ctx, "layout")),
-               {op_text(ctx), layout, "data (NCHW or NHWC)"});
+    ctx.report(
+        diag::OperatorInvalidLayout{
+            .op = op_text(ctx), .layout = layout, .kind = "data (NCHW or NHWC)"},
+        param_span(ctx, param(ctx, "layout")));
     return rank_only(ctx, 4, x->dtype, x->vdevice);
   }
   if (!d || !r || !pooled || pooled->empty() || pooled->size() > 2)

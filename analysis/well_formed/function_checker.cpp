@@ -84,11 +84,9 @@ class FunctionChecker {
 
  private:
   // ------------------------------------------------------------------ reporting
-  void report(DiagId id, Span at, std::vector<std::string> args) {
-    diags_.report(make_diagnostic(id, at, std::move(args)));
-  }
-  void report_var(DiagId id, Span at, std::vector<std::string> args, const ir::Var* v) {
-    Diagnostic d = make_diagnostic(id, at, std::move(args));
+  void report(DiagPayload what, Span at) { diags_.report(make_diagnostic(std::move(what), at)); }
+  void report_var(DiagPayload what, Span at, const ir::Var* v) {
+    Diagnostic d = make_diagnostic(std::move(what), at);
     auto it = vars_.find(v);
     if (it != vars_.end()) d.note(it->second.bound_at, quoted(v->name) + " is bound here");
     diags_.report(std::move(d));
@@ -118,7 +116,7 @@ class FunctionChecker {
   void declare(const ir::Var* v, Span at) {
     auto [it, fresh] = vars_.try_emplace(v, VarInfo{at});
     if (fresh) return;
-    Diagnostic d = make_diagnostic(DiagId::RX2012, at, {v->name});
+    Diagnostic d = make_diagnostic(diag::VarBoundTwice{.var = v->name}, at);
     d.note(it->second.bound_at, quoted(v->name) + " is first bound here");
     diags_.report(std::move(d));
   }
@@ -160,7 +158,8 @@ class FunctionChecker {
     frames_.push_back(Frame{f, self, name, false, Span{}});
     size_t mark = scope_.size(), sym_mark = sym_scope_.size();
     for (const ir::Var* p : f->params) {
-      if (p->is_dataflow()) report(DiagId::RX2010, span_of(p, f->span), {p->name});
+      if (p->is_dataflow())
+        report(diag::DataflowVarBoundOutsideBlock{.var = p->name}, span_of(p, f->span));
       bind(p);
     }
     signature(f, name);
@@ -199,7 +198,8 @@ class FunctionChecker {
   void force_pure(const ir::Function* f, const std::string& name) {
     const ir::AttrValue* a = f->attrs.find("relax.force_pure");
     const bool* on = a ? a->get_if<bool>() : nullptr;
-    if (on && *on && !f->is_pure) report(DiagId::RX2036, a->span, {name});
+    if (on && *on && !f->is_pure)
+      report(diag::ForcePureOnImpureFunction{.function = name}, a->span);
   }
 
   // WF-8: a function that calls itself, directly or through other globals, must say what it
@@ -207,7 +207,8 @@ class FunctionChecker {
   void require_return_annotation(const Frame& frame) {
     Span at = name_span_of(frame.function);
     if (frame.calls_self) {
-      Diagnostic d = make_diagnostic(DiagId::RX2024, at, {frame.name});
+      Diagnostic d =
+          make_diagnostic(diag::RecursionNeedsReturnAnnotation{.function = frame.name}, at);
       d.note(frame.self_call, quoted(frame.name) + " calls itself here");
       diags_.report(std::move(d));
       return;
@@ -216,7 +217,8 @@ class FunctionChecker {
     for (const auto& [callee, call_span] : global_callees_) {
       const ir::GlobalDef* g = find_global(module_, callee);
       if (!g || !g->function() || !calls_.reaches(callee, frame.name)) continue;
-      Diagnostic d = make_diagnostic(DiagId::RX2025, at, {frame.name, callee});
+      Diagnostic d = make_diagnostic(
+          diag::MutualRecursionNeedsReturnAnnotation{.function = frame.name, .callee = callee}, at);
       d.note(call_span, quoted(frame.name) + " calls " + quoted(callee) + " here");
       d.note(global_name_span(callee), quoted(callee) + " calls back into " + quoted(frame.name));
       diags_.report(std::move(d));
@@ -246,7 +248,8 @@ class FunctionChecker {
     bool saved = in_dataflow_;
     in_dataflow_ = dataflow;
     const ir::Var* v = b->var;
-    if (v && v->is_dataflow() && !dataflow) report(DiagId::RX2010, span_of(v, b->span), {v->name});
+    if (v && v->is_dataflow() && !dataflow)
+      report(diag::DataflowVarBoundOutsideBlock{.var = v->name}, span_of(v, b->span));
     auto* fn = ir::dyn_cast<ir::Function>(b->value);
     if (v && fn && !b->is_match_cast()) {
       bind(v);  // a local function may call itself
@@ -278,7 +281,7 @@ class FunctionChecker {
       case ir::ExprKind::DataflowVar: return use(ir::cast<ir::Var>(e), at);
       case ir::ExprKind::GlobalVar: return global_ref(ir::cast<ir::GlobalVar>(e));
       case ir::ExprKind::Op:  // WF-9: calls handle their callee without coming here
-        return report(DiagId::RX2026, e->span, {ir::cast<ir::Op>(e)->name});
+        return report(diag::OperatorUsedAsValue{.op = ir::cast<ir::Op>(e)->name}, e->span);
       case ir::ExprKind::Tuple:
         for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) expr(f, e->span);
         return;
@@ -298,7 +301,7 @@ class FunctionChecker {
       }
       case ir::ExprKind::Call: return call(ir::cast<ir::Call>(e));
       case ir::ExprKind::Error: return;  // reported by the lowering; uses nothing
-      default:  // Constant, StringImm, DataTypeImm
+      default:                           // Constant, StringImm, DataTypeImm
         return;
     }
   }
@@ -306,7 +309,7 @@ class FunctionChecker {
   void use(const ir::Var* v, Span at) {
     auto it = vars_.find(v);
     if (it == vars_.end()) {
-      if (reported_.insert(v).second) report(DiagId::RX2013, at, {v->name});
+      if (reported_.insert(v).second) report(diag::VarNeverBound{.var = v->name}, at);
       return;
     }
     const VarInfo& info = it->second;
@@ -314,28 +317,34 @@ class FunctionChecker {
       case VarState::InScope:
         // WF-11: closures do not capture DataflowVars.
         if (v->is_dataflow() && info.function_depth < depth_ && reported_.insert(v).second)
-          report_var(DiagId::RX2028, at, {frames_.back().name, v->name}, v);
+          report_var(diag::LocalFunctionCapturesDataflowVar{.function = frames_.back().name,
+                                                            .var = v->name},
+                     at, v);
         return;
       case VarState::Later:
         if (!reported_.insert(v).second) return;
-        if (v == defining_) return report_var(DiagId::RX2014, at, {v->name}, v);
-        return report_var(DiagId::RX2015, at, {v->name}, v);
+        if (v == defining_) return report_var(diag::SelfReferentialBinding{.var = v->name}, at, v);
+        return report_var(diag::VarUsedBeforeBound{.var = v->name}, at, v);
       case VarState::OutOfScope:
         if (!reported_.insert(v).second) return;
-        return report_var(v->is_dataflow() ? DiagId::RX2011 : DiagId::RX2016, at, {v->name}, v);
+        if (v->is_dataflow())
+          return report_var(diag::DataflowVarUsedOutsideBlock{.var = v->name}, at, v);
+        return report_var(diag::VarUsedOutOfScope{.var = v->name}, at, v);
     }
   }
 
   void global_ref(const ir::GlobalVar* g) {
     if (find_global(module_, g->name)) return;
-    if (reported_globals_.insert(g->name).second) report(DiagId::RX2017, g->span, {g->name});
+    if (reported_globals_.insert(g->name).second)
+      report(diag::UnknownGlobal{.global = g->name}, g->span);
   }
 
   void if_expr(const ir::If* i) {
     if (in_dataflow_) {  // WF-7.3
-      Diagnostic d =
-          make_diagnostic(DiagId::RX2023, i->span,
-                          {defining_ ? defining_->name : std::string("?"), frames_.back().name});
+      Diagnostic d = make_diagnostic(
+          diag::IfBindingInDataflowBlock{.binding = defining_ ? defining_->name : std::string("?"),
+                                         .function = frames_.back().name},
+          i->span);
       if (block_ && !block_->span.empty()) d.note(block_->span, "the dataflow block starts here");
       diags_.report(std::move(d));
     }
@@ -350,7 +359,8 @@ class FunctionChecker {
   // WF-18.
   void prim_value(const ir::PrimValue* p) {
     if (!is_scalar_number(p->value->dtype))
-      report(DiagId::RX2033, p->span, {value_owner(), p->value->dtype.str()});
+      report(diag::NonScalarPrimValue{.owner = value_owner(), .dtype = p->value->dtype.str()},
+             p->span);
     prim_uses(p->value);
   }
 
@@ -381,7 +391,7 @@ class FunctionChecker {
       if (!global.calls_self) global.self_call = c->span;
       global.calls_self = true;
       if (in_dataflow_) {
-        Diagnostic d = make_diagnostic(DiagId::RX2021, c->span, {g->name});
+        Diagnostic d = make_diagnostic(diag::RecursiveCallInDataflow{.callee = g->name}, c->span);
         d.note(name_span_of(global.function), quoted(g->name) + " is defined here");
         diags_.report(std::move(d));
       }
@@ -393,7 +403,8 @@ class FunctionChecker {
     if (!in_dataflow_) return;
     const ir::GlobalDef* def = find_global(module_, g->name);
     if (def && def->function() && calls_.reaches(g->name, current)) {
-      Diagnostic d = make_diagnostic(DiagId::RX2022, c->span, {g->name, current});
+      Diagnostic d = make_diagnostic(
+          diag::MutuallyRecursiveCallInDataflow{.callee = g->name, .caller = current}, c->span);
       d.note(global_name_span(g->name), quoted(g->name) + " calls back into " + quoted(current));
       diags_.report(std::move(d));
     }
@@ -406,7 +417,8 @@ class FunctionChecker {
       if (!frame.calls_self) frame.self_call = c->span;
       frame.calls_self = true;
     }
-    if (in_dataflow_ && frames_.back().self == v) report_var(DiagId::RX2021, c->span, {v->name}, v);
+    if (in_dataflow_ && frames_.back().self == v)
+      report_var(diag::RecursiveCallInDataflow{.callee = v->name}, c->span, v);
   }
 
   // ------------------------------------------------------------------ StructInfo
@@ -442,8 +454,11 @@ class FunctionChecker {
         if (!sh->values) return;
         int n = static_cast<int>(sh->values->size());
         if (sh->ndim >= 0 && sh->ndim != n)  // WF-15
-          report(DiagId::RX2027, s->span,
-                 {"shape", owner_text(), std::to_string(sh->ndim), std::to_string(n)});
+          report(diag::AnnotationNdimMismatch{.annotation_kind = "shape",
+                                              .owner = owner_text(),
+                                              .ndim = sh->ndim,
+                                              .dimension_count = n},
+                 s->span);
         for (const ir::PrimExpr* d : *sh->values) prim_uses(d);
         return;
       }
@@ -463,40 +478,57 @@ class FunctionChecker {
       } else if (auto* shape = ir::dyn_cast<ir::ShapeExpr>(t->shape)) {
         int n = static_cast<int>(shape->values.size());
         if (t->ndim >= 0 && t->ndim != n)  // WF-10, WF-14
-          report(DiagId::RX2027, t->span,
-                 {"tensor", owner_text(), std::to_string(t->ndim), std::to_string(n)});
+          report(diag::AnnotationNdimMismatch{.annotation_kind = "tensor",
+                                              .owner = owner_text(),
+                                              .ndim = t->ndim,
+                                              .dimension_count = n},
+                 t->span);
         for (const ir::PrimExpr* d : shape->values) prim_uses(d);
       } else {
-        report(DiagId::RX2031, t->shape->span, {owner_text(), describe_expr(t->shape)});  // WF-14
+        report(diag::InvalidTensorAnnotationShape{.owner = owner_text(),
+                                                  .shape = describe_expr(t->shape)},
+               t->shape->span);  // WF-14
       }
     }
     if (auto problem = dtype_problem(t->dtype))
-      report(DiagId::RX2035, t->span, {t->dtype.str(), owner_text(), *problem});
+      report(
+          diag::UnsupportedAnnotationDtype{
+              .dtype = t->dtype.str(), .owner = owner_text(), .reason = *problem},
+          t->span);
     if (t->vdevice && std::find(module_.vdevices.begin(), module_.vdevices.end(), t->vdevice) ==
                           module_.vdevices.end())  // WF-24
-      report(DiagId::RX2038, t->span,
-             {t->vdevice->target_kind + ":" + std::to_string(t->vdevice->dev_id), owner_text()});
+      report(diag::VDeviceNotInGlobalInfo{.vdevice = t->vdevice->target_kind + ":" +
+                                                     std::to_string(t->vdevice->dev_id),
+                                          .owner = owner_text()},
+             t->span);
   }
 
   void prim_sinfo(const ir::PrimSInfo* p) {
     ir::DataType d = p->dtype;
     bool number = d.code != ir::DataType::Code::Handle;
     if (!number)  // WF-19
-      report(DiagId::RX2034, p->span, {owner_text(), d.str()});
+      report(diag::InvalidPrimAnnotationDtype{.owner = owner_text(), .dtype = d.str()}, p->span);
     else if (auto problem = dtype_problem(d))  // WF-20
-      report(DiagId::RX2035, p->span, {d.str(), owner_text(), *problem});
+      report(
+          diag::UnsupportedAnnotationDtype{
+              .dtype = d.str(), .owner = owner_text(), .reason = *problem},
+          p->span);
     if (!p->value) return;
     // WF-22. Literals take the annotation's dtype, so only symbolic values can disagree.
     bool literal = ir::isa<ir::IntImm>(p->value) || ir::isa<ir::FloatImm>(p->value);
     if (number && !literal && p->value->dtype != d)
-      report(DiagId::RX2037, p->span, {owner_text(), d.str(), p->value->dtype.str()});
+      report(diag::PrimAnnotationDtypeMismatch{.owner = owner_text(),
+                                               .annotated_dtype = d.str(),
+                                               .value_dtype = p->value->dtype.str()},
+             p->span);
     prim_uses(p->value);
   }
 
   // A Callable annotation is its own little signature: its parameters bind shape variables for
   // its return (WF-17 on the side).
   void func_sinfo(const ir::FuncSInfo* f) {
-    if (f->params && !f->derive_func.empty()) report(DiagId::RX2032, f->span, {owner_text()});
+    if (f->params && !f->derive_func.empty())
+      report(diag::CallableParamsAndDeriveFunc{.owner = owner_text()}, f->span);
     size_t sym_mark = sym_scope_.size();
     if (f->params) {
       std::vector<const ir::PrimVar*> bound;
@@ -553,7 +585,8 @@ class FunctionChecker {
     if (!sym_reported_.insert(v).second) return;
     const std::string& fn = frames_.empty() ? global_.gvar->name : frames_.back().name;
     if (sym_diag_ == DiagId::RX2019) {
-      Diagnostic d = make_diagnostic(sym_diag_, at, {fn, v->name});
+      Diagnostic d = make_diagnostic(
+          diag::ReturnAnnotationUnboundSymbolicVar{.function = fn, .var = v->name}, at);
       if (const ir::Function* f = signature_function_)
         d.note(params_span(f), f->params.empty()
                                    ? quoted(fn) + " has no parameters"
@@ -562,7 +595,8 @@ class FunctionChecker {
       return;
     }
     if (sym_diag_ == DiagId::RX2020) {
-      Diagnostic d = make_diagnostic(sym_diag_, at, {v->name, fn});
+      Diagnostic d =
+          make_diagnostic(diag::SymbolicVarNotBindable{.var = v->name, .function = fn}, at);
       if (const ir::Var* p = signature_param_)
         d.note(p->annotation && !p->annotation->span.empty() ? p->annotation->span : p->span,
                "parameter " + quoted(p->name) + " uses " + quoted(v->name) +
@@ -570,7 +604,7 @@ class FunctionChecker {
       diags_.report(std::move(d));
       return;
     }
-    report(DiagId::RX2018, at, {v->name});
+    report(diag::SymbolicVarUsedBeforeBound{.var = v->name}, at);
   }
 
   // The parameter list of `f` (its name when it has none).

@@ -20,7 +20,8 @@ void check_global_symbol(const ir::IRModule& module, const ir::GlobalDef& g,
   const ir::AttrValue* symbol = attrs ? attrs->find("global_symbol") : nullptr;
   const std::string* text = symbol ? symbol->get_if<std::string>() : nullptr;
   if (!text || *text == g.gvar->name) return;
-  Diagnostic d = make_diagnostic(DiagId::RX2030, symbol->span, {g.gvar->name, *text});
+  Diagnostic d = make_diagnostic(
+      diag::GlobalSymbolMismatch{.global = g.gvar->name, .global_symbol = *text}, symbol->span);
   d.note(g.gvar->span, "'" + g.gvar->name + "' is defined here");
   diags.report(std::move(d));
 }
@@ -51,7 +52,7 @@ void check_entry_point(const ir::IRModule& module, DiagnosticSink& diags) {
   for (const ir::GlobalDef& g : module.globals)
     if (is_externally_linked(g)) return;
   Span at = module.globals.empty() ? Span{} : module.globals.front().span;
-  diags.report(make_diagnostic(DiagId::RX2029, at));
+  diags.report(make_diagnostic(diag::NoEntryPoint{}, at));
 }
 
 void check_function_well_formed(const ir::IRModule& module, const ir::GlobalDef& global,

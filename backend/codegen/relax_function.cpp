@@ -474,8 +474,9 @@ class FunctionEmitter {
   Value* constant(const ir::Constant* c) {
     if (!c->has_data())
       s_.report(make_diagnostic(
-          DiagId::RX5021, c->span,
-          {"metadata[\"" + c->metadata->key + "\"][" + std::to_string(c->metadata->index) + "]"}));
+          diag::ConstantWithoutData{.constant = "metadata[\"" + c->metadata->key + "\"][" +
+                                                std::to_string(c->metadata->index) + "]"},
+          c->span));
     if (dl_code(c->dtype) < 0) s_.refuse(c->span, "a constant of dtype '" + c->dtype.str() + "'");
     auto* data = llvm::ConstantDataArray::get(s_.context, llvm::ArrayRef<uint8_t>(c->data));
     auto* global = new llvm::GlobalVariable(s_.module, data->getType(), true,

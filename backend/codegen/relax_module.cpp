@@ -22,7 +22,7 @@ RelaxModuleState::RelaxModuleState(llvm::Module& module, const RelaxLibrary& lib
 }
 
 void RelaxModuleState::refuse(Span at, const std::string& what) {
-  report(make_diagnostic(DiagId::RX5040, at, {what}));
+  report(make_diagnostic(diag::BuildUnsupported{.what = what}, at));
 }
 
 void RelaxModuleState::report(Diagnostic d) {
@@ -101,7 +101,8 @@ llvm::FunctionCallee RelaxModuleState::runtime(const std::string& name) {
       llvm::cast<llvm::Function>(callee.getCallee())->addFnAttr(llvm::Attribute::Cold);
     return callee;
   }
-  report(make_diagnostic(DiagId::RX5000, Span{}, {"the runtime helper '" + name + "'"}));
+  report(
+      make_diagnostic(diag::UnsupportedOnCpu{.what = "the runtime helper '" + name + "'"}, Span{}));
 }
 
 llvm::FunctionType* packed_type(llvm::LLVMContext& context) {
@@ -159,7 +160,7 @@ llvm::Constant* module_info(RelaxModuleState& s) {
   for (const DiagInfo& d : all_diagnostics()) {
     if (std::string_view(d.code).substr(0, 4) != "RX50") continue;
     templates.push_back(s.string_constant(d.code));
-    templates.push_back(s.string_constant(d.message));
+    templates.push_back(s.string_constant(positional_template(d.id)));
   }
   auto* t_type = llvm::ArrayType::get(p, templates.size());
   auto* t_global =
@@ -248,8 +249,9 @@ bool emit_relax_library(llvm::Module& module, const RelaxLibrary& library,
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(module, &os)) {
     diags.report(make_diagnostic(
-        DiagId::RX5000, Span{},
-        {"this module (the generated code does not verify: " + os.str().substr(0, 300) + ")"}));
+        diag::UnsupportedOnCpu{.what = "this module (the generated code does not verify: " +
+                                       os.str().substr(0, 300) + ")"},
+        Span{}));
     return false;
   }
   return true;

@@ -29,8 +29,8 @@ TirEmitter::TirEmitter(llvm::Module& module, const ir::PrimFunc& func, const std
   // byte_offset.
   dltensor_type_ = llvm::StructType::get(
       context_, {ptr, llvm::StructType::get(context_, {i32, i32}), i32,
-                 llvm::StructType::get(context_, {builder_.getInt8Ty(), builder_.getInt8Ty(),
-                                                  builder_.getInt16Ty()}),
+                 llvm::StructType::get(
+                     context_, {builder_.getInt8Ty(), builder_.getInt8Ty(), builder_.getInt16Ty()}),
                  ptr, ptr, builder_.getInt64Ty()});
   // RaxcErrorSite: code, begin, end, num_static, num_values, args.
   site_type_ = llvm::StructType::get(context_, {ptr, i32, i32, i32, i32, ptr});
@@ -38,7 +38,8 @@ TirEmitter::TirEmitter(llvm::Module& module, const ir::PrimFunc& func, const std
 
 void TirEmitter::unsupported(Span at, const std::string& what) {
   failed_ = true;
-  diags_.report(make_diagnostic(DiagId::RX5000, at, {what + " (in '" + name_ + "')"}));
+  diags_.report(
+      make_diagnostic(diag::UnsupportedOnCpu{.what = what + " (in '" + name_ + "')"}, at));
 }
 
 llvm::Constant* TirEmitter::string_constant(const std::string& text) {
@@ -54,13 +55,13 @@ llvm::Constant* TirEmitter::error_site(DiagId code, Span at,
   std::vector<llvm::Constant*> args;
   for (const std::string& s : statics) args.push_back(string_constant(s));
   auto* array_type = llvm::ArrayType::get(builder_.getPtrTy(), args.size());
-  auto* array = new llvm::GlobalVariable(module_, array_type, true,
-                                         llvm::GlobalValue::PrivateLinkage,
-                                         llvm::ConstantArray::get(array_type, args), ".args");
+  auto* array =
+      new llvm::GlobalVariable(module_, array_type, true, llvm::GlobalValue::PrivateLinkage,
+                               llvm::ConstantArray::get(array_type, args), ".args");
   auto* site = llvm::ConstantStruct::get(
-      site_type_, {string_constant(raxc::code(code)), builder_.getInt32(at.begin),
-                   builder_.getInt32(at.end), builder_.getInt32(static_cast<int>(statics.size())),
-                   builder_.getInt32(num_values), array});
+      site_type_,
+      {string_constant(raxc::code(code)), builder_.getInt32(at.begin), builder_.getInt32(at.end),
+       builder_.getInt32(static_cast<int>(statics.size())), builder_.getInt32(num_values), array});
   return new llvm::GlobalVariable(module_, site_type_, true, llvm::GlobalValue::PrivateLinkage,
                                   site, ".site");
 }
@@ -93,7 +94,8 @@ void TirEmitter::fail_if(Value* bad, llvm::Constant* site, std::vector<Value*> v
   if (site) {
     while (values.size() < 3) values.push_back(i64(0));
     std::vector<Value*> call_args{site};
-    for (Value* v : values) call_args.push_back(builder_.CreateIntCast(v, builder_.getInt64Ty(), true));
+    for (Value* v : values)
+      call_args.push_back(builder_.CreateIntCast(v, builder_.getInt64Ty(), true));
     builder_.CreateCall(runtime_function("raxc_fail"), call_args);
   }
   builder_.CreateRet(builder_.getInt32(1));
@@ -141,16 +143,15 @@ void TirEmitter::bind_tensor(const ir::Buffer* buffer, Value* dl, const std::str
           error_site(DiagId::RX5004, at, {what, name_, std::to_string(rank)}, 1), {ndim});
   // dtype: code and bits (lanes 1); bool is stored as 8-bit but declared uint1 by DLPack.
   Value* dtype = field(3);
-  Value* code = builder_.CreateLoad(builder_.getInt8Ty(),
-                                    builder_.CreateStructGEP(dltensor_type_->getElementType(3),
-                                                             dtype, 0));
-  Value* bits = builder_.CreateLoad(builder_.getInt8Ty(),
-                                    builder_.CreateStructGEP(dltensor_type_->getElementType(3),
-                                                             dtype, 1));
+  Value* code = builder_.CreateLoad(
+      builder_.getInt8Ty(), builder_.CreateStructGEP(dltensor_type_->getElementType(3), dtype, 0));
+  Value* bits = builder_.CreateLoad(
+      builder_.getInt8Ty(), builder_.CreateStructGEP(dltensor_type_->getElementType(3), dtype, 1));
   ir::DataType t = buffer->dtype;
-  int want_code = t.is_int() ? kDLInt : t.is_integer() ? kDLUInt
+  int want_code = t.is_int()                             ? kDLInt
+                  : t.is_integer()                       ? kDLUInt
                   : t.code == ir::DataType::Code::BFloat ? kDLBfloat
-                                                          : kDLFloat;
+                                                         : kDLFloat;
   int want_bits = t.bits;
   Value* bad = builder_.CreateOr(builder_.CreateICmpNE(code, builder_.getInt8(want_code)),
                                  builder_.CreateICmpNE(bits, builder_.getInt8(want_bits)));
@@ -222,8 +223,7 @@ void TirEmitter::bind_tensor(const ir::Buffer* buffer, Value* dl, const std::str
 void TirEmitter::bind_arguments() {
   int n = static_cast<int>(func_.params.size());
   fail_if(builder_.CreateICmpNE(num_args_, builder_.getInt32(n)),
-          error_site(DiagId::RX5002, func_.name_span, {name_, std::to_string(n)}, 1),
-          {num_args_});
+          error_site(DiagId::RX5002, func_.name_span, {name_, std::to_string(n)}, 1), {num_args_});
   // Kinds, and the value of each argument.
   std::unordered_map<const ir::PrimVar*, Value*> handles;
   llvm::Type* arg_type = builder_.getInt64Ty();  // RaxcArg is 8 bytes
@@ -264,8 +264,8 @@ void TirEmitter::bind_arguments() {
 
 bool TirEmitter::emit(const std::string& symbol) {
   llvm::Type* ptr = builder_.getPtrTy();
-  auto* type = llvm::FunctionType::get(builder_.getInt32Ty(), {ptr, ptr, builder_.getInt32Ty(), ptr},
-                                       false);
+  auto* type =
+      llvm::FunctionType::get(builder_.getInt32Ty(), {ptr, ptr, builder_.getInt32Ty(), ptr}, false);
   function_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, symbol, module_);
   function_->addFnAttr(llvm::Attribute::NoUnwind);
   auto arg = function_->arg_begin();

@@ -61,8 +61,9 @@ class ArgumentBuilder {
       }
       case ir::SInfoKind::Prim: {
         ir::DataType dt = ir::cast<ir::PrimSInfo>(s)->dtype;
-        if (dt.is_void()) dt = lit.kind == io::Literal::Kind::Float ? ir::DataType::Float(64)
-                                                                    : ir::DataType::Int(64);
+        if (dt.is_void())
+          dt = lit.kind == io::Literal::Kind::Float ? ir::DataType::Float(64)
+                                                    : ir::DataType::Int(64);
         return unwrap(io::literal_to_prim(lit, to_dl(dt)));
       }
       case ir::SInfoKind::Shape: return unwrap(io::literal_to_shape(lit));
@@ -78,8 +79,9 @@ class ArgumentBuilder {
       }
       default:
         if (lit.kind == io::Literal::Kind::String) return unwrap(io::literal_to_string(lit));
-        fail(param, text, "the parameter's annotation (" + printer::print_struct_info(s) +
-                              ") does not say what value to make");
+        fail(param, text,
+             "the parameter's annotation (" + printer::print_struct_info(s) +
+                 ") does not say what value to make");
     }
   }
 
@@ -92,7 +94,8 @@ class ArgumentBuilder {
         const auto* shape = ir::dyn_cast<ir::ShapeExpr>(ts->shape);
         // A tensor of known rank but unknown shape takes --default-dim for every dimension.
         if (!shape && (ts->shape || ts->ndim < 0 || !options_.default_dim))
-          fail(param, text, "its shape (or its rank, with --default-dim) must be annotated to generate it");
+          fail(param, text,
+               "its shape (or its rank, with --default-dim) must be annotated to generate it");
         // R.Tensor(shape) without a dtype: TVMScript's default element type, float32.
         ir::DataType dtype = ts->dtype.is_void() ? ir::DataType::Float(32) : ts->dtype;
         std::vector<int64_t> dims;
@@ -102,9 +105,12 @@ class ArgumentBuilder {
           dims.assign(static_cast<size_t>(ts->ndim), *options_.default_dim);
         runtime::TensorPtr t = runtime::Tensor::empty(dims, to_dl(dtype));
         if (!t) fail(param, text, "the tensor is too large to allocate");
-        if (how == Generated::Random) io::fill_random(*t, rng_);
-        else if (how == Generated::Ones) io::fill_ones(*t);
-        else io::fill_zeros(*t);
+        if (how == Generated::Random)
+          io::fill_random(*t, rng_);
+        else if (how == Generated::Ones)
+          io::fill_ones(*t);
+        else
+          io::fill_zeros(*t);
         return t;
       }
       case ir::SInfoKind::Prim: {
@@ -117,8 +123,10 @@ class ArgumentBuilder {
           return p;
         }
         runtime::TensorPtr one = runtime::Tensor::empty({}, p.dtype);
-        if (how == Generated::Random) io::fill_random(*one, rng_);
-        else if (how == Generated::Ones) io::fill_ones(*one);
+        if (how == Generated::Random)
+          io::fill_random(*one, rng_);
+        else if (how == Generated::Ones)
+          io::fill_ones(*one);
         p.i = one->get_i64(0);
         p.f = one->get_f64(0);
         return p;
@@ -137,8 +145,9 @@ class ArgumentBuilder {
         return t;
       }
       default:
-        fail(param, text, "a value of its annotation (" + printer::print_struct_info(s) +
-                              ") cannot be generated");
+        fail(param, text,
+             "a value of its annotation (" + printer::print_struct_info(s) +
+                 ") cannot be generated");
     }
   }
 
@@ -148,14 +157,16 @@ class ArgumentBuilder {
     for (const ir::PrimVar* v : ir::prim_vars(d)) {
       if (frame.dims.count(v)) continue;
       if (!options_.default_dim)
-        throw ArgError{make_diagnostic(DiagId::RX5031, param->span, {v->name})};
+        throw ArgError{
+            make_diagnostic(diag::SymbolicDimensionNotFixed{.variable = v->name}, param->span)};
       frame.dims[v] = *options_.default_dim;
     }
     return eval_dim(d, frame);
   }
 
   [[noreturn]] void fail(const ir::Var* param, const std::string& text, const std::string& why) {
-    throw ArgError{make_diagnostic(DiagId::RX5030, param->span, {param->name, text, why})};
+    throw ArgError{make_diagnostic(
+        diag::BadArgument{.argument = param->name, .text = text, .reason = why}, param->span)};
   }
 
  private:
@@ -173,8 +184,10 @@ std::variant<std::vector<Value>, Diagnostic> make_arguments(const ir::Function& 
   std::vector<std::string> texts = given;
   if (texts.empty() && options.random) texts.assign(f.params.size(), "random");
   if (texts.size() != f.params.size())
-    return make_diagnostic(DiagId::RX5002, f.name_span,
-                           {name, std::to_string(f.params.size()), std::to_string(texts.size())});
+    return make_diagnostic(
+        diag::EntryArgumentCount{
+            .function = name, .expected = f.params.size(), .given = texts.size()},
+        f.name_span);
   ArgumentBuilder builder(f, options);
   Frame frame;
   std::vector<Value> values(texts.size());
@@ -199,9 +212,12 @@ std::variant<std::vector<Value>, Diagnostic> make_arguments(const ir::Function& 
         frame.dims.try_emplace(v, value);
       }
       if (!known)
-        return make_diagnostic(DiagId::RX5030, f.name_span,
-                               {"--bind", var_name + "=" + std::to_string(value),
-                                "'" + name + "' has no symbolic dimension named '" + var_name + "'"});
+        return make_diagnostic(
+            diag::BadArgument{
+                .argument = "--bind",
+                .text = var_name + "=" + std::to_string(value),
+                .reason = "'" + name + "' has no symbolic dimension named '" + var_name + "'"},
+            f.name_span);
     }
     for (size_t i = 0; i < texts.size(); ++i) {
       Generated how = generated_kind(texts[i]);

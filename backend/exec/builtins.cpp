@@ -33,24 +33,29 @@ const ir::GlobalDef& callee_prim_func(Interpreter& in, const ir::Call* c) {
   const auto* gv = c->args.empty() ? nullptr : ir::dyn_cast<ir::GlobalVar>(c->args[0]);
   const ir::GlobalDef* g = gv ? in.program.module->find(gv->name) : nullptr;
   if (!g || !g->prim_func())
-    raise(DiagId::RX5000, c->span, {"a call_tir whose callee is not a PrimFunc of the module"});
+    raise(diag::UnsupportedOnCpu{.what = "a call_tir whose callee is not a PrimFunc of the module"},
+          c->span);
   return *g;
 }
 
 // The tensors an out_sinfo describes, allocated (symbolic dimensions from the frame).
-std::vector<runtime::TensorPtr> allocate_outputs(Interpreter& in, const ir::Call* c,
-                                                 Frame& frame) {
-  if (c->sinfo_args.empty()) raise(DiagId::RX5000, c->span, {"a call without out_sinfo"});
+std::vector<runtime::TensorPtr> allocate_outputs(Interpreter& in, const ir::Call* c, Frame& frame) {
+  if (c->sinfo_args.empty())
+    raise(diag::UnsupportedOnCpu{.what = "a call without out_sinfo"}, c->span);
   std::vector<const ir::StructInfo*> outs;
-  if (const auto* t = ir::dyn_cast<ir::TupleSInfo>(c->sinfo_args[0])) outs = t->fields;
-  else outs.push_back(c->sinfo_args[0]);
+  if (const auto* t = ir::dyn_cast<ir::TupleSInfo>(c->sinfo_args[0]))
+    outs = t->fields;
+  else
+    outs.push_back(c->sinfo_args[0]);
   std::vector<runtime::TensorPtr> tensors;
   for (const ir::StructInfo* s : outs) {
     const auto* ts = ir::dyn_cast<ir::TensorSInfo>(s);
     const auto* shape = ts ? ir::dyn_cast<ir::ShapeExpr>(ts->shape) : nullptr;
     if (!shape || ts->dtype.is_void())
-      raise(DiagId::RX5000, s->span,
-            {"an output whose shape or dtype is not known (out_sinfo must give both)"});
+      raise(
+          diag::UnsupportedOnCpu{
+              .what = "an output whose shape or dtype is not known (out_sinfo must give both)"},
+          s->span);
     std::vector<int64_t> dims;
     for (const ir::PrimExpr* d : shape->values) dims.push_back(eval_dim(d, frame));
     tensors.push_back(in.allocate(dims, ts->dtype, s->span));
@@ -66,7 +71,8 @@ Value outputs_value(const ir::Call* c, std::vector<Value> outs) {
 // R.call_tir(f, (inputs...), out_sinfo, tir_vars): f(inputs..., outputs..., tir_vars...).
 Value call_tir(Interpreter& in, const ir::Call* c, Frame& frame) {
   const ir::GlobalDef& g = callee_prim_func(in, c);
-  std::vector<Value> args = c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
+  std::vector<Value> args =
+      c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
   std::vector<runtime::TensorPtr> outputs = allocate_outputs(in, c, frame);
   for (const runtime::TensorPtr& t : outputs) args.push_back(t);
   if (c->args.size() > 2) {
@@ -119,12 +125,13 @@ std::string packed_symbol(Interpreter& in, const ir::Expr* e, Frame& frame) {
   Value v = in.eval(e, frame);
   if (const auto* c = v.get_if<runtime::CallablePtr>())
     if (const auto* p = dynamic_cast<const PackedRef*>(c->get())) return p->symbol;
-  raise(DiagId::RX5000, e->span, {"a packed call whose callee is not a name"});
+  raise(diag::UnsupportedOnCpu{.what = "a packed call whose callee is not a name"}, e->span);
 }
 
 // R.call_pure_packed(f, args...) / R.call_packed(f, args...): f(args...).
 Value call_packed_op(Interpreter& in, const ir::Call* c, Frame& frame) {
-  if (c->args.empty()) raise(DiagId::RX5000, c->span, {"a packed call without a callee"});
+  if (c->args.empty())
+    raise(diag::UnsupportedOnCpu{.what = "a packed call without a callee"}, c->span);
   std::string symbol = packed_symbol(in, c->args[0], frame);
   return in.call_packed(symbol, eval_args(in, c, frame, 1), c->span);
 }
@@ -132,8 +139,9 @@ Value call_packed_op(Interpreter& in, const ir::Call* c, Frame& frame) {
 // R.call_dps_packed(f, (inputs...), out_sinfo): f(inputs..., outputs...).
 Value call_dps_packed(Interpreter& in, const ir::Call* c, Frame& frame) {
   std::string symbol = packed_symbol(in, c->args[0], frame);
-  if (!find_packed(symbol)) raise(DiagId::RX5022, c->span, {symbol});
-  std::vector<Value> args = c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
+  if (!find_packed(symbol)) raise(diag::UnknownPackedFunction{.function = symbol}, c->span);
+  std::vector<Value> args =
+      c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
   std::vector<runtime::TensorPtr> outputs = allocate_outputs(in, c, frame);
   for (const runtime::TensorPtr& t : outputs) args.push_back(t);
   in.call_packed(symbol, args, c->span);
@@ -142,7 +150,11 @@ Value call_dps_packed(Interpreter& in, const ir::Call* c, Frame& frame) {
 
 const runtime::TensorPtr& tensor_arg(const Value& v, const char* op, Span at) {
   const runtime::TensorPtr* t = v.tensor();
-  if (!t) raise(DiagId::RX5020, at, {std::string("the argument of ") + op, "a tensor", "it is " + describe_value(v)});
+  if (!t)
+    raise(diag::ValueDoesNotMatchAnnotation{.value = std::string("the argument of ") + op,
+                                            .annotation = "a tensor",
+                                            .reason = "it is " + describe_value(v)},
+          at);
   return *t;
 }
 
@@ -155,8 +167,10 @@ Value tensor_to_shape(Interpreter& in, const ir::Call* c, Frame& frame) {
   Value v = in.eval(c->args.at(0), frame);
   const runtime::TensorPtr& t = tensor_arg(v, "R.tensor_to_shape", c->span);
   if (t->ndim() != 1 || t->dtype().code == kDLFloat)
-    raise(DiagId::RX5020, c->span,
-          {"the argument of R.tensor_to_shape", "a 1-d integer tensor", "it is " + describe_value(v)});
+    raise(diag::ValueDoesNotMatchAnnotation{.value = "the argument of R.tensor_to_shape",
+                                            .annotation = "a 1-d integer tensor",
+                                            .reason = "it is " + describe_value(v)},
+          c->span);
   runtime::Shape s;
   for (int64_t i = 0; i < t->numel(); ++i) s.dims.push_back(t->get_i64(i));
   return s;
@@ -166,7 +180,10 @@ Value shape_to_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {
   Value v = in.eval(c->args.at(0), frame);
   const auto* s = v.get_if<runtime::Shape>();
   if (!s)
-    raise(DiagId::RX5020, c->span, {"the argument of R.shape_to_tensor", "a shape", "it is " + describe_value(v)});
+    raise(diag::ValueDoesNotMatchAnnotation{.value = "the argument of R.shape_to_tensor",
+                                            .annotation = "a shape",
+                                            .reason = "it is " + describe_value(v)},
+          c->span);
   runtime::TensorPtr t =
       in.allocate({static_cast<int64_t>(s->dims.size())}, ir::DataType::Int(64), c->span);
   for (size_t i = 0; i < s->dims.size(); ++i) t->set_i64(static_cast<int64_t>(i), s->dims[i]);
@@ -175,7 +192,8 @@ Value shape_to_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {
 
 // Python's str.format with positional `{}` fields, which is how TVM formats R.print and
 // R.assert_op messages.
-std::string format_values(Interpreter& in, const std::string& format, const std::vector<Value>& values) {
+std::string format_values(Interpreter& in, const std::string& format,
+                          const std::vector<Value>& values) {
   auto text = [&](const Value& v) {
     if (const auto* s = v.get_if<runtime::String>()) return s->value;
     return in.options.format ? in.options.format(v) : describe_value(v);
@@ -234,7 +252,8 @@ Value print(Interpreter& in, const ir::Call* c, Frame& frame) {
 
 Value assert_op(Interpreter& in, const ir::Call* c, Frame& frame) {
   std::vector<Value> values = eval_args(in, c, frame);
-  if (values.empty()) raise(DiagId::RX5000, c->span, {"R.assert_op without a condition"});
+  if (values.empty())
+    raise(diag::UnsupportedOnCpu{.what = "R.assert_op without a condition"}, c->span);
   if (in.condition(values[0], c->args[0]->span)) return runtime::Tuple{};
   std::vector<Value> rest(values.begin() + 1, values.end());
   std::string format = format_attr(c);
@@ -242,7 +261,7 @@ Value assert_op(Interpreter& in, const ir::Call* c, Frame& frame) {
     format = rest[0].get_if<runtime::String>()->value;
     rest.erase(rest.begin());
   }
-  raise(DiagId::RX5023, c->span, {format_values(in, format, rest)});
+  raise(diag::AssertOpFailed{.message = format_values(in, format, rest)}, c->span);
 }
 
 Value null_value(Interpreter&, const ir::Call*, Frame&) { return runtime::Null{}; }
@@ -257,7 +276,10 @@ Value to_vdevice(Interpreter& in, const ir::Call* c, Frame& frame) {
   Value v = in.eval(c->args.at(0), frame);
   const runtime::TensorPtr& t = tensor_arg(v, "R.to_vdevice", c->span);
   runtime::TensorPtr out = runtime::Tensor::empty(t->shape(), t->dtype());
-  if (!out) raise(DiagId::RX5026, c->span, {"of the source", runtime::dtype_name(t->dtype())});
+  if (!out)
+    raise(diag::TensorAllocationFailed{.shape = "of the source",
+                                       .dtype = runtime::dtype_name(t->dtype())},
+          c->span);
   std::memcpy(out->data(), t->data(), static_cast<size_t>(t->nbytes()));
   return out;
 }
@@ -265,7 +287,9 @@ Value to_vdevice(Interpreter& in, const ir::Call* c, Frame& frame) {
 Value make_closure(Interpreter& in, const ir::Call* c, Frame& frame) {
   const auto* gv = ir::dyn_cast<ir::GlobalVar>(c->args.at(0));
   const ir::GlobalDef* g = gv ? in.program.module->find(gv->name) : nullptr;
-  if (!g) raise(DiagId::RX5000, c->span, {"R.make_closure of something other than a global"});
+  if (!g)
+    raise(diag::UnsupportedOnCpu{.what = "R.make_closure of something other than a global"},
+          c->span);
   auto closure = std::make_shared<Closure>();
   closure->global = g;
   closure->name = g->gvar->name;
@@ -275,7 +299,8 @@ Value make_closure(Interpreter& in, const ir::Call* c, Frame& frame) {
 
 Value invoke_closure(Interpreter& in, const ir::Call* c, Frame& frame) {
   Value callee = in.eval(c->args.at(0), frame);
-  std::vector<Value> args = c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
+  std::vector<Value> args =
+      c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
   return in.call_value(callee, std::move(args), c->span);
 }
 
@@ -293,9 +318,13 @@ Value alloc_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {
     if (const auto* d = a->get_if<ir::DataType>()) dtype = to_dl(*d);
   }
   const auto* s = shape.get_if<runtime::Shape>();
-  if (!s || !dtype) raise(DiagId::RX5000, c->span, {"R.builtin.alloc_tensor with these arguments"});
+  if (!s || !dtype)
+    raise(diag::UnsupportedOnCpu{.what = "R.builtin.alloc_tensor with these arguments"}, c->span);
   runtime::TensorPtr t = runtime::Tensor::empty(s->dims, *dtype);
-  if (!t) raise(DiagId::RX5026, c->span, {describe_value(shape), runtime::dtype_name(*dtype)});
+  if (!t)
+    raise(diag::TensorAllocationFailed{.shape = describe_value(shape),
+                                       .dtype = runtime::dtype_name(*dtype)},
+          c->span);
   return t;
 }
 
@@ -332,17 +361,20 @@ Value Interpreter::call_op(const std::string& op, const ir::Call* c, Frame& fram
     try {
       return it->second(*this, c, frame);
     } catch (const std::out_of_range&) {  // args.at(): fewer arguments than the operator takes
-      raise(DiagId::RX5000, c->span, {"this form of '" + op + "'"});
+      raise(diag::UnsupportedOnCpu{.what = "this form of '" + op + "'"}, c->span);
     }
   }
   std::string name = op.starts_with("relax.") ? "R." + op.substr(6) : op;
   // Legalization (backend/legalize) rewrote every call it could; this one was left.
   if (has_legalization(op))
-    raise(DiagId::RX5000, c->op->span,
-          {"this call of '" + name +
-           "' (its legalization to TIR needs the shapes and dtypes of its arguments and result "
-           "known statically)"});
-  raise(DiagId::RX5000, c->op->span, {"the operator '" + name + "' (it has no legalization to TIR yet)"});
+    raise(diag::UnsupportedOnCpu{.what = "this call of '" + name +
+                                         "' (its legalization to TIR needs the shapes and dtypes "
+                                         "of its arguments and result "
+                                         "known statically)"},
+          c->op->span);
+  raise(diag::UnsupportedOnCpu{.what = "the operator '" + name +
+                                       "' (it has no legalization to TIR yet)"},
+        c->op->span);
 }
 
 std::ostream& Interpreter::out() { return options.out ? *options.out : std::cout; }

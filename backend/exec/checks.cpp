@@ -40,7 +40,8 @@ Scalar eval_prim(const ir::PrimExpr* e, const Frame& frame) {
     case K::Var: {
       const auto* v = ir::cast<ir::PrimVar>(e);
       auto it = frame.dims.find(v);
-      if (it == frame.dims.end()) raise(DiagId::RX5028, e->span, {v->name});
+      if (it == frame.dims.end())
+        raise(diag::SymbolicVariableUnbound{.variable = v->name}, e->span);
       return int_scalar(it->second);
     }
     case K::Not: return int_scalar(!eval_prim(ir::cast<ir::PrimNot>(e)->a, frame).i);
@@ -61,12 +62,12 @@ Scalar eval_prim(const ir::PrimExpr* e, const Frame& frame) {
         return eval_prim(c->args[0], frame).as_f64() != 0 ? eval_prim(c->args[1], frame)
                                                           : eval_prim(c->args[2], frame);
       if (c->op == "tir.likely" && c->args.size() == 1) return eval_prim(c->args[0], frame);
-      raise(DiagId::RX5000, e->span, {"'" + c->op + "' in a shape expression"});
+      raise(diag::UnsupportedOnCpu{.what = "'" + c->op + "' in a shape expression"}, e->span);
     }
     default: break;
   }
   const auto* b = ir::dyn_cast<ir::PrimBinary>(e);
-  if (!b) raise(DiagId::RX5000, e->span, {"this expression in a shape"});
+  if (!b) raise(diag::UnsupportedOnCpu{.what = "this expression in a shape"}, e->span);
   Scalar x = eval_prim(b->a, frame), y = eval_prim(b->b, frame);
   if (x.is_float || y.is_float || e->dtype.is_float()) {
     double p = x.as_f64(), q = y.as_f64();
@@ -93,9 +94,10 @@ Scalar eval_prim(const ir::PrimExpr* e, const Frame& frame) {
   }
   int64_t p = x.i, q = y.i;
   auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };  // two's complement
-  bool division = e->kind == K::Div || e->kind == K::Mod || e->kind == K::FloorDiv ||
-                  e->kind == K::FloorMod;
-  if (division && q == 0) raise(DiagId::RX5010, e->span, {"a shape expression"});
+  bool division =
+      e->kind == K::Div || e->kind == K::Mod || e->kind == K::FloorDiv || e->kind == K::FloorMod;
+  if (division && q == 0)
+    raise(diag::IntegerDivisionByZero{.expression = "a shape expression"}, e->span);
   if (division && q == -1) {  // INT64_MIN / -1 overflows: wraps, remainder 0
     if (e->kind == K::Mod || e->kind == K::FloorMod) return int_scalar(0);
     return int_scalar(wrap(0 - static_cast<uint64_t>(p)));
@@ -120,7 +122,7 @@ Scalar eval_prim(const ir::PrimExpr* e, const Frame& frame) {
     case K::Or: return int_scalar(p || q);
     default: break;
   }
-  raise(DiagId::RX5000, e->span, {"this operator in a shape expression"});
+  raise(diag::UnsupportedOnCpu{.what = "this operator in a shape expression"}, e->span);
 }
 
 int64_t eval_dim(const ir::PrimExpr* e, const Frame& frame) {

@@ -26,7 +26,10 @@ namespace {
 
 const TensorPtr& tensor_argument(const std::vector<Value>& args, const char* fn, Span at) {
   const TensorPtr* t = args.empty() ? nullptr : args[0].tensor();
-  if (!t) raise(DiagId::RX5032, at, {std::string(fn) + ": the first argument must be a tensor"});
+  if (!t)
+    raise(diag::PackedFunctionFailed{.message =
+                                         std::string(fn) + ": the first argument must be a tensor"},
+          at);
   return *t;
 }
 
@@ -38,7 +41,8 @@ int64_t scalar_argument(const std::vector<Value>& args, size_t i, int64_t fallba
 
 TensorPtr allocate(std::vector<int64_t> shape, DLDataType dtype, Span at) {
   TensorPtr t = runtime::Tensor::empty(shape, dtype);
-  if (!t) raise(DiagId::RX5026, at, {"(...)", runtime::dtype_name(dtype)});
+  if (!t)
+    raise(diag::TensorAllocationFailed{.shape = "(...)", .dtype = runtime::dtype_name(dtype)}, at);
   return t;
 }
 
@@ -96,8 +100,9 @@ Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at) {
     axis = scalar_argument(args, 5, 0);
     if (axis < 0) axis += x->ndim();
     if (axis < 0 || axis >= x->ndim())
-      raise(DiagId::RX5032, at,
-            {"relax.run.unique: axis " + std::to_string(axis) + " is out of range"});
+      raise(diag::PackedFunctionFailed{.message = "relax.run.unique: axis " + std::to_string(axis) +
+                                                  " is out of range"},
+            at);
     for (int64_t d = 0; d < x->ndim(); ++d)
       (d < axis ? s.before : d == axis ? s.count : s.after) *= shape[d];
   } else {

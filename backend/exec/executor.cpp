@@ -26,7 +26,10 @@ std::optional<Value> Executor::call(const ir::GlobalDef& entry, std::vector<Valu
     if (error) *error = std::move(e.diagnostic);
     return std::nullopt;
   } catch (const std::bad_alloc&) {
-    if (error) *error = make_diagnostic(DiagId::RX5026, entry.gvar->span, {"(unknown)", "(unknown)"});
+    if (error)
+      *error =
+          make_diagnostic(diag::TensorAllocationFailed{.shape = "(unknown)", .dtype = "(unknown)"},
+                          entry.gvar->span);
     return std::nullopt;
   }
 }
@@ -38,16 +41,19 @@ Interpreter::Interpreter(Program program, const KernelLibrary& kernels, ExecOpti
 
 Value Interpreter::call_global(const ir::GlobalDef& g, std::vector<Value> args, Span call_site) {
   if (const ir::PrimFunc* pf = g.prim_func()) return call_prim_func(g, *pf, args, call_site);
-  if (const ir::ExternFunc* ef = g.extern_func()) return call_packed(ef->global_symbol, args, call_site);
+  if (const ir::ExternFunc* ef = g.extern_func())
+    return call_packed(ef->global_symbol, args, call_site);
   const ir::Function* f = program.function ? program.function(g) : nullptr;
-  if (!f) raise(DiagId::RX5000, g.gvar->span, {"function '" + g.gvar->name + "' (not analysed)"});
+  if (!f)
+    raise(diag::UnsupportedOnCpu{.what = "function '" + g.gvar->name + "' (not analysed)"},
+          g.gvar->span);
   return call_function(*f, g.gvar->name, nullptr, std::move(args), call_site);
 }
 
-Value Interpreter::call_function(const ir::Function& f, const std::string& name, const Frame* captured,
-                          std::vector<Value> args, Span call_site) {
+Value Interpreter::call_function(const ir::Function& f, const std::string& name,
+                                 const Frame* captured, std::vector<Value> args, Span call_site) {
   if (depth >= options.max_call_depth)
-    raise(DiagId::RX5024, call_site, {std::to_string(options.max_call_depth)});
+    raise(diag::RecursionTooDeep{.max_depth = options.max_call_depth}, call_site);
   struct DepthGuard {
     int& d;
     explicit DepthGuard(int& d) : d(d) { ++d; }
@@ -55,8 +61,10 @@ Value Interpreter::call_function(const ir::Function& f, const std::string& name,
   } guard(depth);
 
   if (args.size() != f.params.size())
-    raise(DiagId::RX5002, call_site,
-          {name, std::to_string(f.params.size()), std::to_string(args.size())});
+    raise(
+        diag::EntryArgumentCount{
+            .function = name, .expected = f.params.size(), .given = args.size()},
+        call_site);
   Frame frame;
   if (captured) frame = *captured;
   StructMatcher matcher(frame);
@@ -65,16 +73,19 @@ Value Interpreter::call_function(const ir::Function& f, const std::string& name,
     if (auto why = matcher.bind(args[i], param->annotation))
       param_error(f, name, i, *why, call_site);
   }
-  if (auto failed = matcher.finish()) param_error(f, name, failed->first, failed->second, call_site);
+  if (auto failed = matcher.finish())
+    param_error(f, name, failed->first, failed->second, call_site);
   for (size_t i = 0; i < args.size(); ++i) frame.vars[f.params[i]] = std::move(args[i]);
 
   Value result = eval(f.body, frame);
   if (f.ret_struct_info) {
     if (auto why = match_struct_info(result, f.ret_struct_info, frame)) {
       Diagnostic d = make_diagnostic(
-          DiagId::RX5020, f.body->body ? f.body->body->span : f.span,
-          {"the value returned by '" + name + "'", printer::print_struct_info(f.ret_struct_info),
-           *why});
+          diag::ValueDoesNotMatchAnnotation{
+              .value = "the value returned by '" + name + "'",
+              .annotation = printer::print_struct_info(f.ret_struct_info),
+              .reason = *why},
+          f.body->body ? f.body->body->span : f.span);
       d.note(f.ret_struct_info->span, "the return annotation is here");
       throw ExecError{std::move(d)};
     }
@@ -83,19 +94,22 @@ Value Interpreter::call_function(const ir::Function& f, const std::string& name,
 }
 
 void Interpreter::param_error(const ir::Function& f, const std::string& name, size_t index,
-                       const std::string& why, Span call_site) {
+                              const std::string& why, Span call_site) {
   const ir::Var* param = f.params[index];
   Diagnostic d = make_diagnostic(
-      DiagId::RX5020, param->span,
-      {"argument '" + param->name + "' of '" + name + "'",
-       printer::print_struct_info(param->annotation), why});
+      diag::ValueDoesNotMatchAnnotation{.value = "argument '" + param->name + "' of '" + name + "'",
+                                        .annotation = printer::print_struct_info(param->annotation),
+                                        .reason = why},
+      param->span);
   if (!call_site.empty() && call_site != f.span) d.note(call_site, "in this call");
   throw ExecError{std::move(d)};
 }
 
 Value Interpreter::call_value(const Value& callee, std::vector<Value> args, Span call_site) {
   const auto* c = callee.get_if<runtime::CallablePtr>();
-  if (!c) raise(DiagId::RX5027, call_site, {"this value", describe_value(callee)});
+  if (!c)
+    raise(diag::NotCallableAtRunTime{.callee = "this value", .value = describe_value(callee)},
+          call_site);
   if (const auto* g = dynamic_cast<const GlobalRef*>(c->get()))
     return call_global(*g->global, std::move(args), call_site);
   if (const auto* closure = dynamic_cast<const Closure*>(c->get())) {
@@ -108,27 +122,32 @@ Value Interpreter::call_value(const Value& callee, std::vector<Value> args, Span
       return call_function(*closure->function, closure->name, &with_self, std::move(all),
                            call_site);
     }
-    return call_function(*closure->function, closure->name, closure->captured.get(),
-                         std::move(all), call_site);
+    return call_function(*closure->function, closure->name, closure->captured.get(), std::move(all),
+                         call_site);
   }
   if (const auto* p = dynamic_cast<const PackedRef*>(c->get()))
     return call_packed(p->symbol, args, call_site);
-  raise(DiagId::RX5027, call_site, {"this value", (*c)->describe()});
+  raise(diag::NotCallableAtRunTime{.callee = "this value", .value = (*c)->describe()}, call_site);
 }
 
 // A PrimFunc called directly (`cls.f(x, y)`) or through call_tir: tensors by DLTensor, scalars
 // by value; a non-zero status is the kernel's recorded error, located where the kernel
 // raised it, with a note at the call.
 Value Interpreter::call_prim_func(const ir::GlobalDef& g, const ir::PrimFunc& pf,
-                           const std::vector<Value>& args, Span call_site) {
+                                  const std::vector<Value>& args, Span call_site) {
   RaxcPackedFunc kernel = kernels.find(g.gvar->name);
-  if (!kernel) raise(DiagId::RX5000, call_site, {"PrimFunc '" + g.gvar->name + "' (not compiled)"});
+  if (!kernel)
+    raise(diag::UnsupportedOnCpu{.what = "PrimFunc '" + g.gvar->name + "' (not compiled)"},
+          call_site);
   std::vector<RaxcArg> packed(args.size());
   std::vector<int32_t> kinds(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     if (!pack_argument(args[i], packed[i], kinds[i]))
-      raise(DiagId::RX5003, call_site,
-            {std::to_string(i), g.gvar->name, "a tensor or a scalar, not " + describe_value(args[i])});
+      raise(diag::PackedArgumentKind{.index = i,
+                                     .callee = g.gvar->name,
+                                     .expected =
+                                         "a tensor or a scalar, not " + describe_value(args[i])},
+            call_site);
   }
   RaxcArg ret{};
   ret.i64 = 0;
@@ -137,8 +156,10 @@ Value Interpreter::call_prim_func(const ir::GlobalDef& g, const ir::PrimFunc& pf
   if (pf.ret_type && !pf.ret_type->is_void()) {
     runtime::Prim p;
     p.dtype = to_dl(*pf.ret_type);
-    if (pf.ret_type->is_float()) p.f = ret.f64;
-    else p.i = ret.i64;
+    if (pf.ret_type->is_float())
+      p.f = ret.f64;
+    else
+      p.i = ret.i64;
     return p;
   }
   return runtime::Tuple{};  // a PrimFunc without a result returns the unit value, R.Tuple()
@@ -164,16 +185,18 @@ bool pack_argument(const Value& value, RaxcArg& arg, int32_t& kind) {
 
 [[noreturn]] void Interpreter::kernel_error(Span call_site) {
   std::optional<runtime::RuntimeError> e = runtime::take_last_error();
-  if (!e) raise(DiagId::RX5000, call_site, {"a kernel that failed without an error"});
+  if (!e) raise(diag::UnsupportedOnCpu{.what = "a kernel that failed without an error"}, call_site);
   std::optional<DiagId> id = find_diagnostic(e->code);
-  Diagnostic d = make_diagnostic(id.value_or(DiagId::RX5000), Span{e->begin, e->end}, e->args);
+  Diagnostic d = make_diagnostic(DiagPayload::from_positional(id.value_or(DiagId::RX5000), e->args),
+                                 Span{e->begin, e->end});
   if (!call_site.empty() && !(call_site == d.span)) d.note(call_site, "called from here");
   throw ExecError{std::move(d)};
 }
 
-Value Interpreter::call_packed(const std::string& symbol, const std::vector<Value>& args, Span call_site) {
+Value Interpreter::call_packed(const std::string& symbol, const std::vector<Value>& args,
+                               Span call_site) {
   const PackedFunction* fn = find_packed(symbol);
-  if (!fn) raise(DiagId::RX5022, call_site, {symbol});
+  if (!fn) raise(diag::UnknownPackedFunction{.function = symbol}, call_site);
   return (*fn)(*this, args, call_site);
 }
 
@@ -186,14 +209,15 @@ Value Interpreter::eval(const ir::Expr* e, Frame& frame) {
     case K::DataflowVar: {
       auto it = frame.vars.find(ir::cast<ir::Var>(e));
       if (it == frame.vars.end())
-        raise(DiagId::RX5000, e->span,
-              {"variable '" + ir::cast<ir::Var>(e)->name + "' read before it has a value"});
+        raise(diag::UnsupportedOnCpu{.what = "variable '" + ir::cast<ir::Var>(e)->name +
+                                             "' read before it has a value"},
+              e->span);
       return it->second;
     }
     case K::Constant: return constant(ir::cast<ir::Constant>(e));
     case K::GlobalVar: {
       const ir::GlobalDef* g = program.module->find(ir::cast<ir::GlobalVar>(e)->name);
-      if (!g) raise(DiagId::RX5000, e->span, {"an undefined global"});
+      if (!g) raise(diag::UnsupportedOnCpu{.what = "an undefined global"}, e->span);
       auto ref = std::make_shared<GlobalRef>();
       ref->global = g;
       return runtime::CallablePtr(ref);
@@ -208,9 +232,11 @@ Value Interpreter::eval(const ir::Expr* e, Frame& frame) {
       Value t = eval(g->tuple, frame);
       const auto* tuple = t.get_if<runtime::Tuple>();
       if (!tuple || g->index < 0 || g->index >= static_cast<int64_t>(tuple->fields.size()))
-        raise(DiagId::RX5020, e->span,
-              {"the tuple", "a tuple with field " + std::to_string(g->index),
-               "it is " + describe_value(t)});
+        raise(diag::ValueDoesNotMatchAnnotation{.value = "the tuple",
+                                                .annotation = "a tuple with field " +
+                                                              std::to_string(g->index),
+                                                .reason = "it is " + describe_value(t)},
+              e->span);
       return tuple->fields[g->index];
     }
     case K::SeqExpr: return seq(ir::cast<ir::SeqExpr>(e), frame);
@@ -219,8 +245,10 @@ Value Interpreter::eval(const ir::Expr* e, Frame& frame) {
       Scalar s = eval_prim(p->value, frame);
       runtime::Prim v;
       v.dtype = to_dl(p->value->dtype);
-      if (p->value->dtype.is_float()) v.f = s.as_f64();
-      else v.i = s.is_float ? static_cast<int64_t>(s.f) : s.i;
+      if (p->value->dtype.is_float())
+        v.f = s.as_f64();
+      else
+        v.i = s.is_float ? static_cast<int64_t>(s.f) : s.i;
       return v;
     }
     case K::StringImm: return runtime::String{ir::cast<ir::StringImm>(e)->value};
@@ -243,11 +271,11 @@ Value Interpreter::eval(const ir::Expr* e, Frame& frame) {
       return runtime::CallablePtr(ref);
     }
     case K::Call: return call_expr(ir::cast<ir::Call>(e), frame);
-    case K::Op: raise(DiagId::RX5000, e->span, {"an operator used as a value"});
+    case K::Op: raise(diag::UnsupportedOnCpu{.what = "an operator used as a value"}, e->span);
     case K::Error:  // a module with errors is never run; this is only a safety net
-      raise(DiagId::RX5000, e->span, {"a part of the program that has an error"});
+      raise(diag::UnsupportedOnCpu{.what = "a part of the program that has an error"}, e->span);
   }
-  raise(DiagId::RX5000, e->span, {"this expression"});
+  raise(diag::UnsupportedOnCpu{.what = "this expression"}, e->span);
 }
 
 bool Interpreter::condition(const Value& c, Span at) {
@@ -256,7 +284,7 @@ bool Interpreter::condition(const Value& c, Span at) {
   } else if (const auto* p = c.get_if<runtime::Prim>()) {
     return p->as_f64() != 0;
   }
-  raise(DiagId::RX5025, at, {describe_value(c)});
+  raise(diag::RuntimeConditionNotBool{.value = describe_value(c)}, at);
 }
 
 Value Interpreter::closure(const ir::Function* f, const Frame& frame, const ir::Var* self) {
@@ -275,13 +303,18 @@ Value Interpreter::seq(const ir::SeqExpr* s, Frame& frame) {
       Value v = nested ? closure(nested, frame, b->var) : eval(b->value, frame);
       if (b->match_cast) {
         if (auto why = match_struct_info(v, b->match_cast, frame))
-          raise(DiagId::RX5020, b->span,
-                {"the value of R.match_cast", printer::print_struct_info(b->match_cast), *why});
+          raise(diag::ValueDoesNotMatchAnnotation{.value = "the value of R.match_cast",
+                                                  .annotation =
+                                                      printer::print_struct_info(b->match_cast),
+                                                  .reason = *why},
+                b->span);
       } else if (b->var->annotation) {
         if (auto why = match_struct_info(v, b->var->annotation, frame))
-          raise(DiagId::RX5020, b->span,
-                {"the value of '" + b->var->name + "'",
-                 printer::print_struct_info(b->var->annotation), *why});
+          raise(diag::ValueDoesNotMatchAnnotation{.value = "the value of '" + b->var->name + "'",
+                                                  .annotation = printer::print_struct_info(
+                                                      b->var->annotation),
+                                                  .reason = *why},
+                b->span);
       }
       frame.vars[b->var] = std::move(v);
     }
@@ -296,7 +329,7 @@ Value Interpreter::call_expr(const ir::Call* c, Frame& frame) {
   for (const ir::Expr* a : c->args) args.push_back(eval(a, frame));
   if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(c->op)) {
     const ir::GlobalDef* g = program.module->find(gv->name);
-    if (!g) raise(DiagId::RX5000, c->span, {"a call of an undefined global"});
+    if (!g) raise(diag::UnsupportedOnCpu{.what = "a call of an undefined global"}, c->span);
     return call_global(*g, std::move(args), c->span);
   }
   if (const auto* ef = ir::dyn_cast<ir::ExternFunc>(c->op))
@@ -308,33 +341,37 @@ Value Interpreter::constant(const ir::Constant* c) {
   auto it = constants.find(c);
   if (it != constants.end()) return it->second;
   if (!c->has_data())
-    raise(DiagId::RX5021, c->span,
-          {"metadata[\"" + c->metadata->key + "\"][" + std::to_string(c->metadata->index) + "]"});
+    raise(diag::ConstantWithoutData{.constant = "metadata[\"" + c->metadata->key + "\"][" +
+                                                std::to_string(c->metadata->index) + "]"},
+          c->span);
   runtime::TensorPtr t = allocate(c->shape, c->dtype, c->span);
   if (static_cast<int64_t>(c->data.size()) != t->nbytes())
-    raise(DiagId::RX5000, c->span, {"a constant whose data does not fill its shape"});
+    raise(diag::UnsupportedOnCpu{.what = "a constant whose data does not fill its shape"}, c->span);
   std::copy(c->data.begin(), c->data.end(), static_cast<uint8_t*>(t->data()));
   constants.emplace(c, t);
   return t;
 }
 
-runtime::TensorPtr Interpreter::allocate(const std::vector<int64_t>& shape, ir::DataType dtype, Span at) {
+runtime::TensorPtr Interpreter::allocate(const std::vector<int64_t>& shape, ir::DataType dtype,
+                                         Span at) {
   runtime::TensorPtr t = runtime::Tensor::empty(shape, to_dl(dtype));
   if (!t) {
     std::string dims = "(";
     for (size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
-    raise(DiagId::RX5026, at, {dims + (shape.size() == 1 ? ",)" : ")"), dtype.str()});
+    raise(diag::TensorAllocationFailed{.shape = dims + (shape.size() == 1 ? ",)" : ")"),
+                                       .dtype = dtype.str()},
+          at);
   }
   return t;
 }
 
 DLDataType to_dl(ir::DataType t) {
   if (t.is_bool()) return DLDataType{kDLUInt, 1, 1};
-  uint8_t code = t.is_int() ? kDLInt
-                 : t.is_integer() ? kDLUInt
+  uint8_t code = t.is_int()                             ? kDLInt
+                 : t.is_integer()                       ? kDLUInt
                  : t.code == ir::DataType::Code::BFloat ? kDLBfloat
-                 : t.code == ir::DataType::Code::Float ? kDLFloat
-                                                       : kDLOpaqueHandle;
+                 : t.code == ir::DataType::Code::Float  ? kDLFloat
+                                                        : kDLOpaqueHandle;
   return DLDataType{code, t.bits, t.lanes};
 }
 

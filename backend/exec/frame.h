@@ -23,8 +23,8 @@ struct ExecError {
   Diagnostic diagnostic;
 };
 
-[[noreturn]] inline void raise(DiagId id, Span at, std::vector<std::string> args) {
-  throw ExecError{make_diagnostic(id, at, std::move(args))};
+[[noreturn]] inline void raise(DiagPayload what, Span at) {
+  throw ExecError{make_diagnostic(std::move(what), at)};
 }
 
 // A global function used as a value (`cls.f` passed around) or called.

@@ -28,10 +28,13 @@ Value builtin_copy(Interpreter&, const std::vector<Value>& args, Span at) {
   const runtime::TensorPtr* t = args.size() == 1 ? args[0].tensor() : nullptr;
   if (!t) {
     if (args.size() == 1 && !args[0].tensor()) return args[0];  // non-tensors are values
-    raise(DiagId::RX5032, at, {"vm.builtin.copy takes one argument"});
+    raise(diag::PackedFunctionFailed{.message = "vm.builtin.copy takes one argument"}, at);
   }
   runtime::TensorPtr copy = runtime::Tensor::empty((*t)->shape(), (*t)->dtype());
-  if (!copy) raise(DiagId::RX5026, at, {describe_value(args[0]), runtime::dtype_name((*t)->dtype())});
+  if (!copy)
+    raise(diag::TensorAllocationFailed{.shape = describe_value(args[0]),
+                                       .dtype = runtime::dtype_name((*t)->dtype())},
+          at);
   std::memcpy(copy->data(), (*t)->data(), static_cast<size_t>((*t)->nbytes()));
   return copy;
 }
@@ -44,19 +47,21 @@ PackedFunction wrap_plugin(std::string name, RaxcPluginFunc fn) {
     std::vector<int32_t> kinds(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
       if (!pack_argument(args[i], packed[i], kinds[i])) {
-        raise(DiagId::RX5032, at,
-              {"'" + name + "': argument " + std::to_string(i) + " is " + describe_value(args[i]) +
-               "; plugin functions take tensors and scalars"});
+        raise(
+            diag::PackedFunctionFailed{.message = "'" + name + "': argument " + std::to_string(i) +
+                                                  " is " + describe_value(args[i]) +
+                                                  "; plugin functions take tensors and scalars"},
+            at);
       }
     }
     RaxcArg ret{};
     int32_t ret_kind = RAXC_RET_NONE;
-    int32_t status = fn(packed.data(), kinds.data(), static_cast<int32_t>(packed.size()), &ret,
-                        &ret_kind);
+    int32_t status =
+        fn(packed.data(), kinds.data(), static_cast<int32_t>(packed.size()), &ret, &ret_kind);
     if (status != 0) {
       std::optional<runtime::RuntimeError> e = runtime::take_last_error();
       std::string message = e && !e->args.empty() ? e->args[0] : "status " + std::to_string(status);
-      raise(DiagId::RX5032, at, {"'" + name + "': " + message});
+      raise(diag::PackedFunctionFailed{.message = "'" + name + "': " + message}, at);
     }
     if (ret_kind == RAXC_ARG_INT) return runtime::Prim{DLDataType{kDLInt, 64, 1}, ret.i64, 0};
     if (ret_kind == RAXC_ARG_FLOAT) return runtime::Prim{DLDataType{kDLFloat, 64, 1}, 0, ret.f64};

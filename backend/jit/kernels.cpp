@@ -10,43 +10,16 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Error.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <chrono>
-#include <mutex>
+
+#include "backend/jit/host_target.h"
 
 namespace raxc::backend {
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-void initialize_llvm() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
-
-std::optional<llvm::orc::JITTargetMachineBuilder> host_target(std::string* error) {
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) {
-    *error = llvm::toString(jtmb.takeError());
-    return std::nullopt;
-  }
-  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  llvm::TargetOptions options;
-  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
-  jtmb->setOptions(options);
-  return std::move(*jtmb);
-}
 
 // The PrimFuncs of `module` as one LLVM module; symbols are "raxc_kernel.<global name>".
 std::unique_ptr<llvm::Module> generate(const ir::IRModule& module, llvm::LLVMContext& context,
@@ -64,22 +37,9 @@ std::unique_ptr<llvm::Module> generate(const ir::IRModule& module, llvm::LLVMCon
   return ok ? std::move(llvm_module) : nullptr;
 }
 
-void optimize(llvm::Module& module, llvm::TargetMachine& tm) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
-}
-
 void report_llvm_error(DiagnosticSink& diags, const std::string& what) {
-  diags.report(make_diagnostic(DiagId::RX5000, Span{}, {"the LLVM step failed: " + what + ";"}));
+  diags.report(make_diagnostic(
+      diag::UnsupportedOnCpu{.what = "the LLVM step failed: " + what + ";"}, Span{}));
 }
 
 }  // namespace
@@ -116,14 +76,15 @@ std::unique_ptr<KernelLibrary> KernelLibrary::compile(const ir::IRModule& module
 
   auto start = std::chrono::steady_clock::now();
   auto context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> llvm_module = generate(module, *context, options, diags, &st.kernels);
+  std::unique_ptr<llvm::Module> llvm_module =
+      generate(module, *context, options, diags, &st.kernels);
   if (!llvm_module) return nullptr;
   llvm_module->setDataLayout((*tm)->createDataLayout());
   llvm_module->setTargetTriple((*tm)->getTargetTriple().str());
   st.codegen_ms = ms_since(start);
 
   start = std::chrono::steady_clock::now();
-  optimize(*llvm_module, **tm);
+  optimize_o3(*llvm_module, **tm);
   st.optimize_ms = ms_since(start);
 
   start = std::chrono::steady_clock::now();
@@ -168,8 +129,9 @@ std::unique_ptr<KernelLibrary> KernelLibrary::compile(const ir::IRModule& module
     if (!symbol) {
       // An unresolved external (a T.call_extern of a function the process does not have).
       std::string message = llvm::toString(symbol.takeError());
-      diags.report(make_diagnostic(DiagId::RX5000, g.gvar->span,
-                                   {"PrimFunc '" + g.gvar->name + "' (" + message + ")"}));
+      diags.report(make_diagnostic(
+          diag::UnsupportedOnCpu{.what = "PrimFunc '" + g.gvar->name + "' (" + message + ")"},
+          g.gvar->span));
       return nullptr;
     }
     library->kernels_[g.gvar->name] = symbol->toPtr<RaxcPackedFunc>();
@@ -200,7 +162,7 @@ std::optional<std::string> KernelLibrary::llvm_ir(const ir::IRModule& module,
   if (!llvm_module) return std::nullopt;
   llvm_module->setDataLayout((*tm)->createDataLayout());
   llvm_module->setTargetTriple((*tm)->getTargetTriple().str());
-  if (optimize_it) optimize(*llvm_module, **tm);
+  if (optimize_it) optimize_o3(*llvm_module, **tm);
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm_module->print(os, nullptr);

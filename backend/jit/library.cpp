@@ -16,8 +16,6 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <spawn.h>
@@ -28,10 +26,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 
 #include "backend/io/atomic_file.h"
+#include "backend/jit/host_target.h"
 
 extern char** environ;
 
@@ -47,47 +45,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
+// This CPU as a target machine for position-independent code (host_target.h).
 std::unique_ptr<llvm::TargetMachine> host_machine(std::string* error) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) {
-    *error = llvm::toString(jtmb.takeError());
-    return nullptr;
-  }
-  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  jtmb->setRelocationModel(llvm::Reloc::PIC_);
-  llvm::TargetOptions options;
-  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
-  jtmb->setOptions(options);
+  auto jtmb = host_target(error, /*pic=*/true);
+  if (!jtmb) return nullptr;
   auto tm = jtmb->createTargetMachine();
   if (!tm) {
     *error = llvm::toString(tm.takeError());
     return nullptr;
   }
   return std::move(*tm);
-}
-
-void optimize(llvm::Module& module, llvm::TargetMachine& tm) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
 }
 
 std::optional<std::string> machine_code(llvm::Module& module, llvm::TargetMachine& tm,
@@ -194,7 +161,7 @@ std::optional<std::string> link(const std::string& object, const fs::path& outpu
 }
 
 int write_failed(DiagnosticSink& diags, const std::string& output, const std::string& why) {
-  diags.report(make_diagnostic(DiagId::RX5041, Span{}, {output, why}));
+  diags.report(make_diagnostic(diag::BuildFailed{.output = output, .reason = why}, Span{}));
   return 2;
 }
 
@@ -217,7 +184,7 @@ int build_library(const RelaxLibrary& library, const CodegenOptions& options, Em
   st.codegen_ms = ms_since(start);
 
   start = std::chrono::steady_clock::now();
-  optimize(module, *tm);
+  optimize_o3(module, *tm);
   st.optimize_ms = ms_since(start);
 
   std::string bytes;

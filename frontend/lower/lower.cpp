@@ -27,24 +27,24 @@ class FileLowerer {
         case Kind::import_from_statement:
         case Kind::import_statement:
           note_header(stmt);
-          if (!ts_node_is_null(top)) error(DiagId::RX1101, span(stmt));
+          if (!ts_node_is_null(top)) error(diag::ImportAfterDefinition{}, span(stmt));
           lower_import(stmt);
           break;
         case Kind::binding:
           note_header(stmt);
           if (is_metadata_def(stmt)) {
-            if (ctx_.module.has_metadata_def) error(DiagId::RX1102, span(stmt));
+            if (ctx_.module.has_metadata_def) error(diag::MetadataDefinedTwice{}, span(stmt));
             ctx_.module.has_metadata_def = true;
           } else if (!ts_node_has_error(root)) {
-            error(DiagId::RX1103, span(stmt), {first_line(stmt)});
+            error(diag::UnexpectedFileLevelStatement{.statement = first_line(stmt)}, span(stmt));
           }
           break;
         case Kind::module_class:
         case Kind::relax_function:
         case Kind::prim_function:
           if (!ts_node_is_null(top)) {
-            error(DiagId::RX1104, span(cst_.field(stmt, Field::name)),
-                  {text(cst_.field(stmt, Field::name))});
+            error(diag::SecondTopLevelDefinition{.name = text(cst_.field(stmt, Field::name))},
+                  span(cst_.field(stmt, Field::name)));
             break;
           }
           top = stmt;
@@ -52,27 +52,29 @@ class FileLowerer {
           break;
         case Kind::expression_statement:
           if (is_string(cst_.field(stmt, Field::value))) break;  // a docstring
-          if (!ts_node_has_error(root)) error(DiagId::RX1103, span(stmt), {first_line(stmt)});
+          if (!ts_node_has_error(root))
+            error(diag::UnexpectedFileLevelStatement{.statement = first_line(stmt)}, span(stmt));
           break;
         case Kind::pass_statement: break;
         case Kind::function_definition:
           saw_definition = true;
-          error(DiagId::RX1105, span(cst_.field(stmt, Field::name)),
-                {text(cst_.field(stmt, Field::name))});
+          error(diag::FunctionMissingDecorator{.function = text(cst_.field(stmt, Field::name))},
+                span(cst_.field(stmt, Field::name)));
           break;
         case Kind::class_definition:
           saw_definition = true;
-          error(DiagId::RX1106, span(cst_.field(stmt, Field::name)),
-                {text(cst_.field(stmt, Field::name))});
+          error(diag::ClassNotIrModule{.class_name = text(cst_.field(stmt, Field::name))},
+                span(cst_.field(stmt, Field::name)));
           break;
         default:
           // After a syntax error the file's structure is unreliable: no cascades.
-          if (!ts_node_has_error(root)) error(DiagId::RX1103, span(stmt), {first_line(stmt)});
+          if (!ts_node_has_error(root))
+            error(diag::UnexpectedFileLevelStatement{.statement = first_line(stmt)}, span(stmt));
           break;
       }
     }
     if (ts_node_is_null(top) && !saw_definition && !ts_node_has_error(root))
-      error(DiagId::RX1107, Span{cst_.span_bias(), cst_.span_bias()});
+      error(diag::NoModuleOrFunction{}, Span{cst_.span_bias(), cst_.span_bias()});
   }
 
   // One definition found by pass 1, lowered on its own (its GlobalDef is returned, not added).
@@ -82,9 +84,7 @@ class FileLowerer {
   }
 
  private:
-  void error(DiagId id, Span at, std::vector<std::string> args = {}) {
-    ctx_.diags.report(make_diagnostic(id, at, std::move(args)));
-  }
+  void error(DiagPayload what, Span at) { ctx_.diags.report(make_diagnostic(std::move(what), at)); }
   // A statement whose text and position the module-level IR depends on (ModuleOutline).
   void note_header(TSNode stmt) {
     if (!outline_) return;
@@ -115,7 +115,7 @@ class FileLowerer {
     if (cst_.is(stmt, Kind::import_statement)) {
       for (TSNode name : cst_.fields(stmt, Field::name)) {
         if (cst_.is(name, Kind::dotted_name) && cst_.text(name) == "tvm") continue;
-        error(DiagId::RX1108, span(name), {text(name)});
+        error(diag::UnsupportedImport{.import = text(name)}, span(name));
       }
       return;
     }
@@ -133,7 +133,7 @@ class FileLowerer {
       if (what == "tir" || what == "tirx") ns = Namespace::Tir;
       if (what == "ir") ns = Namespace::Ir;
       if (!script || !ns) {
-        error(DiagId::RX1108, span(item), {"from " + module + " import " + what});
+        error(diag::UnsupportedImport{.import = "from " + module + " import " + what}, span(item));
         continue;
       }
       ctx_.namespaces.bind(ts_node_is_null(alias) ? what : text(alias), *ns);
@@ -219,24 +219,24 @@ class FileLowerer {
       bool ok = namespace_path(ctx_, callee, Namespace::Ir) == "ir_module" ||
                 namespace_path(ctx_, callee, Namespace::Tvm) == "script.ir_module";
       if (!ok || classified) {
-        error(DiagId::RX1109, span(deco), {text(value)});
+        error(diag::UnsupportedModuleDecorator{.decorator = text(value)}, span(deco));
         continue;
       }
       classified = true;
       if (!cst_.is(value, Kind::call)) continue;
       for (TSNode arg : cst_.named_children(cst_.field(value, Field::arguments))) {
         if (!cst_.is(arg, Kind::keyword_argument)) {
-          error(DiagId::RX1110, span(arg), {text(arg)});
+          error(diag::UnknownIrModuleArgument{.argument = text(arg)}, span(arg));
           continue;
         }
         std::string key = text(cst_.field(arg, Field::name));
         TSNode v = cst_.field(arg, Field::value);
         if (key != "check_well_formed" && key != "s_tir") {
-          error(DiagId::RX1110, span(arg), {key});
+          error(diag::UnknownIrModuleArgument{.argument = key}, span(arg));
           continue;
         }
         if (!is_type(v, "true") && !is_type(v, "false")) {
-          error(DiagId::RX1122, span(v), {key, text(v)});
+          error(diag::FlagNotBoolean{.flag = key, .value = text(v)}, span(v));
           continue;
         }
         if (key == "check_well_formed") m.check_well_formed = is_type(v, "true");
@@ -258,7 +258,7 @@ class FileLowerer {
     }
     TSNode bases = cst_.field(cls, Field::superclasses);
     if (!ts_node_is_null(bases) && !cst_.named_children(bases).empty())
-      error(DiagId::RX1111, span(bases), {text(bases)});
+      error(diag::ModuleClassHasBases{.bases = text(bases)}, span(bases));
     ModuleScope scope;
     scope.class_name = m.name;
     std::vector<TSNode> stmts = cst_.named_children(cst_.field(cls, Field::body));
@@ -282,10 +282,10 @@ class FileLowerer {
         lower_module_statement(stmt);
       } else if (k == Kind::pass_statement) {
       } else if (k == Kind::function_definition) {
-        error(DiagId::RX1105, span(cst_.field(stmt, Field::name)),
-              {text(cst_.field(stmt, Field::name))});
+        error(diag::FunctionMissingDecorator{.function = text(cst_.field(stmt, Field::name))},
+              span(cst_.field(stmt, Field::name)));
       } else if (!is_error_node(stmt) && !ts_node_has_error(stmt)) {
-        error(DiagId::RX1112, span(stmt), {first_line(stmt)});
+        error(diag::UnexpectedModuleClassStatement{.statement = first_line(stmt)}, span(stmt));
       }
     }
     if (outline_) {
@@ -301,7 +301,8 @@ class FileLowerer {
   bool declare(ModuleScope& scope, TSNode def, TSNode name_node, const GlobalInfo& info) {
     std::string name = text(name_node);
     if (const GlobalInfo* previous = scope.find(name)) {
-      Diagnostic d = make_diagnostic(DiagId::RX1113, span(name_node), {name});
+      Diagnostic d =
+          make_diagnostic(diag::DuplicateModuleDefinition{.name = name}, span(name_node));
       d.note(previous->name_span, "previous definition of '" + name + "' is here");
       ctx_.diags.report(std::move(d));
       return false;
@@ -333,17 +334,20 @@ class FileLowerer {
         else if (key == "struct_info")
           sinfo_node = cst_.field(a, Field::value);
         else
-          error(DiagId::RX1182, span(a), {"R.ExternFunc", key});
+          error(diag::UnexpectedKeywordArgument{.callee = "R.ExternFunc", .keyword = key}, span(a));
       } else if (i == 0) {
         sym = a;
       } else if (i == 1) {
         sinfo_node = a;
       } else {
-        error(DiagId::RX1181, span(a), {"R.ExternFunc", "2", std::to_string(args.size())});
+        error(
+            diag::TooManyPositionalArguments{
+                .callee = "R.ExternFunc", .max_count = 2, .given_count = args.size()},
+            span(a));
       }
     }
     if (ts_node_is_null(sym) || !is_string(sym)) {
-      error(DiagId::RX1186, span(right), {"R.ExternFunc"});
+      error(diag::StringLiteralExpected{.what = "R.ExternFunc"}, span(right));
       return std::nullopt;
     }
     std::optional<std::string> symbol = string_value(ctx_, sym);
@@ -370,12 +374,12 @@ class FileLowerer {
     if (cst_.is(value, Kind::call))
       path = namespace_path(ctx_, cst_.field(value, Field::function), Namespace::Ir);
     if (path != "module_attrs" && path != "module_global_infos") {
-      error(DiagId::RX1112, span(stmt), {first_line(stmt)});
+      error(diag::UnexpectedModuleClassStatement{.statement = first_line(stmt)}, span(stmt));
       return;
     }
     std::vector<TSNode> args = cst_.named_children(cst_.field(value, Field::arguments));
     if (args.size() != 1 || !cst_.is(args[0], Kind::dictionary)) {
-      error(DiagId::RX1114, span(value), {"I." + path});
+      error(diag::ModuleInfoNeedsStringKeyDict{.builtin = "I." + path}, span(value));
       return;
     }
     ctx_.arena = ctx_.module.arena.get();
@@ -385,13 +389,13 @@ class FileLowerer {
       std::optional<std::string> k;
       if (cst_.is(key, Kind::string)) k = string_value(ctx_, key);
       if (!k) {
-        error(DiagId::RX1114, span(key), {"I." + path});
+        error(diag::ModuleInfoNeedsStringKeyDict{.builtin = "I." + path}, span(key));
         continue;
       }
       TSNode v = cst_.field(pair, Field::value);
       ir::Attrs& target = path == "module_attrs" ? ctx_.module.attrs : ctx_.module.global_infos;
       if (target.find(*k)) {
-        error(DiagId::RX1148, span(key), {*k});
+        error(diag::DuplicateAttribute{.attribute = *k}, span(key));
         continue;
       }
       std::optional<ir::AttrValue> lowered;
@@ -406,7 +410,7 @@ class FileLowerer {
 
   std::optional<ir::AttrValue> lower_global_info(const std::string& key, TSNode list) {
     if (!cst_.is(list, Kind::list) && !cst_.is(list, Kind::tuple)) {
-      error(DiagId::RX1115, span(list), {key});
+      error(diag::InvalidGlobalInfoList{.key = key}, span(list));
       return std::nullopt;
     }
     ir::AttrValue::List items;
@@ -420,7 +424,7 @@ class FileLowerer {
       } else if (path == "dummy_global_info") {
         items.push_back(ir::AttrValue(std::string("dummy_global_info"), span(item)));
       } else {
-        error(DiagId::RX1115, span(item), {key});
+        error(diag::InvalidGlobalInfoList{.key = key}, span(item));
       }
     }
     return ir::AttrValue(std::move(items), span(list));
@@ -442,7 +446,7 @@ class FileLowerer {
         else if (key == "memory_scope")
           scope = v;
         else {
-          error(DiagId::RX1182, span(a), {"I.vdevice", key});
+          error(diag::UnexpectedKeywordArgument{.callee = "I.vdevice", .keyword = key}, span(a));
           return std::nullopt;
         }
         continue;
@@ -454,7 +458,10 @@ class FileLowerer {
       else if (position == 2)
         scope = a;
       else {
-        error(DiagId::RX1181, span(a), {"I.vdevice", "3", std::to_string(args.size())});
+        error(
+            diag::TooManyPositionalArguments{
+                .callee = "I.vdevice", .max_count = 3, .given_count = args.size()},
+            span(a));
         return std::nullopt;
       }
       ++position;
@@ -462,7 +469,7 @@ class FileLowerer {
     auto* vd = ctx_.module.arena->make<ir::VDevice>();
     vd->span = span(call);
     if (ts_node_is_null(target)) {
-      error(DiagId::RX1116, span(call), {"a target string or dictionary"});
+      error(diag::InvalidVDeviceCall{.expected = "a target string or dictionary"}, span(call));
       return std::nullopt;
     }
     std::optional<ir::AttrValue> t = lower_literal_attr(ctx_, target);
@@ -476,11 +483,12 @@ class FileLowerer {
         if (ks && vs && *ks == "kind") vd->target_kind = *vs;
       }
       if (vd->target_kind.empty()) {
-        error(DiagId::RX1116, span(target), {"a \"kind\" key in the target dictionary"});
+        error(diag::InvalidVDeviceCall{.expected = "a \"kind\" key in the target dictionary"},
+              span(target));
         return std::nullopt;
       }
     } else {
-      error(DiagId::RX1116, span(target), {"a target string or dictionary"});
+      error(diag::InvalidVDeviceCall{.expected = "a target string or dictionary"}, span(target));
       return std::nullopt;
     }
     vd->target = *t;
@@ -490,7 +498,7 @@ class FileLowerer {
       std::optional<ir::AttrValue> v = lower_literal_attr(ctx_, id);
       const int64_t* i = v ? v->get_if<int64_t>() : nullptr;
       if (!i) {
-        error(DiagId::RX1116, span(id), {"an integer vdevice_id"});
+        error(diag::InvalidVDeviceCall{.expected = "an integer vdevice_id"}, span(id));
         return std::nullopt;
       }
       vd->dev_id = *i;
@@ -499,7 +507,7 @@ class FileLowerer {
       std::optional<ir::AttrValue> v = lower_literal_attr(ctx_, scope);
       const std::string* s = v ? v->get_if<std::string>() : nullptr;
       if (!s) {
-        error(DiagId::RX1116, span(scope), {"a memory_scope string"});
+        error(diag::InvalidVDeviceCall{.expected = "a memory_scope string"}, span(scope));
         return std::nullopt;
       }
       vd->mem_scope = *s;

@@ -25,7 +25,7 @@ const ir::PrimExpr* PrimLowerer::update(const ir::PrimExpr* lhs, std::string_vie
   if (!b) return nullptr;
   const BinOp* bin = find_binop(op);
   if (!bin || op == "and" || op == "or" || is_comparison(bin->kind)) {
-    error(DiagId::RX1307, span, {std::string(op) + "="});
+    error(diag::UnsupportedPrimOperator{.op = std::string(op) + "="}, span);
     return nullptr;
   }
   Result r = binary(*bin, Val::of(lhs), *b, span);
@@ -43,8 +43,8 @@ Span PrimLowerer::span(TSNode node) const {
   return s;
 }
 
-void PrimLowerer::error(DiagId id, Span span, std::vector<std::string> args) {
-  ctx_.diags.report(make_diagnostic(id, span, std::move(args)));
+void PrimLowerer::error(DiagPayload what, Span span) {
+  ctx_.diags.report(make_diagnostic(std::move(what), span));
 }
 
 Result PrimLowerer::value(TSNode node) {
@@ -70,7 +70,7 @@ Result PrimLowerer::value(TSNode node) {
       return unsupported(node, "a conditional expression (use T.Select or T.if_then_else)");
     case Kind::attribute: return unsupported(node, "'" + text(node) + "' without a call");
     case Kind::slice: {
-      error(DiagId::RX1317, span(node), {});
+      error(diag::SliceOutsideBufferRegion{}, span(node));
       return std::nullopt;
     }
     default: break;
@@ -84,18 +84,18 @@ Result PrimLowerer::value(TSNode node) {
 }
 
 Result PrimLowerer::unsupported(TSNode node, std::string what) {
-  error(DiagId::RX1303, span(node), {std::move(what)});
+  error(diag::NotAllowedInPrimExpr{.construct = std::move(what)}, span(node));
   return std::nullopt;
 }
 
 Result PrimLowerer::integer(TSNode node) {
   auto lit = parse_int_literal(cst_.text(node));
   if (!lit) {
-    error(DiagId::RX1300, span(node), {text(node)});
+    error(diag::InvalidNumberLiteral{.literal = text(node)}, span(node));
     return std::nullopt;
   }
   if (lit->overflow) {
-    error(DiagId::RX1310, span(node), {text(node), "a 64-bit integer"});
+    error(diag::PrimValueOutOfRange{.value = text(node), .target = "a 64-bit integer"}, span(node));
     return std::nullopt;
   }
   return Val::integer(Int(lit->magnitude), span(node));
@@ -104,7 +104,7 @@ Result PrimLowerer::integer(TSNode node) {
 Result PrimLowerer::real(TSNode node) {
   auto f = parse_float_literal(cst_.text(node));
   if (!f) {
-    error(DiagId::RX1300, span(node), {text(node)});
+    error(diag::InvalidNumberLiteral{.literal = text(node)}, span(node));
     return std::nullopt;
   }
   return Val::real(*f, span(node));
@@ -114,7 +114,7 @@ Result PrimLowerer::string(TSNode node) {
   std::string why;
   auto s = decode_string(cst_, node, &why);
   if (!s) {
-    error(DiagId::RX1301, span(node), {why});
+    error(diag::InvalidPrimStringLiteral{.reason = why}, span(node));
     return std::nullopt;
   }
   Val v;
@@ -133,10 +133,10 @@ Result PrimLowerer::name(TSNode node) {
     return v;
   }
   if (names_.find_buffer(n)) {
-    error(DiagId::RX1312, span(node), {std::string(n)});
+    error(diag::BufferUsedAsScalar{.buffer = std::string(n)}, span(node));
     return std::nullopt;
   }
-  error(DiagId::RX1302, span(node), {std::string(n)});
+  error(diag::UndefinedTirName{.name = std::string(n)}, span(node));
   return std::nullopt;
 }
 
@@ -149,9 +149,9 @@ Result PrimLowerer::load(TSNode node) {
   const ir::Buffer* buffer = names_.find_buffer(n);
   if (!buffer) {
     if (names_.find_var(n) || names_.find_expr(n)) {
-      error(DiagId::RX1314, span(target), {std::string(n)});
+      error(diag::NameNotBuffer{.name = std::string(n)}, span(target));
     } else {
-      error(DiagId::RX1302, span(target), {std::string(n)});
+      error(diag::UndefinedTirName{.name = std::string(n)}, span(target));
     }
     return std::nullopt;
   }
@@ -169,7 +169,7 @@ std::optional<std::vector<const ir::PrimExpr*>> PrimLowerer::buffer_indices(
   bool ok = true;
   for (TSNode item : items) {
     if (cst_.is(item, Kind::slice)) {
-      error(DiagId::RX1317, span(item), {});
+      error(diag::SliceOutsideBufferRegion{}, span(item));
       ok = false;
       continue;
     }
@@ -179,8 +179,10 @@ std::optional<std::vector<const ir::PrimExpr*>> PrimLowerer::buffer_indices(
   }
   if (!ok) return std::nullopt;
   if (indices.size() != buffer->shape.size()) {
-    error(DiagId::RX1313, span(subscript),
-          {buffer->name, std::to_string(buffer->shape.size()), std::to_string(indices.size())});
+    error(
+        diag::BufferIndexCountMismatch{
+            .buffer = buffer->name, .ndim = buffer->shape.size(), .index_count = indices.size()},
+        span(subscript));
     return std::nullopt;
   }
   return indices;
@@ -253,7 +255,7 @@ const ir::PrimExpr* lower_prim_string(LowerContext& ctx, TSNode string_node,
   std::string why;
   auto decoded = decode_string(ctx.cst, string_node, &why);
   if (!decoded) {
-    ctx.diags.report(make_diagnostic(DiagId::RX1301, whole, {why}));
+    ctx.diags.report(make_diagnostic(diag::InvalidPrimStringLiteral{.reason = why}, whole));
     return nullptr;
   }
   // Spans map back exactly when the content is the raw text between the quotes (no escapes,
@@ -289,7 +291,7 @@ const ir::PrimExpr* lower_prim_string(LowerContext& ctx, TSNode string_node,
     ok = ok && !ts_node_is_null(expr);
   }
   if (!ok) {
-    ctx.diags.report(make_diagnostic(DiagId::RX1311, whole, {*decoded}));
+    ctx.diags.report(make_diagnostic(diag::UnparsablePrimExprString{.string = *decoded}, whole));
     return nullptr;
   }
   int64_t shift = content_begin >= 0 ? content_begin - int64_t(kPrefix.size()) : 0;

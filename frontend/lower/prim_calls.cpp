@@ -39,7 +39,8 @@ std::string PrimLowerer::tir_path_of(TSNode callee) {
 bool PrimLowerer::arity(TSNode node, std::string_view name, const Args& args, size_t lo, size_t hi,
                         const char* expectation) {
   if (args.positional.size() >= lo && args.positional.size() <= hi) return true;
-  error(DiagId::RX1305, span(node), {std::string(name), expectation});
+  error(diag::TirCallBadArguments{.function = std::string(name), .expected = expectation},
+        span(node));
   return false;
 }
 
@@ -49,8 +50,9 @@ bool PrimLowerer::no_keywords(TSNode node, std::string_view name, const Args& ar
     bool ok = false;
     for (auto a : allowed) ok = ok || a == k;
     if (!ok) {
-      error(DiagId::RX1305, span(node),
-            {std::string(name), "no keyword argument '" + std::string(k) + "'"});
+      error(diag::TirCallBadArguments{.function = std::string(name),
+                                      .expected = "no keyword argument '" + std::string(k) + "'"},
+            span(node));
       return false;
     }
   }
@@ -60,7 +62,7 @@ bool PrimLowerer::no_keywords(TSNode node, std::string_view name, const Args& ar
 Result PrimLowerer::typed(TSNode node, const std::string& name, DataType dt, const Args& args,
                           Span sp) {
   if (args.positional.empty()) {
-    error(DiagId::RX1318, sp, {name});
+    error(diag::UnboundVarDeclaration{.constructor = name}, sp);
     return std::nullopt;
   }
   if (!no_keywords(node, name, args) ||
@@ -101,7 +103,7 @@ Result PrimLowerer::special_float(TSNode arg, const std::string& name, DataType 
     } else if (auto f = parse_float_literal(s)) {
       value = *f;
     } else {
-      error(DiagId::RX1315, span(arg), {s, "T." + name});
+      error(diag::InvalidTirArgumentValue{.value = s, .function = "T." + name}, span(arg));
       return std::nullopt;
     }
     return Val::of(make<ir::FloatImm>(dt, value, sp));
@@ -110,7 +112,7 @@ Result PrimLowerer::special_float(TSNode arg, const std::string& name, DataType 
     const ir::PrimExpr* e = int_imm(Int(lit->magnitude), dt, sp);
     return e ? Result(Val::of(e)) : std::nullopt;
   }
-  error(DiagId::RX1315, span(arg), {s, "T." + name});
+  error(diag::InvalidTirArgumentValue{.value = s, .function = "T." + name}, span(arg));
   return std::nullopt;
 }
 
@@ -118,11 +120,11 @@ std::optional<DataType> PrimLowerer::dtype_arg(TSNode node) {
   Result v = value(node);
   if (!v) return std::nullopt;
   if (v->tag != Val::Tag::Str) {
-    error(DiagId::RX1306, span(node), {text(node)});
+    error(diag::InvalidTirDtype{.dtype = text(node)}, span(node));
     return std::nullopt;
   }
   auto dt = DataType::parse(v->s);
-  if (!dt) error(DiagId::RX1306, span(node), {v->s});
+  if (!dt) error(diag::InvalidTirDtype{.dtype = v->s}, span(node));
   return dt;
 }
 
@@ -172,7 +174,10 @@ std::optional<std::pair<const ir::PrimExpr*, const ir::PrimExpr*>> PrimLowerer::
   if (!x || !y) return std::nullopt;
   if (a.tag == Val::Tag::Str || b.tag == Val::Tag::Str || !match_types(x, y, op, sp)) {
     if (a.tag == Val::Tag::Str || b.tag == Val::Tag::Str)
-      error(DiagId::RX1309, sp, {std::string(op), describe(a), describe(b)});
+      error(
+          diag::IncompatibleOperandTypes{
+              .op = std::string(op), .lhs_type = describe(a), .rhs_type = describe(b)},
+          sp);
     return std::nullopt;
   }
   return std::pair{x, y};
@@ -240,7 +245,7 @@ Result PrimLowerer::intrinsic(TSNode node, const std::string& name, const Args& 
   if (name == "axis.spatial" || name == "axis.reduce" || name == "axis.remap" ||
       name == "match_buffer" || name == "alloc_buffer" || name == "sblock_alloc_buffer")
     return unsupported(node, "'T." + name + "(...)' inside an expression");
-  error(DiagId::RX1304, span(cst_.field(node, Field::function)), {name});
+  error(diag::UnknownTirFunction{.function = name}, span(cst_.field(node, Field::function)));
   return std::nullopt;
 }
 
@@ -277,7 +282,10 @@ Result PrimLowerer::cast_call(TSNode, const std::string& name, const Args& args,
   if (ts_node_is_null(dtype_node) && pos.size() > dtype_index) dtype_node = pos[dtype_index];
   if (ts_node_is_null(value_node) && pos.size() > value_index) value_node = pos[value_index];
   if (ts_node_is_null(dtype_node) || ts_node_is_null(value_node) || pos.size() > 2) {
-    error(DiagId::RX1305, sp, {name, name == "Cast" ? "(dtype, value)" : "(value, dtype)"});
+    error(
+        diag::TirCallBadArguments{.function = name,
+                                  .expected = name == "Cast" ? "(dtype, value)" : "(value, dtype)"},
+        sp);
     return std::nullopt;
   }
   auto dt = dtype_arg(dtype_node);
@@ -360,7 +368,7 @@ Result PrimLowerer::limit(TSNode node, const std::string& name, const Args& args
   if (!dt) return std::nullopt;
   if (name == "infinity") {
     if (!dt->is_float()) {
-      error(DiagId::RX1305, sp, {name, "a float dtype"});
+      error(diag::TirCallBadArguments{.function = name, .expected = "a float dtype"}, sp);
       return std::nullopt;
     }
     return Val::of(make<ir::FloatImm>(*dt, std::numeric_limits<double>::infinity(), sp));
@@ -382,7 +390,8 @@ Result PrimLowerer::limit(TSNode node, const std::string& name, const Args& args
   }
   auto m = float_max(*dt);
   if (!m) {
-    error(DiagId::RX1305, sp, {name, "a dtype with a known range"});
+    error(diag::TirCallBadArguments{.function = name, .expected = "a dtype with a known range"},
+          sp);
     return std::nullopt;
   }
   return Val::of(make<ir::FloatImm>(*dt, is_max ? *m : -*m, sp));
@@ -392,7 +401,7 @@ Result PrimLowerer::typed_call(TSNode node, const std::string& name, const std::
                                const Args& args, Span sp) {
   if (!no_keywords(node, name, args, {"span"})) return std::nullopt;
   if (args.positional.empty()) {
-    error(DiagId::RX1305, sp, {name, "a result dtype first"});
+    error(diag::TirCallBadArguments{.function = name, .expected = "a result dtype first"}, sp);
     return std::nullopt;
   }
   auto dt = dtype_arg(args.positional[0]);
@@ -403,18 +412,22 @@ Result PrimLowerer::typed_call(TSNode node, const std::string& name, const std::
   size_t first = 0;
   if (op.empty()) {  // call_intrin: the op name is the second argument
     if (vals->empty() || (*vals)[0].tag != Val::Tag::Str) {
-      error(DiagId::RX1305, sp, {name, "(dtype, \"op.name\", args...)"});
+      error(
+          diag::TirCallBadArguments{.function = name, .expected = "(dtype, \"op.name\", args...)"},
+          sp);
       return std::nullopt;
     }
     op_name = (*vals)[0].s;
     first = 1;
   }
   if (name != "reinterpret" && !op.empty() && (vals->empty() || (*vals)[0].tag != Val::Tag::Str)) {
-    error(DiagId::RX1305, sp, {name, "(dtype, \"function_name\", args...)"});
+    error(diag::TirCallBadArguments{.function = name,
+                                    .expected = "(dtype, \"function_name\", args...)"},
+          sp);
     return std::nullopt;
   }
   if (name == "reinterpret" && vals->size() != 1) {
-    error(DiagId::RX1305, sp, {name, "(dtype, value)"});
+    error(diag::TirCallBadArguments{.function = name, .expected = "(dtype, value)"}, sp);
     return std::nullopt;
   }
   for (size_t i = first; i < vals->size(); ++i) {
@@ -430,12 +443,15 @@ Result PrimLowerer::typed_call(TSNode node, const std::string& name, const std::
 Result PrimLowerer::let(TSNode, const Args& args, Span sp) {
   TSNode where = args.find("where");
   if (args.positional.size() != 1 || ts_node_is_null(where) || !cst_.is(where, Kind::dictionary)) {
-    error(DiagId::RX1305, sp, {"Let", "(body, where={var: value})"});
+    error(diag::TirCallBadArguments{.function = "Let", .expected = "(body, where={var: value})"},
+          sp);
     return std::nullopt;
   }
   std::vector<TSNode> pairs = cst_.named_children(where);
   if (pairs.size() != 1 || !cst_.is(cst_.field(pairs[0], Field::key), Kind::identifier)) {
-    error(DiagId::RX1305, sp, {"Let", "exactly one 'name: value' pair in where="});
+    error(diag::TirCallBadArguments{.function = "Let",
+                                    .expected = "exactly one 'name: value' pair in where="},
+          sp);
     return std::nullopt;
   }
   TSNode key = cst_.field(pairs[0], Field::key);

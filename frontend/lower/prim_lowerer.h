@@ -194,7 +194,7 @@ class PrimLowerer {
   const T* make(Args&&... args) {
     return ctx_.make<T>(std::forward<Args>(args)...);
   }
-  void error(DiagId id, Span span, std::vector<std::string> args);
+  void error(DiagPayload what, Span span);
   std::string text(TSNode node) const { return std::string(cst_.text(node)); }
   static TSNode op_node(TSNode node) { return ts_node_child_by_field_name(node, "operator", 8); }
 

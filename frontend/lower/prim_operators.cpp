@@ -36,7 +36,10 @@ Result PrimLowerer::unary(TSNode node) {
 }
 
 Result PrimLowerer::bad_operand(TSNode node, std::string_view op, const Val& a) {
-  error(DiagId::RX1309, span(node), {std::string(op), describe(a), describe(a)});
+  error(
+      diag::IncompatibleOperandTypes{
+          .op = std::string(op), .lhs_type = describe(a), .rhs_type = describe(a)},
+      span(node));
   return std::nullopt;
 }
 
@@ -66,7 +69,8 @@ Result PrimLowerer::logical_not(TSNode node) {
 const ir::PrimExpr* PrimLowerer::as_bool(const Val& v, TSNode node, std::string_view op) {
   if (v.is_expr() && v.expr->dtype.is_bool()) return v.expr;
   if (v.tag == Val::Tag::Bool) return make<ir::IntImm>(DataType::Bool(), int64_t(v.i), v.span);
-  error(DiagId::RX1339, span(node), {std::string(op), describe(v)});
+  error(diag::NonBoolLogicalOperand{.op = std::string(op), .operand_type = describe(v)},
+        span(node));
   return nullptr;
 }
 
@@ -74,7 +78,7 @@ Result PrimLowerer::binary_node(TSNode node) {
   std::string_view op = cst_.text(op_node(node));
   const BinOp* bin = find_binop(op);
   if (!bin) {
-    error(DiagId::RX1307, span(op_node(node)), {std::string(op)});
+    error(diag::UnsupportedPrimOperator{.op = std::string(op)}, span(op_node(node)));
     return std::nullopt;
   }
   Result a = value(cst_.field(node, Field::left));
@@ -86,13 +90,13 @@ Result PrimLowerer::binary_node(TSNode node) {
 Result PrimLowerer::comparison(TSNode node) {
   TSNode left = cst_.field(node, Field::left);
   if (cst_.is(left, Kind::comparison_operator)) {
-    error(DiagId::RX1308, span(node), {});
+    error(diag::ComparisonChainUnsupported{}, span(node));
     return std::nullopt;
   }
   std::string_view op = cst_.text(op_node(node));
   const BinOp* bin = find_binop(op);
   if (!bin) {
-    error(DiagId::RX1307, span(op_node(node)), {std::string(op)});
+    error(diag::UnsupportedPrimOperator{.op = std::string(op)}, span(op_node(node)));
     return std::nullopt;
   }
   Result a = value(left);
@@ -103,7 +107,10 @@ Result PrimLowerer::comparison(TSNode node) {
 
 Result PrimLowerer::binary(const BinOp& op, Val a, Val b, Span sp) {
   if (a.tag == Val::Tag::Str || b.tag == Val::Tag::Str) {
-    error(DiagId::RX1309, sp, {std::string(op.text), describe(a), describe(b)});
+    error(
+        diag::IncompatibleOperandTypes{
+            .op = std::string(op.text), .lhs_type = describe(a), .rhs_type = describe(b)},
+        sp);
     return std::nullopt;
   }
   if (a.is_number() && b.is_number()) return fold(op, a, b, sp);
@@ -140,7 +147,7 @@ Result PrimLowerer::logic(const BinOp& op, const Val& a, const Val& b, Span sp) 
 const ir::PrimExpr* PrimLowerer::as_bool_span(const Val& v, std::string_view op, Span sp) {
   if (v.is_expr() && v.expr->dtype.is_bool()) return v.expr;
   if (v.tag == Val::Tag::Bool) return make<ir::IntImm>(DataType::Bool(), int64_t(v.i), v.span);
-  error(DiagId::RX1339, sp, {std::string(op), describe(v)});
+  error(diag::NonBoolLogicalOperand{.op = std::string(op), .operand_type = describe(v)}, sp);
   return nullptr;
 }
 
@@ -162,7 +169,10 @@ Result PrimLowerer::fold(const BinOp& op, const Val& a, const Val& b, Span sp) {
   }
   if (op.intrinsic) {
     if (real) {
-      error(DiagId::RX1309, sp, {std::string(op.text), describe(a), describe(b)});
+      error(
+          diag::IncompatibleOperandTypes{
+              .op = std::string(op.text), .lhs_type = describe(a), .rhs_type = describe(b)},
+          sp);
       return std::nullopt;
     }
     Int r = 0;
@@ -176,7 +186,7 @@ Result PrimLowerer::fold(const BinOp& op, const Val& a, const Val& b, Span sp) {
   bool divides =
       op.kind == PrimKind::Div || op.kind == PrimKind::FloorDiv || op.kind == PrimKind::FloorMod;
   if (divides && (real ? fb == 0 : b.i == 0)) {
-    error(DiagId::RX1316, sp, {});
+    error(diag::ConstantDivisionByZero{}, sp);
     return std::nullopt;
   }
   if (real || op.kind == PrimKind::Div) {
@@ -201,7 +211,9 @@ Result PrimLowerer::fold(const BinOp& op, const Val& a, const Val& b, Span sp) {
       default: break;
     }
     if (overflow) {
-      error(DiagId::RX1310, sp, {"of this constant expression", "a 128-bit integer"});
+      error(diag::PrimValueOutOfRange{.value = "of this constant expression",
+                                      .target = "a 128-bit integer"},
+            sp);
       return std::nullopt;
     }
     return Val::integer(r, sp);
@@ -232,7 +244,7 @@ DataType PrimLowerer::default_int(Int v) const {
 
 const ir::PrimExpr* PrimLowerer::int_imm(Int v, DataType dt, Span sp) {
   if (!fits(v, with_lanes(dt, 1))) {
-    error(DiagId::RX1310, sp, {int_to_string(v), dt.str()});
+    error(diag::PrimValueOutOfRange{.value = int_to_string(v), .target = dt.str()}, sp);
     return nullptr;
   }
   return make<ir::IntImm>(dt, int64_t(v), sp);
@@ -248,7 +260,9 @@ const ir::PrimExpr* PrimLowerer::to_expr(const Val& v, std::optional<DataType> h
     case Val::Tag::Bool:
       if (hint && !hint->is_bool()) return adopt(Val::integer(v.i, v.span), *hint);
       return make<ir::IntImm>(DataType::Bool(), int64_t(v.i), v.span);
-    case Val::Tag::Str: error(DiagId::RX1303, v.span, {"a string"}); return nullptr;
+    case Val::Tag::Str:
+      error(diag::NotAllowedInPrimExpr{.construct = "a string"}, v.span);
+      return nullptr;
   }
   return nullptr;
 }
@@ -258,7 +272,10 @@ bool PrimLowerer::match_types(const ir::PrimExpr*& x, const ir::PrimExpr*& y, st
   DataType lt = x->dtype, rt = y->dtype;
   if (same_type(lt, rt)) return true;
   if (lt.is_handle() || rt.is_handle() || lt.is_void() || rt.is_void() || lt.lanes != rt.lanes) {
-    error(DiagId::RX1309, sp, {std::string(op), lt.str(), rt.str()});
+    error(
+        diag::IncompatibleOperandTypes{
+            .op = std::string(op), .lhs_type = lt.str(), .rhs_type = rt.str()},
+        sp);
     return false;
   }
   if (lt.is_float() && !rt.is_float()) {

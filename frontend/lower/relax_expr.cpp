@@ -56,7 +56,8 @@ bool FunctionLowerer::is_module_ref(TSNode node) const {
 }
 
 void FunctionLowerer::report_unbound(Span at) {
-  for (const std::string& name : names_.unbound_uses) error(DiagId::RX1160, at, {name});
+  for (const std::string& name : names_.unbound_uses)
+    error(diag::SymbolicVarDeclaredNotBound{.name = name}, at);
   names_.unbound_uses.clear();
 }
 
@@ -110,12 +111,14 @@ const ir::GlobalVar* FunctionLowerer::global_ref(TSNode node) {
   TSNode attr = cst().field(node, Field::attribute);
   std::string name = text(attr);
   if (!module_.find(name)) {
-    error(DiagId::RX1161, span(attr),
-          {name, module_.class_name.empty() ? "the module" : module_.class_name});
+    error(diag::ModuleHasNoFunction{.function = name,
+                                    .module = module_.class_name.empty() ? "the module"
+                                                                         : module_.class_name},
+          span(attr));
     return nullptr;
   }
   if (!cst().is(cst().field(node, Field::object), Kind::identifier)) {
-    error(DiagId::RX1161, span(attr), {name, module_.class_name});
+    error(diag::ModuleHasNoFunction{.function = name, .module = module_.class_name}, span(attr));
     return nullptr;
   }
   return make<ir::GlobalVar>(name, span(node));
@@ -129,7 +132,9 @@ const ir::Expr* FunctionLowerer::lower_identifier(TSNode node) {
       case Name::Kind::Sym:
       case Name::Kind::PrimAlias: return lower_prim_value(node);
       case Name::Kind::String: return make<ir::StringImm>(n->str, span(node));
-      case Name::Kind::Module: error(DiagId::RX1162, span(node), {name}); return nullptr;
+      case Name::Kind::Module:
+        error(diag::ModuleUsedAsValue{.module = name}, span(node));
+        return nullptr;
     }
   }
   if (const GlobalInfo* g = module_.find(name)) {
@@ -137,18 +142,22 @@ const ir::Expr* FunctionLowerer::lower_identifier(TSNode node) {
     return make<ir::GlobalVar>(name, span(node));
   }
   if (!module_.class_name.empty() && name == module_.class_name) {
-    error(DiagId::RX1162, span(node), {name});
+    error(diag::ModuleUsedAsValue{.module = name}, span(node));
     return nullptr;
   }
   // An unresolved name stays in its expression as an error node, so that the expression and
   // the binding around it still lower (and the rest of the function with them).
   auto* unresolved = make<ir::ErrorExpr>(span(node), name);
   if (poisoned_.count(name) || body_has_syntax_error_) return unresolved;  // reported already
-  if (left_dataflow_.count(name)) {
-    error(DiagId::RX1163, span(node), {name});
+  if (auto left = left_dataflow_.find(name); left != left_dataflow_.end()) {
+    Diagnostic d = make_diagnostic(diag::DataflowVarNotOutput{.name = name}, span(node));
+    if (!left->second.empty())
+      d.fixes.push_back({.kind = DiagFix::Kind::AddToOutput, .target = left->second, .name = name});
+    ctx_.diags.report(std::move(d));
     return unresolved;
   }
-  error(DiagId::RX1164, span(node), {name});
+
+  error(diag::UndefinedName{.name = name}, span(node));
   return unresolved;
 }
 
@@ -156,10 +165,11 @@ const ir::Expr* FunctionLowerer::lower_attribute(TSNode node) {
   if (is_module_ref(node)) return global_ref(node);
   std::string path = relax_path(node);
   if (!path.empty()) {
-    error(DiagId::RX1165, span(node), {text(node)});
+    error(diag::AnnotationUsedAsValue{.annotation = text(node)}, span(node));
     return nullptr;
   }
-  error(DiagId::RX1125, span(node), {"attribute access '" + text(node) + "'"});
+  error(diag::UnsupportedInRelaxFunction{.construct = "attribute access '" + text(node) + "'"},
+        span(node));
   return nullptr;
 }
 
@@ -190,18 +200,21 @@ const ir::Expr* FunctionLowerer::lower_expr(TSNode node, LiteralMode literals) {
     case Kind::boolean_operator:
     case Kind::not_operator:
       if (is_prim_expression(node)) return lower_prim_value(node);
-      error(DiagId::RX1166, span(node), {text(node)});
+      error(diag::BooleanOperatorOnRelaxValue{.expression = text(node)}, span(node));
       return nullptr;
-    case Kind::none: error(DiagId::RX1167, span(node)); return nullptr;
+    case Kind::none: error(diag::NoneAsRelaxValue{}, span(node)); return nullptr;
     case Kind::lambda:
     case Kind::dictionary:
     case Kind::conditional_expression:
-    case Kind::slice: error(DiagId::RX1168, span(node), {text(node)}); return nullptr;
+    case Kind::slice:
+      error(diag::NotRelaxExpression{.expression = text(node)}, span(node));
+      return nullptr;
     default: break;
   }
   if (is_type(node, "float") || is_type(node, "true") || is_type(node, "false"))
     return lower_literal(node, literals);
-  if (!ts_node_has_error(node)) error(DiagId::RX1168, span(node), {text(node)});
+  if (!ts_node_has_error(node))
+    error(diag::NotRelaxExpression{.expression = text(node)}, span(node));
   return nullptr;
 }
 
@@ -232,7 +245,7 @@ const ir::Expr* FunctionLowerer::lower_subscript(TSNode node) {
       if (subs.size() == 1 && cst().is(subs[0], Kind::integer))
         index = parse_int_literal(cst().text(subs[0]));
       if (!key || !index || index->overflow) {
-        error(DiagId::RX1169, span(node));
+        error(diag::MalformedMetadataReference{}, span(node));
         return nullptr;
       }
       return make<ir::Constant>(DataType::Void(), std::vector<int64_t>{}, std::vector<uint8_t>{},
@@ -241,13 +254,13 @@ const ir::Expr* FunctionLowerer::lower_subscript(TSNode node) {
     }
   }
   if (subs.size() != 1 || !cst().is(subs[0], Kind::integer)) {
-    error(DiagId::RX1170, span(node));
+    error(diag::InvalidTupleIndexLiteral{}, span(node));
     return nullptr;
   }
   std::optional<IntLiteral> index = parse_int_literal(cst().text(subs[0]));
   if (!index || index->overflow ||
       index->magnitude > uint64_t(std::numeric_limits<int32_t>::max())) {
-    error(DiagId::RX1170, span(node));
+    error(diag::InvalidTupleIndexLiteral{}, span(node));
     return nullptr;
   }
   int64_t i = int64_t(index->magnitude);
@@ -258,7 +271,8 @@ const ir::Expr* FunctionLowerer::lower_subscript(TSNode node) {
   if (cst().is(unwrapped, Kind::tuple)) {
     std::vector<TSNode> items = cst().named_children(unwrapped);
     if (size_t(i) >= items.size()) {
-      error(DiagId::RX1171, span(subs[0]), {std::to_string(i), std::to_string(items.size())});
+      error(diag::TupleLiteralIndexOutOfRange{.index = i, .field_count = items.size()},
+            span(subs[0]));
       return nullptr;
     }
     return lower_expr(items[size_t(i)]);
@@ -268,8 +282,8 @@ const ir::Expr* FunctionLowerer::lower_subscript(TSNode node) {
   if (auto* var = ir::dyn_cast<ir::Var>(tuple)) {
     auto it = facts_.find(var);
     if (it != facts_.end() && it->second.tuple_arity >= 0 && i >= it->second.tuple_arity) {
-      error(DiagId::RX1171, span(subs[0]),
-            {std::to_string(i), std::to_string(it->second.tuple_arity)});
+      error(diag::TupleLiteralIndexOutOfRange{.index = i, .field_count = it->second.tuple_arity},
+            span(subs[0]));
       return nullptr;
     }
   }
@@ -304,23 +318,25 @@ const ir::Expr* FunctionLowerer::lower_binary(TSNode node) {
   std::string op = text(field_by_name(node, "operator"));
   TSNode l = cst().field(node, Field::left), r = cst().field(node, Field::right);
   if (op == "==" || op == "!=") {
-    error(DiagId::RX1172, span(node), {op, op == "==" ? "R.equal" : "R.not_equal"});
+    error(diag::ComparisonOnRelaxValues{.op = op,
+                                        .replacement = op == "==" ? "R.equal" : "R.not_equal"},
+          span(node));
     return nullptr;
   }
   const OpSugar* sugar = nullptr;
   for (const OpSugar& s : kSugar)
     if (s.text == op) sugar = &s;
   if (!sugar) {
-    error(DiagId::RX1173, span(field_by_name(node, "operator")), {op});
+    error(diag::UnsupportedRelaxOperator{.op = op}, span(field_by_name(node, "operator")));
     return nullptr;
   }
   if (cst().is(l, Kind::comparison_operator) && cst().kind(node) == Kind::comparison_operator) {
-    error(DiagId::RX1173, span(node), {"chained comparison"});
+    error(diag::UnsupportedRelaxOperator{.op = "chained comparison"}, span(node));
     return nullptr;
   }
   for (TSNode side : {l, r}) {
     if (is_number(side)) {
-      error(DiagId::RX1174, span(side), {text(side), op});
+      error(diag::BareNumberWithTensor{.number = text(side), .op = op}, span(side));
       return nullptr;
     }
   }
@@ -338,7 +354,7 @@ const ir::Expr* FunctionLowerer::lower_unary(TSNode node) {
   TSNode arg = cst().field(node, Field::argument);
   if (is_number(arg)) return lower_literal(node, LiteralMode::PrimValue);
   if (op != "-") {
-    error(DiagId::RX1173, span(node), {op});
+    error(diag::UnsupportedRelaxOperator{.op = op}, span(node));
     return nullptr;
   }
   const ir::Expr* a = lower_expr(arg);
@@ -416,7 +432,7 @@ bool FunctionLowerer::read_scalars(TSNode node, std::vector<Scalar>& out,
     if (shape.size() == depth)
       shape.push_back(int64_t(items.size()));
     else if (shape.size() < depth || shape[depth] != int64_t(items.size())) {
-      error(DiagId::RX1175, span(n));
+      error(diag::RaggedConstantList{}, span(n));
       return false;
     }
     for (TSNode item : items)
@@ -424,7 +440,7 @@ bool FunctionLowerer::read_scalars(TSNode node, std::vector<Scalar>& out,
     return true;
   }
   if (shape.size() > depth) {
-    error(DiagId::RX1175, span(n));
+    error(diag::RaggedConstantList{}, span(n));
     return false;
   }
   bool negative = false;
@@ -441,14 +457,15 @@ bool FunctionLowerer::read_scalars(TSNode node, std::vector<Scalar>& out,
   if (cst().is(n, Kind::integer)) {
     std::optional<IntLiteral> v = parse_int_literal(cst().text(n));
     if (!v || v->overflow) {
-      error(DiagId::RX1176, span(node), {text(node), "a 64-bit integer"});
+      error(diag::ConstantValueOverflow{.value = text(node), .target = "a 64-bit integer"},
+            span(node));
       return false;
     }
     s.i = negative ? -__int128(v->magnitude) : __int128(v->magnitude);
   } else if (is_type(n, "float")) {
     std::optional<double> v = parse_float_literal(cst().text(n));
     if (!v) {
-      error(DiagId::RX1176, span(node), {text(node), "a float"});
+      error(diag::ConstantValueOverflow{.value = text(node), .target = "a float"}, span(node));
       return false;
     }
     s.tag = Scalar::Tag::Float;
@@ -467,7 +484,7 @@ bool FunctionLowerer::read_scalars(TSNode node, std::vector<Scalar>& out,
       v = v.substr(1);
     }
     if (v != "inf" && v != "nan") {
-      error(DiagId::RX1177, span(n), {*str});
+      error(diag::NotConstantValue{.value = *str}, span(n));
       return false;
     }
     s.tag = Scalar::Tag::Float;
@@ -475,7 +492,7 @@ bool FunctionLowerer::read_scalars(TSNode node, std::vector<Scalar>& out,
                      : std::numeric_limits<double>::quiet_NaN();
     if (neg) s.f = -s.f;
   } else {
-    error(DiagId::RX1177, span(n), {text(n)});
+    error(diag::NotConstantValue{.value = text(n)}, span(n));
     return false;
   }
   out.push_back(s);
@@ -509,19 +526,20 @@ const ir::Expr* FunctionLowerer::lower_const_value(TSNode value, std::optional<D
       else if (dt.code == DataType::Code::BFloat && dt.bits == 16)
         append_bytes(data, float_to_bfloat16(float(v)));
       else {
-        error(DiagId::RX1178, at, {dt.str()});
+        error(diag::UnsupportedConstantDtype{.dtype = dt.str()}, at);
         return nullptr;
       }
       continue;
     }
     if (s.tag == Scalar::Tag::Float) {
-      error(DiagId::RX1179, at, {dt.str()});
+      error(diag::FloatInNonFloatConstant{.dtype = dt.str()}, at);
       return nullptr;
     }
     __int128 v = s.i;
     if (dt.is_bool()) {
       if (v != 0 && v != 1) {
-        error(DiagId::RX1176, at, {std::to_string(int64_t(v)), "bool"});
+        error(diag::ConstantValueOverflow{.value = std::to_string(int64_t(v)), .target = "bool"},
+              at);
         return nullptr;
       }
       data.push_back(uint8_t(v));
@@ -529,14 +547,14 @@ const ir::Expr* FunctionLowerer::lower_const_value(TSNode value, std::optional<D
     }
     if (!dt.is_integer() || dt.lanes != 1 ||
         (dt.bits != 8 && dt.bits != 16 && dt.bits != 32 && dt.bits != 64)) {
-      error(DiagId::RX1178, at, {dt.str()});
+      error(diag::UnsupportedConstantDtype{.dtype = dt.str()}, at);
       return nullptr;
     }
     bool fits = dt.is_uint()
                     ? (v >= 0 && (dt.bits == 64 || v < (__int128(1) << dt.bits)))
                     : (v >= -(__int128(1) << (dt.bits - 1)) && v < (__int128(1) << (dt.bits - 1)));
     if (!fits) {
-      error(DiagId::RX1176, at, {text(value), dt.str()});
+      error(diag::ConstantValueOverflow{.value = text(value), .target = dt.str()}, at);
       return nullptr;
     }
     uint64_t bits = uint64_t(v);
@@ -553,7 +571,7 @@ CallArgs FunctionLowerer::split_args(TSNode call) {
     if (cst().is(a, Kind::keyword_argument)) {
       std::string key = text(cst().field(a, Field::name));
       for (auto& [k, v] : args.keywords)
-        if (k == key) error(DiagId::RX1180, span(a), {key});
+        if (k == key) error(diag::DuplicateKeywordArgument{.argument = key}, span(a));
       args.keywords.emplace_back(key, cst().field(a, Field::value));
     } else {
       args.positional.push_back(a);
@@ -570,8 +588,10 @@ bool FunctionLowerer::bind_params(TSNode call, const CallArgs& args,
                                   const std::string& what) {
   bool ok = true;
   if (args.positional.size() > params.size()) {
-    error(DiagId::RX1181, span(args.positional[params.size()]),
-          {what, std::to_string(params.size()), std::to_string(args.positional.size())});
+    error(
+        diag::TooManyPositionalArguments{
+            .callee = what, .max_count = params.size(), .given_count = args.positional.size()},
+        span(args.positional[params.size()]));
     ok = false;
   }
   for (size_t i = 0; i < args.positional.size() && i < params.size(); ++i)
@@ -580,12 +600,12 @@ bool FunctionLowerer::bind_params(TSNode call, const CallArgs& args,
     bool known = false;
     for (std::string_view p : params) known = known || p == k;
     if (!known) {
-      error(DiagId::RX1182, span(v), {what, k});
+      error(diag::UnexpectedKeywordArgument{.callee = what, .keyword = k}, span(v));
       ok = false;
       continue;
     }
     if (out.count(k)) {
-      error(DiagId::RX1180, span(v), {k});
+      error(diag::DuplicateKeywordArgument{.argument = k}, span(v));
       ok = false;
       continue;
     }
@@ -611,17 +631,17 @@ const ir::Expr* FunctionLowerer::lower_call(TSNode node) {
     // An unresolved callee was reported; the whole call is the error.
     if (fn && ir::isa<ir::ErrorExpr>(fn)) return make<ir::ErrorExpr>(span(node));
     if (fn && !ir::isa<ir::Var>(fn) && !ir::isa<ir::GlobalVar>(fn)) {
-      error(DiagId::RX1183, span(callee), {text(callee)});
+      error(diag::ExpressionNotCallable{.callee = text(callee)}, span(callee));
       return nullptr;
     }
   } else {
-    error(DiagId::RX1183, span(callee), {text(callee)});
+    error(diag::ExpressionNotCallable{.callee = text(callee)}, span(callee));
     return nullptr;
   }
   if (!fn) return nullptr;
   CallArgs args = split_args(node);
   if (!args.keywords.empty()) {
-    error(DiagId::RX1184, span(args.keywords[0].second), {text(callee)});
+    error(diag::PositionalArgumentsOnly{.callee = text(callee)}, span(args.keywords[0].second));
     return nullptr;
   }
   std::vector<const ir::Expr*> lowered;
@@ -645,7 +665,7 @@ const ir::Expr* FunctionLowerer::lower_astype(TSNode node) {
   std::unordered_map<std::string, TSNode> p;
   if (!bind_params(node, args, {"dtype"}, p, "astype")) return nullptr;
   if (!p.count("dtype")) {
-    error(DiagId::RX1185, span(node), {"astype", "dtype"});
+    error(diag::BuiltinArgumentMissing{.callee = "astype", .argument = "dtype"}, span(node));
     return nullptr;
   }
   std::optional<ir::AttrValue> dtype = lower_attr_value(p["dtype"]);
@@ -677,7 +697,8 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
     CallArgs args = split_args(node);
     std::unordered_map<std::string, TSNode> p;
     if (!bind_params(node, args, {"value"}, p, "R.prim_value") || !p.count("value")) {
-      if (!p.count("value")) error(DiagId::RX1185, at, {"R.prim_value", "value"});
+      if (!p.count("value"))
+        error(diag::BuiltinArgumentMissing{.callee = "R.prim_value", .argument = "value"}, at);
       return nullptr;
     }
     const ir::PrimExpr* e = lower_prim(p["value"]);
@@ -692,7 +713,7 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
     std::string what = "R." + path;
     if (!bind_params(node, args, {"value"}, p, what)) return nullptr;
     if (!p.count("value") || !cst().is(p["value"], Kind::string)) {
-      error(DiagId::RX1186, at, {what});
+      error(diag::StringLiteralExpected{.what = what}, at);
       return nullptr;
     }
     std::optional<std::string> s = string_value(ctx_, p["value"]);
@@ -700,7 +721,7 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
     if (path == "str") return make<ir::StringImm>(*s, at);
     std::optional<DataType> dt = DataType::parse(*s);
     if (!dt) {
-      error(DiagId::RX1187, span(p["value"]), {*s});
+      error(diag::UnknownRelaxDtype{.dtype = *s}, span(p["value"]));
       return nullptr;
     }
     return make<ir::DataTypeImm>(*dt, at);
@@ -710,7 +731,7 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
     std::unordered_map<std::string, TSNode> p;
     if (!bind_params(node, args, {"value"}, p, "R." + path)) return nullptr;
     if (!p.count("value")) {
-      error(DiagId::RX1185, at, {"R." + path, "value"});
+      error(diag::BuiltinArgumentMissing{.callee = "R." + path, .argument = "value"}, at);
       return nullptr;
     }
     return lower_shape_expr(node, p["value"]);
@@ -718,7 +739,8 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
   if (path == "tuple") {
     CallArgs args = split_args(node);
     if (!args.keywords.empty()) {
-      error(DiagId::RX1182, span(args.keywords[0].second), {"R.tuple", args.keywords[0].first});
+      error(diag::UnexpectedKeywordArgument{.callee = "R.tuple", .keyword = args.keywords[0].first},
+            span(args.keywords[0].second));
       return nullptr;
     }
     std::vector<const ir::Expr*> fields;
@@ -732,7 +754,7 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
   if (path == "TupleGetItem") {
     CallArgs args = split_args(node);
     if (args.positional.size() != 2 || !cst().is(args.positional[1], Kind::integer)) {
-      error(DiagId::RX1170, at);
+      error(diag::InvalidTupleIndexLiteral{}, at);
       return nullptr;
     }
     const ir::Expr* t = lower_expr(args.positional[0]);
@@ -749,19 +771,19 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
   if (path == "print") return lower_print(node, false);
   if (path == "assert_op") return lower_print(node, true);
   if (path == "match_cast") {
-    error(DiagId::RX1188, at);
+    error(diag::MatchCastNotWholeValue{}, at);
     return nullptr;
   }
   if (path == "output" || path == "func_attr" || path == "dataflow" || path == "function") {
-    error(DiagId::RX1189, at, {"R." + path});
+    error(diag::StatementUsedAsExpression{.builtin = "R." + path}, at);
     return nullptr;
   }
   if (is_unsupported_builder(path)) {
-    error(DiagId::RX1125, at, {"R." + path});
+    error(diag::UnsupportedInRelaxFunction{.construct = "R." + path}, at);
     return nullptr;
   }
   if (is_sinfo_ctor(path)) {
-    error(DiagId::RX1165, at, {text(cst().field(node, Field::function))});
+    error(diag::AnnotationUsedAsValue{.annotation = text(cst().field(node, Field::function))}, at);
     return nullptr;
   }
   return lower_generic_op(node, "relax." + path);
@@ -772,7 +794,7 @@ const ir::Expr* FunctionLowerer::lower_extern_func(TSNode node) {
   std::unordered_map<std::string, TSNode> p;
   if (!bind_params(node, args, {"global_symbol", "struct_info"}, p, "R.ExternFunc")) return nullptr;
   if (!p.count("global_symbol") || !cst().is(p["global_symbol"], Kind::string)) {
-    error(DiagId::RX1186, span(node), {"R.ExternFunc"});
+    error(diag::StringLiteralExpected{.what = "R.ExternFunc"}, span(node));
     return nullptr;
   }
   std::optional<std::string> sym = string_value(ctx_, p["global_symbol"]);
@@ -791,19 +813,20 @@ const ir::Expr* FunctionLowerer::lower_shape_expr(TSNode node, TSNode values) {
          !cst().is(cst().field(v, Field::value), Kind::string))
     v = cst().field(v, Field::value);
   if (!cst().is(v, Kind::list) && !cst().is(v, Kind::tuple)) {
-    error(DiagId::RX1190, span(values), {text(values)});
+    error(diag::ShapeValuesNotSequence{.values = text(values)}, span(values));
     return nullptr;
   }
   std::vector<const ir::PrimExpr*> dims;
   for (TSNode item : cst().named_children(v)) {
     if (cst().is(item, Kind::string)) {
-      error(DiagId::RX1191, span(item), {text(item)});
+      error(diag::QuotedShapeDimension{.dimension = text(item)}, span(item));
       return nullptr;
     }
     const ir::PrimExpr* e = lower_prim(item);
     if (!e) return nullptr;
     if (!e->dtype.is_integer()) {
-      error(DiagId::RX1192, span(item), {text(item), e->dtype.str()});
+      error(diag::NonIntegerDimension{.dimension = text(item), .dtype = e->dtype.str()},
+            span(item));
       return nullptr;
     }
     if (e->dtype != DataType::Int(64)) e = cast_prim(ctx_, DataType::Int(64), e, span(item));
@@ -817,7 +840,7 @@ const ir::Expr* FunctionLowerer::lower_const(TSNode node) {
   std::unordered_map<std::string, TSNode> p;
   if (!bind_params(node, args, {"value", "dtype"}, p, "R.const")) return nullptr;
   if (!p.count("value")) {
-    error(DiagId::RX1185, span(node), {"R.const", "value"});
+    error(diag::BuiltinArgumentMissing{.callee = "R.const", .argument = "value"}, span(node));
     return nullptr;
   }
   std::optional<DataType> dtype;
@@ -827,7 +850,7 @@ const ir::Expr* FunctionLowerer::lower_const(TSNode node) {
     if (cst().is(d, Kind::string)) s = string_value(ctx_, d);
     if (s) dtype = DataType::parse(*s);
     if (!dtype || dtype->is_void()) {
-      error(DiagId::RX1187, span(d), {text(d)});
+      error(diag::UnknownRelaxDtype{.dtype = text(d)}, span(d));
       return nullptr;
     }
   }
@@ -845,7 +868,7 @@ const ir::Expr* FunctionLowerer::lower_generic_op(TSNode node, const std::string
   bool ok = true;
   for (TSNode a : args.positional) {
     if (tensor_only && is_number(a)) {
-      error(DiagId::RX1174, span(a), {text(a), "R." + short_name});
+      error(diag::BareNumberWithTensor{.number = text(a), .op = "R." + short_name}, span(a));
       ok = false;
       continue;
     }
@@ -910,7 +933,7 @@ const ir::Expr* FunctionLowerer::wrap_args_tuple(TSNode node, bool inplace) {
     auto it = facts_.find(var);
     known_tuple = it != facts_.end() && it->second.tuple_arity >= 0;
     if (inplace && known_tuple) {
-      error(DiagId::RX1193, span(node), {var->name});
+      error(diag::CallTirInplaceTupleVariable{.tuple_var = var->name}, span(node));
       return nullptr;
     }
   }
@@ -940,7 +963,7 @@ std::optional<std::vector<int64_t>> FunctionLowerer::lower_int_list(TSNode node)
     const ir::PrimExpr* e = is_number(item) ? lower_prim(item) : nullptr;
     auto* imm = e ? ir::dyn_cast<ir::IntImm>(e) : nullptr;
     if (!imm) {
-      error(DiagId::RX1194, span(item), {text(item)});
+      error(diag::IntegerLiteralExpected{.value = text(item)}, span(item));
       return std::nullopt;
     }
     out.push_back(imm->value);
@@ -964,7 +987,8 @@ const ir::Expr* FunctionLowerer::lower_call_tir(TSNode node, const std::string& 
   for (std::string_view required :
        {std::string_view(params[0]), std::string_view("args"), std::string_view("out_sinfo")}) {
     if (!p.count(std::string(required))) {
-      error(DiagId::RX1185, span(node), {what, std::string(required)});
+      error(diag::BuiltinArgumentMissing{.callee = what, .argument = std::string(required)},
+            span(node));
       return nullptr;
     }
   }
@@ -984,7 +1008,8 @@ const ir::Expr* FunctionLowerer::lower_call_tir(TSNode node, const std::string& 
   ir::Attrs attrs;
   if (path == "call_tir_inplace") {
     if (!p.count("inplace_indices")) {
-      error(DiagId::RX1185, span(node), {what, "inplace_indices"});
+      error(diag::BuiltinArgumentMissing{.callee = what, .argument = "inplace_indices"},
+            span(node));
       return nullptr;
     }
     std::optional<std::vector<int64_t>> indices = lower_int_list(p["inplace_indices"]);
@@ -993,14 +1018,14 @@ const ir::Expr* FunctionLowerer::lower_call_tir(TSNode node, const std::string& 
     ir::AttrValue::List list;
     for (int64_t i : *indices) {
       if (i < -1) {
-        error(DiagId::RX1195, span(p["inplace_indices"]), {std::to_string(i)});
+        error(diag::InvalidInplaceIndex{.index = i}, span(p["inplace_indices"]));
         return nullptr;
       }
       any = any || i >= 0;
       list.push_back(ir::AttrValue(i, span(p["inplace_indices"])));
     }
     if (!any) {
-      error(DiagId::RX1196, span(p["inplace_indices"]));
+      error(diag::NoInplaceIndex{}, span(p["inplace_indices"]));
       return nullptr;
     }
     attrs.entries.emplace_back("inplace_indices",
@@ -1023,7 +1048,7 @@ const ir::Expr* FunctionLowerer::lower_packed(TSNode node, const std::string& pa
   CallArgs args = split_args(node);
   std::string what = "R." + path;
   if (args.positional.empty()) {
-    error(DiagId::RX1185, span(node), {what, "func"});
+    error(diag::BuiltinArgumentMissing{.callee = what, .argument = "func"}, span(node));
     return nullptr;
   }
   const ir::Expr* callee = lower_callee_symbol(args.positional[0]);
@@ -1053,7 +1078,7 @@ const ir::Expr* FunctionLowerer::lower_packed(TSNode node, const std::string& pa
       continue;
     }
     if (path != "call_packed") {
-      error(DiagId::RX1182, span(value), {what, key});
+      error(diag::UnexpectedKeywordArgument{.callee = what, .keyword = key}, span(value));
       ok = false;
       continue;
     }
@@ -1093,7 +1118,7 @@ const ir::Expr* FunctionLowerer::lower_print(TSNode node, bool is_assert) {
       std::optional<std::string> s;
       if (!ts_node_is_null(f) && cst().is(f, Kind::string)) s = string_value(ctx_, f);
       if (!s) {
-        error(DiagId::RX1186, span(value), {what + " format"});
+        error(diag::StringLiteralExpected{.what = what + " format"}, span(value));
         return nullptr;
       }
       format = *s;
@@ -1103,7 +1128,7 @@ const ir::Expr* FunctionLowerer::lower_print(TSNode node, bool is_assert) {
     } else if (is_assert && key == "condition") {
       values.insert(values.begin(), value);
     } else {
-      error(DiagId::RX1182, span(value), {what, key});
+      error(diag::UnexpectedKeywordArgument{.callee = what, .keyword = key}, span(value));
       return nullptr;
     }
   }
@@ -1111,7 +1136,7 @@ const ir::Expr* FunctionLowerer::lower_print(TSNode node, bool is_assert) {
   auto* fmt = make<ir::StringImm>(format, format_span);
   if (is_assert) {
     if (values.empty()) {
-      error(DiagId::RX1185, span(node), {what, "condition"});
+      error(diag::BuiltinArgumentMissing{.callee = what, .argument = "condition"}, span(node));
       return nullptr;
     }
     const ir::Expr* cond = lower_condition(values[0]);
@@ -1217,7 +1242,7 @@ std::optional<ir::AttrValue> FunctionLowerer::lower_attr_value(TSNode node) {
     if (cst().is(node, Kind::call) && tir_path_of(callee) == "index_map") {
       std::vector<TSNode> args = cst().named_children(cst().field(node, Field::arguments));
       if (args.empty() || !cst().is(args[0], Kind::lambda)) {
-        error(DiagId::RX1197, at);
+        error(diag::IndexMapNeedsLambda{}, at);
         return std::nullopt;
       }
       const ir::IndexMap* map = lower_index_map(args[0]);

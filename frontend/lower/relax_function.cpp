@@ -27,8 +27,8 @@ struct FunctionLowerer::Builder {
   const ir::Binding* last = nullptr;  // the most recent binding (if-branch result)
 };
 
-void FunctionLowerer::error(DiagId id, Span at, std::vector<std::string> args) {
-  ctx_.diags.report(make_diagnostic(id, at, std::move(args)));
+void FunctionLowerer::error(DiagPayload what, Span at) {
+  ctx_.diags.report(make_diagnostic(std::move(what), at));
 }
 
 const Name* FunctionLowerer::lookup(std::string_view name) const {
@@ -53,24 +53,24 @@ FunctionLowerer::Decorator FunctionLowerer::lower_decorators(TSNode node) {
     TSNode value = cst().field(deco, Field::value);
     TSNode callee = cst().is(value, Kind::call) ? cst().field(value, Field::function) : value;
     if (namespace_path(ctx_, callee, Namespace::Relax) != "function") {
-      error(DiagId::RX1120, span(deco), {text(value)});
+      error(diag::UnsupportedFunctionDecorator{.decorator = text(value)}, span(deco));
       continue;
     }
     if (!cst().is(value, Kind::call)) continue;
     for (TSNode arg : cst().named_children(cst().field(value, Field::arguments))) {
       if (!cst().is(arg, Kind::keyword_argument)) {
-        error(DiagId::RX1121, span(arg), {text(arg)});
+        error(diag::UnknownRelaxFunctionArgument{.argument = text(arg)}, span(arg));
         continue;
       }
       std::string key = text(cst().field(arg, Field::name));
       TSNode v = cst().field(arg, Field::value);
       bool is_true = is_type(v, "true"), is_false = is_type(v, "false");
       if (key != "pure" && key != "private" && key != "check_well_formed") {
-        error(DiagId::RX1121, span(arg), {key});
+        error(diag::UnknownRelaxFunctionArgument{.argument = key}, span(arg));
         continue;
       }
       if (!is_true && !is_false) {
-        error(DiagId::RX1122, span(v), {key, text(v)});
+        error(diag::FlagNotBoolean{.flag = key, .value = text(v)}, span(v));
         continue;
       }
       if (key == "pure") result.pure = is_true;
@@ -109,11 +109,11 @@ std::vector<const ir::Var*> FunctionLowerer::lower_params(TSNode params_node) {
     TSNode ann = cst().field(p, Field::annotation);
     const ir::StructInfo* sinfo = nullptr;
     if (ts_node_is_null(ann)) {
-      error(DiagId::RX1123, span(p), {name});
+      error(diag::ParameterMissingAnnotation{.param = name}, span(p));
     } else {
       sinfo = lower_sinfo(cst().field(ann, Field::value), SInfoMode::Signature);
     }
-    if (!seen.insert(name).second) error(DiagId::RX1124, span(name_node), {name});
+    if (!seen.insert(name).second) error(diag::DuplicateParameter{.param = name}, span(name_node));
     auto* var = make<ir::Var>(false, name, sinfo, span(name_node));
     if (auto* t = ir::dyn_cast<ir::TupleSInfo>(sinfo))
       facts_[var].tuple_arity = int(t->fields.size());
@@ -134,8 +134,8 @@ const ir::Function* FunctionLowerer::lower_function(TSNode node, bool nested, ir
   TSNode name_node = cst().field(node, Field::name);
   std::string fname = text(name_node);
   if (!ts_node_is_null(cst().field(node, Field::type_parameters)))
-    error(DiagId::RX1125, span(cst().field(node, Field::type_parameters)),
-          {"type parameters (def f[M](...))"});
+    error(diag::UnsupportedInRelaxFunction{.construct = "type parameters (def f[M](...))"},
+          span(cst().field(node, Field::type_parameters)));
 
   // Signature variables are per function; outer ones stay visible through the scopes.
   auto saved_sig = std::move(signature_vars_);
@@ -176,7 +176,7 @@ const ir::Function* FunctionLowerer::lower_function(TSNode node, bool nested, ir
   TSNode body_node = cst().field(node, Field::body);
   if (nested && is_recursive(body_node, fname)) {
     // The variable exists before the body so that the body can call it (§5.10).
-    if (!ret) error(DiagId::RX1126, span(name_node), {fname});
+    if (!ret) error(diag::RecursiveLocalFunctionUnannotated{.function = fname}, span(name_node));
     std::vector<const ir::StructInfo*> param_sinfo;
     for (const ir::Var* p : params)
       param_sinfo.push_back(p->annotation ? p->annotation : make<ir::ObjectSInfo>(p->span));
@@ -198,11 +198,12 @@ const ir::Function* FunctionLowerer::lower_function(TSNode node, bool nested, ir
   bool saved_syntax = body_has_syntax_error_;
   body_has_syntax_error_ = saved_syntax || ts_node_has_error(body_node);
   const ir::SeqExpr* body = lower_body(body_node, attrs, is_private);
-  if (!seen_return_ && !body_has_syntax_error_) error(DiagId::RX1127, span(name_node), {fname});
+  if (!seen_return_ && !body_has_syntax_error_)
+    error(diag::MissingReturnStatement{.function = fname}, span(name_node));
   body_has_syntax_error_ = saved_syntax;
   if (deco.is_private) {
     if (const ir::AttrValue* gs = attrs.find("global_symbol"))
-      error(DiagId::RX1128, gs->span, {fname});
+      error(diag::PrivateFunctionWithGlobalSymbol{.function = fname}, gs->span);
   }
   frames_.pop_back();
 
@@ -229,10 +230,10 @@ const ir::SeqExpr* FunctionLowerer::lower_body(TSNode block, ir::Attrs& attrs, b
   for (TSNode stmt : cst().named_children(block)) {
     if (b.returned) {
       if (cst().is(stmt, Kind::return_statement)) {
-        error(DiagId::RX1129, span(stmt));
+        error(diag::SecondReturnStatement{}, span(stmt));
         continue;
       }
-      if (!reported_unreachable) error(DiagId::RX1130, span(stmt));
+      if (!reported_unreachable) error(diag::StatementAfterReturn{}, span(stmt));
       reported_unreachable = true;
       continue;
     }
@@ -322,15 +323,14 @@ bool FunctionLowerer::lower_broken_statement(TSNode stmt, Builder& b) {
   return true;
 }
 
-const ir::Expr* FunctionLowerer::error_expr(TSNode node) {
-  return make<ir::ErrorExpr>(span(node));
-}
+const ir::Expr* FunctionLowerer::error_expr(TSNode node) { return make<ir::ErrorExpr>(span(node)); }
 
 // Binds the targets of a broken statement to an ErrorExpr, with the annotation when it is
 // complete and lowers without errors of its own.
 void FunctionLowerer::bind_broken(Span at, TSNode target, TSNode annotation, Builder& b) {
   const ir::StructInfo* ann = nullptr;
-  TSNode ann_value = ts_node_is_null(annotation) ? annotation : cst().field(annotation, Field::value);
+  TSNode ann_value =
+      ts_node_is_null(annotation) ? annotation : cst().field(annotation, Field::value);
   if (!ts_node_is_null(ann_value) && !ts_node_has_error(ann_value)) {
     size_t errors_before = ctx_.diags.error_count();
     ann = lower_sinfo(ann_value, SInfoMode::Body);
@@ -371,9 +371,7 @@ void FunctionLowerer::poison_names(TSNode node) {
     }
     case Kind::relax_function:
     case Kind::prim_function:
-    case Kind::function_definition:
-      poisoned_.insert(text(cst().field(node, Field::name)));
-      return;
+    case Kind::function_definition: poisoned_.insert(text(cst().field(node, Field::name))); return;
     case Kind::if_statement:
     case Kind::elif_clause:
     case Kind::else_clause:
@@ -395,37 +393,42 @@ bool FunctionLowerer::dispatch_statement(TSNode stmt, Builder& b) {
     case Kind::relax_function: lower_nested_function(stmt, b); return true;
     case Kind::pass_statement: return true;
     case Kind::prim_function:
-      error(DiagId::RX1131, span(cst().field(stmt, Field::name)),
-            {text(cst().field(stmt, Field::name))});
+      error(diag::NestedPrimFunc{.function = text(cst().field(stmt, Field::name))},
+            span(cst().field(stmt, Field::name)));
       return false;
     case Kind::function_definition:
-      error(DiagId::RX1132, span(cst().field(stmt, Field::name)),
-            {text(cst().field(stmt, Field::name))});
+      error(diag::NestedFunctionMissingDecorator{.function = text(cst().field(stmt, Field::name))},
+            span(cst().field(stmt, Field::name)));
       return false;
-    case Kind::for_statement: error(DiagId::RX1125, span(stmt), {"'for' loops"}); return false;
-    case Kind::while_statement: error(DiagId::RX1125, span(stmt), {"'while' loops"}); return false;
+    case Kind::for_statement:
+      error(diag::UnsupportedInRelaxFunction{.construct = "'for' loops"}, span(stmt));
+      return false;
+    case Kind::while_statement:
+      error(diag::UnsupportedInRelaxFunction{.construct = "'while' loops"}, span(stmt));
+      return false;
     case Kind::assert_statement:
-      error(DiagId::RX1125, span(stmt), {"'assert' statements (use R.assert_op)"});
+      error(diag::UnsupportedInRelaxFunction{.construct = "'assert' statements (use R.assert_op)"},
+            span(stmt));
       return false;
-    case Kind::with_statement: error(DiagId::RX1133, span(stmt)); return false;
+    case Kind::with_statement: error(diag::UnsupportedWithStatement{}, span(stmt)); return false;
     case Kind::augmented_binding:
-      error(DiagId::RX1125, span(stmt), {"augmented assignment"});
+      error(diag::UnsupportedInRelaxFunction{.construct = "augmented assignment"}, span(stmt));
       return false;
     case Kind::break_statement:
     case Kind::continue_statement:
-      error(DiagId::RX1125, span(stmt), {"'" + text(stmt) + "'"});
+      error(diag::UnsupportedInRelaxFunction{.construct = "'" + text(stmt) + "'"}, span(stmt));
       return false;
     default: break;
   }
   if (is_error_node(stmt) || ts_node_has_error(stmt)) return false;  // syntax errors
-  error(DiagId::RX1125, span(stmt), {"this statement"});
+  error(diag::UnsupportedInRelaxFunction{.construct = "this statement"}, span(stmt));
   return false;
 }
 
 ir::Var* FunctionLowerer::emit(Builder& b, std::string name, const ir::StructInfo* annotation,
                                const ir::Expr* value, const ir::StructInfo* match_cast,
                                Span var_span, Span at, ir::Var* existing) {
-  if (b.dataflow && b.output_seen) error(DiagId::RX1134, at, {name});
+  if (b.dataflow && b.output_seen) error(diag::BindingAfterOutput{.binding = name}, at);
   ir::Var* var = existing ? existing : make<ir::Var>(b.dataflow, name, annotation, var_span);
   if (!b.open || b.open->is_dataflow != b.dataflow) {
     b.open = make<ir::BindingBlock>(ir::BindingBlock{b.dataflow, {}, at});
@@ -462,13 +465,13 @@ void FunctionLowerer::lower_binding(TSNode stmt, Builder& b) {
     return;
   }
   if (cst().is(left, Kind::pattern_list)) {
-    if (!ts_node_is_null(ann)) error(DiagId::RX1136, span(ann));
+    if (!ts_node_is_null(ann)) error(diag::AnnotatedUnpackingAssignment{}, span(ann));
     if (lower_declaration(left, right, b)) return;
     lower_unpack(stmt, left, right, b);
     return;
   }
   if (!cst().is(left, Kind::identifier)) {
-    error(DiagId::RX1137, span(left), {text(left)});
+    error(diag::InvalidAssignmentTarget{.target = text(left)}, span(left));
     return;
   }
   if (lower_declaration(left, right, b)) return;
@@ -514,8 +517,9 @@ bool FunctionLowerer::lower_declaration(TSNode left, TSNode right, Builder& b) {
     types.push_back({dt, size_var});
   }
   if (targets.size() != ctors.size()) {
-    error(DiagId::RX1138, span(right),
-          {std::to_string(targets.size()), std::to_string(ctors.size())});
+    error(diag::SymbolicDeclarationCountMismatch{.name_count = targets.size(),
+                                                 .constructor_count = ctors.size()},
+          span(right));
     return true;
   }
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -524,11 +528,14 @@ bool FunctionLowerer::lower_declaration(TSNode left, TSNode right, Builder& b) {
     if (const Name* existing = lookup(name)) {
       if (existing->kind == Name::Kind::Sym) {
         if (existing->sym->var->dtype != dt) {
-          error(DiagId::RX1139, span(ctors[i]), {name, existing->sym->var->dtype.str(), dt.str()});
+          error(diag::SymbolicVarDtypeMismatch{.name = name,
+                                               .bound_dtype = existing->sym->var->dtype.str(),
+                                               .declared_dtype = dt.str()},
+                span(ctors[i]));
         }
         continue;  // the same variable (signature prelude or repeated declaration)
       }
-      error(DiagId::RX1140, span(targets[i]), {name});
+      error(diag::SymbolicDeclarationOfBoundName{.name = name}, span(targets[i]));
       continue;
     }
     sym_storage_.push_back(SymVar{make<ir::PrimVar>(name, dt, span(targets[i]), size_var), false});
@@ -551,7 +558,7 @@ void FunctionLowerer::lower_simple_binding(TSNode stmt, TSNode left, TSNode ann,
     std::vector<TSNode> args = cst().named_children(cst().field(right, Field::arguments));
     if (args.size() != 2 || cst().is(args[0], Kind::keyword_argument) ||
         cst().is(args[1], Kind::keyword_argument)) {
-      error(DiagId::RX1141, span(right));
+      error(diag::MatchCastNeedsTwoArguments{}, span(right));
       return;
     }
     const ir::Expr* value = lower_expr(args[0]);
@@ -564,7 +571,7 @@ void FunctionLowerer::lower_simple_binding(TSNode stmt, TSNode left, TSNode ann,
       return;
     }
     if (annotation && !ir::structural_equal(annotation, target))
-      error(DiagId::RX1142, span(ann_value), {name});
+      error(diag::MatchCastAnnotationMismatch{.binding = name}, span(ann_value));
     // An annotation equal to the target adds nothing (TVM prints one on every match_cast).
     emit(b, name, nullptr, value, target, span(left), at);
     return;
@@ -619,8 +626,9 @@ void FunctionLowerer::lower_unpack(TSNode stmt, TSNode left, TSNode right, Build
   if (cst().is(right, Kind::expression_list) || cst().is(right, Kind::tuple)) {
     std::vector<TSNode> items = cst().named_children(right);
     if (items.size() != targets.size()) {
-      error(DiagId::RX1143, span(right),
-            {std::to_string(targets.size()), std::to_string(items.size())});
+      error(diag::TupleUnpackCountMismatch{.target_count = targets.size(),
+                                           .field_count = items.size()},
+            span(right));
       return;
     }
     std::vector<const ir::Expr*> values;
@@ -632,8 +640,7 @@ void FunctionLowerer::lower_unpack(TSNode stmt, TSNode left, TSNode right, Build
   }
   const ir::Expr* value = lower_expr(right);
   if (!value) {
-    for (TSNode t : targets)
-      emit(b, text(t), nullptr, error_expr(right), nullptr, span(t), at);
+    for (TSNode t : targets) emit(b, text(t), nullptr, error_expr(right), nullptr, span(t), at);
     return;
   }
   const ir::Expr* tuple = value;
@@ -641,14 +648,16 @@ void FunctionLowerer::lower_unpack(TSNode stmt, TSNode left, TSNode right, Build
     auto it = facts_.find(var);
     if (it != facts_.end() && it->second.tuple_arity >= 0 &&
         size_t(it->second.tuple_arity) != targets.size()) {
-      error(DiagId::RX1143, span(right),
-            {std::to_string(targets.size()), std::to_string(it->second.tuple_arity)});
+      error(diag::TupleUnpackCountMismatch{.target_count = targets.size(),
+                                           .field_count = it->second.tuple_arity},
+            span(right));
       return;
     }
   } else if (auto* t = ir::dyn_cast<ir::Tuple>(value)) {
     if (t->fields.size() != targets.size()) {
-      error(DiagId::RX1143, span(right),
-            {std::to_string(targets.size()), std::to_string(t->fields.size())});
+      error(diag::TupleUnpackCountMismatch{.target_count = targets.size(),
+                                           .field_count = t->fields.size()},
+            span(right));
       return;
     }
   } else if (!ir::isa<ir::GlobalVar>(value)) {
@@ -667,11 +676,11 @@ void FunctionLowerer::lower_unpack(TSNode stmt, TSNode left, TSNode right, Build
 void FunctionLowerer::lower_expression_statement(TSNode stmt, Builder& b) {
   TSNode value = cst().field(stmt, Field::value);
   if (cst().is(value, Kind::string) || cst().is(value, Kind::concatenated_string)) {
-    error(DiagId::RX1144, span(stmt));  // warning: docstrings are ignored
+    error(diag::IgnoredDocstring{}, span(stmt));  // warning: docstrings are ignored
     return;
   }
   if (!cst().is(value, Kind::call)) {
-    error(DiagId::RX1145, span(stmt), {text(value)});
+    error(diag::UselessExpressionStatement{.expression = text(value)}, span(stmt));
     return;
   }
   std::string path = relax_path(cst().field(value, Field::function));
@@ -691,11 +700,11 @@ void FunctionLowerer::lower_expression_statement(TSNode stmt, Builder& b) {
     if (auto* gv = ir::dyn_cast<ir::GlobalVar>(c->op)) {
       const GlobalInfo* g = module_.find(gv->name);
       if (g && g->kind == GlobalInfo::Kind::Relax && g->has_return_annotation && !g->returns_void)
-        error(DiagId::RX1146, span(stmt), {gv->name});
+        error(diag::DiscardedNonVoidResult{.callee = gv->name}, span(stmt));
     } else if (auto* v = ir::dyn_cast<ir::Var>(c->op)) {
       auto it = facts_.find(v);
       if (it != facts_.end() && it->second.func_ret && !it->second.func_returns_void)
-        error(DiagId::RX1146, span(stmt), {v->name});
+        error(diag::DiscardedNonVoidResult{.callee = v->name}, span(stmt));
     }
   }
   emit(b, "_", nullptr, call, nullptr, span(value), span(stmt));
@@ -705,7 +714,7 @@ void FunctionLowerer::lower_func_attr(TSNode call, Builder& b) {
   (void)b;
   std::vector<TSNode> args = cst().named_children(cst().field(call, Field::arguments));
   if (args.size() != 1 || !cst().is(args[0], Kind::dictionary)) {
-    error(DiagId::RX1147, span(call));
+    error(diag::FuncAttrNeedsStringKeyDict{}, span(call));
     return;
   }
   for (TSNode pair : cst().named_children(args[0])) {
@@ -714,13 +723,13 @@ void FunctionLowerer::lower_func_attr(TSNode call, Builder& b) {
     std::optional<std::string> k;
     if (cst().is(key, Kind::string)) k = string_value(ctx_, key);
     if (!k) {
-      error(DiagId::RX1147, span(key));
+      error(diag::FuncAttrNeedsStringKeyDict{}, span(key));
       continue;
     }
     std::optional<ir::AttrValue> v = lower_literal_attr(ctx_, cst().field(pair, Field::value));
     if (!v) continue;
     if (func_attrs_->find(*k)) {
-      error(DiagId::RX1148, span(key), {*k});
+      error(diag::DuplicateAttribute{.attribute = *k}, span(key));
       continue;
     }
     v->span = span(pair);
@@ -730,11 +739,11 @@ void FunctionLowerer::lower_func_attr(TSNode call, Builder& b) {
 
 void FunctionLowerer::lower_output(TSNode call, Builder& b) {
   if (!b.dataflow) {
-    error(DiagId::RX1149, span(call));
+    error(diag::OutputOutsideDataflow{}, span(call));
     return;
   }
   if (b.output_seen) {
-    error(DiagId::RX1150, span(call));
+    error(diag::DuplicateOutputCall{}, span(call));
     return;
   }
   b.output_seen = true;
@@ -742,14 +751,14 @@ void FunctionLowerer::lower_output(TSNode call, Builder& b) {
   Frame& frame = frames_.back();
   for (TSNode arg : cst().named_children(cst().field(call, Field::arguments))) {
     if (!cst().is(arg, Kind::identifier)) {
-      error(DiagId::RX1151, span(arg), {text(arg)});
+      error(diag::OutputOfUnboundName{.output = text(arg)}, span(arg));
       continue;
     }
     std::string name = text(arg);
     auto it = frame.names.find(name);
     if (it == frame.names.end() || it->second.kind != Name::Kind::Var) {
       if (it == frame.names.end() && poisoned_.count(name)) continue;  // already reported
-      error(DiagId::RX1151, span(arg), {name});
+      error(diag::OutputOfUnboundName{.output = name}, span(arg));
       continue;
     }
     it->second.var->kind = ir::ExprKind::Var;  // outputs are ordinary Vars (§10 item 3)
@@ -770,14 +779,14 @@ void FunctionLowerer::implicit_outputs(TSNode expr) {
 
 void FunctionLowerer::lower_dataflow(TSNode stmt, Builder& b) {
   if (b.dataflow) {
-    error(DiagId::RX1152, span(stmt));
+    error(diag::NestedDataflowBlock{}, span(stmt));
     return;
   }
   TSNode ns = field_by_name(stmt, "namespace");
   if (!ts_node_is_null(ns)) {
     const Namespace* found = ctx_.namespaces.find(cst().text(ns));
     if (!found || *found != Namespace::Relax || lookup(cst().text(ns))) {
-      error(DiagId::RX1133, span(stmt));
+      error(diag::UnsupportedWithStatement{}, span(stmt));
       return;
     }
   }
@@ -789,10 +798,10 @@ void FunctionLowerer::lower_dataflow(TSNode stmt, Builder& b) {
   for (TSNode s : cst().named_children(cst().field(stmt, Field::body))) {
     if (b.returned) {
       if (cst().is(s, Kind::return_statement)) {
-        error(DiagId::RX1129, span(s));
+        error(diag::SecondReturnStatement{}, span(s));
         continue;
       }
-      if (!reported_unreachable) error(DiagId::RX1130, span(s));
+      if (!reported_unreachable) error(diag::StatementAfterReturn{}, span(s));
       reported_unreachable = true;
       continue;
     }
@@ -809,7 +818,7 @@ void FunctionLowerer::lower_dataflow(TSNode stmt, Builder& b) {
       bind_name(name, entry);
       left_dataflow_.erase(name);
     } else if (entry.kind == Name::Kind::Var) {
-      left_dataflow_.insert(name);
+      left_dataflow_[name] = b.output_seen ? b.output_span : Span{};
     }
   }
 }
@@ -846,14 +855,16 @@ FunctionLowerer::Branch FunctionLowerer::lower_branch(TSNode block, const char* 
   frames_.pop_back();
   result.span = span(block);
   if (!nb.last) {
-    if (ctx_.diags.error_count() == errors_before) error(DiagId::RX1153, span(block));
+    if (ctx_.diags.error_count() == errors_before)
+      error(diag::IfBranchMissingResultBinding{}, span(block));
     return result;
   }
   const ir::Binding* last = nb.last;
   result.name = last->var->name;
   result.annotation = last->var->annotation;
   result.last_span = last->span;
-  if (last->var->is_dataflow()) error(DiagId::RX1154, last->span, {result.name});
+  if (last->var->is_dataflow())
+    error(diag::IfResultIsDataflowVar{.result = result.name}, last->span);
   // Find and rewrite the last binding (§5.5).
   ir::BindingBlock* blk = nullptr;
   for (auto it = nb.blocks.rbegin(); it != nb.blocks.rend() && !blk; ++it)
@@ -890,7 +901,7 @@ std::optional<FunctionLowerer::IfResult> FunctionLowerer::lower_if_chain(
   Branch then_b = lower_branch(consequence, "_then");
   Branch else_b;
   if (next >= clauses.size()) {
-    error(DiagId::RX1155, at);
+    error(diag::IfWithoutElse{}, at);
     return std::nullopt;
   }
   TSNode clause = clauses[next];
@@ -917,7 +928,8 @@ std::optional<FunctionLowerer::IfResult> FunctionLowerer::lower_if_chain(
   }
   if (!c || !then_b.ok || !else_b.ok) return std::nullopt;
   if (then_b.name != else_b.name) {
-    error(DiagId::RX1156, else_b.last_span, {then_b.name, else_b.name});
+    error(diag::IfBranchResultMismatch{.then_result = then_b.name, .else_result = else_b.name},
+          else_b.last_span);
     return std::nullopt;
   }
   IfResult r;
@@ -929,7 +941,7 @@ std::optional<FunctionLowerer::IfResult> FunctionLowerer::lower_if_chain(
 
 void FunctionLowerer::lower_if(TSNode stmt, Builder& b) {
   if (b.dataflow) {
-    error(DiagId::RX1157, span(stmt));
+    error(diag::IfStatementInDataflow{}, span(stmt));
     return;
   }
   std::vector<TSNode> clauses = cst().fields(stmt, Field::alternative);
@@ -941,12 +953,12 @@ void FunctionLowerer::lower_if(TSNode stmt, Builder& b) {
 
 void FunctionLowerer::lower_return(TSNode stmt, Builder& b) {
   if (b.in_branch) {
-    error(DiagId::RX1158, span(stmt));
+    error(diag::ReturnInsideIfBranch{}, span(stmt));
     return;
   }
   TSNode value = cst().field(stmt, Field::value);
   if (ts_node_is_null(value)) {
-    error(DiagId::RX1159, span(stmt));
+    error(diag::ReturnWithoutValue{}, span(stmt));
     b.returned = true;
     return;
   }

@@ -225,7 +225,7 @@ class FunctionLowerer {
   T* make(Args&&... args) {
     return ctx_.make<T>(std::forward<Args>(args)...);
   }
-  void error(DiagId id, Span span, std::vector<std::string> args = {});
+  void error(DiagPayload what, Span span);
   Span span(TSNode node) const { return ctx_.cst.span(node); }
   std::string text(TSNode node) const { return std::string(ctx_.cst.text(node)); }
   const cst::Cst& cst() const { return ctx_.cst; }
@@ -235,7 +235,9 @@ class FunctionLowerer {
   std::vector<Frame> frames_;
   std::deque<SymVar> sym_storage_;
   std::unordered_map<const ir::Var*, VarFacts> facts_;
-  std::unordered_set<std::string> left_dataflow_;
+  // Dataflow variables whose block has ended, each with its block's R.output(...) call (empty
+  // when the block has none): a use after the block can be fixed by listing it there.
+  std::unordered_map<std::string, Span> left_dataflow_;
   std::unordered_set<std::string> poisoned_;  // names whose binding failed (no cascades)  // names
                                               // that went out of scope with a block
   ScopeNames names_{*this};

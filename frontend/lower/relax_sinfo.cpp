@@ -34,20 +34,20 @@ const ir::StructInfo* FunctionLowerer::lower_sinfo(TSNode node, SInfoMode mode) 
   if (path == "Callable") return lower_callable_sinfo(node, args, mode);
   if (path == "Object" || path == "Any") {
     if (!ts_node_is_null(args) && !cst().named_children(args).empty()) {
-      error(DiagId::RX1200, at, {"R." + path});
+      error(diag::AnnotationTakesNoArguments{.constructor = "R." + path}, at);
       return nullptr;
     }
     return make<ir::ObjectSInfo>(at);
   }
   if (path == "DTensor") {
-    error(DiagId::RX1125, at, {"distributed annotations (R.DTensor)"});
+    error(diag::UnsupportedInRelaxFunction{.construct = "distributed annotations (R.DTensor)"}, at);
     return nullptr;
   }
   if (!cst().is(node, Kind::call)) {
     if (std::optional<DataType> dt = tir_dtype_attribute(ctx_, node, &names_))
       return make<ir::PrimSInfo>(*dt, nullptr, at);  // main-2026 `T.int64`
   }
-  if (!ts_node_has_error(node)) error(DiagId::RX1201, at, {text(node)});
+  if (!ts_node_has_error(node)) error(diag::NotStructInfoAnnotation{.annotation = text(node)}, at);
   return nullptr;
 }
 
@@ -73,7 +73,7 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
       if (cst().is(first, Kind::parenthesized_expression) &&
           cst().is(unparen(cst(), first), Kind::string)) {
         std::string inner = text(unparen(cst(), first));
-        error(DiagId::RX1202, span(first), {inner});
+        error(diag::ParenthesizedShapeNotTuple{.inner = inner}, span(first));
         return nullptr;
       }
       if (cst().is(first, Kind::string)) {
@@ -94,7 +94,7 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
       u = unparen(cst(), s);
       if (cst().is(u, Kind::string) || cst().is(u, Kind::identifier) ||
           cst().is(u, Kind::integer)) {
-        error(DiagId::RX1202, span(s), {text(u)});
+        error(diag::ParenthesizedShapeNotTuple{.inner = text(u)}, span(s));
         return nullptr;
       }
     }
@@ -114,7 +114,7 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
               var->annotation ? ir::dyn_cast<ir::ShapeSInfo>(var->annotation) : nullptr)
         ndim = s_info->ndim;
     } else {
-      error(DiagId::RX1203, span(s), {text(s)});
+      error(diag::AnnotationShapeNotSequence{.shape = text(s)}, span(s));
       return nullptr;
     }
   }
@@ -127,7 +127,7 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
     if (s) dt = DataType::parse(*s);
     if (!dt) dt = tir_dtype_attribute(ctx_, d, &names_);
     if (!dt) {
-      error(DiagId::RX1187, span(d), {text(d)});
+      error(diag::UnknownRelaxDtype{.dtype = text(d)}, span(d));
       return nullptr;
     }
     dtype = *dt;
@@ -143,16 +143,16 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
         is_number(n) && !is_type(unparen(cst(), n), "float") ? lower_prim(n) : nullptr;
     auto* imm = e ? ir::dyn_cast<ir::IntImm>(e) : nullptr;
     if (!imm || e->dtype.is_bool()) {
-      error(DiagId::RX1204, span(n), {text(n)});
+      error(diag::NonLiteralNdim{.ndim = text(n)}, span(n));
       return nullptr;
     }
     if (imm->value < -1) {
-      error(DiagId::RX1205, span(n), {std::to_string(imm->value)});
+      error(diag::NegativeNdim{.ndim = imm->value}, span(n));
       return nullptr;
     }
     if (has_shape && shape && ir::isa<ir::ShapeExpr>(shape) && imm->value != -1 &&
         imm->value != ndim) {
-      error(DiagId::RX1206, span(n), {std::to_string(imm->value), std::to_string(ndim)});
+      error(diag::NdimShapeMismatch{.ndim = imm->value, .dimension_count = ndim}, span(n));
       return nullptr;
     }
     if (!has_shape || !ir::isa<ir::ShapeExpr>(shape)) ndim = int(imm->value);
@@ -175,7 +175,10 @@ const ir::StructInfo* FunctionLowerer::lower_shape_sinfo(TSNode node, TSNode arg
     TSNode v = p["values"];
     TSNode u = unparen(cst(), v);
     if (!cst().is(u, Kind::list) && !cst().is(u, Kind::tuple)) {
-      error(cst().is(u, Kind::string) ? DiagId::RX1202 : DiagId::RX1203, span(v), {text(u)});
+      if (cst().is(u, Kind::string))
+        error(diag::ParenthesizedShapeNotTuple{.inner = text(u)}, span(v));
+      else
+        error(diag::AnnotationShapeNotSequence{.shape = text(u)}, span(v));
       return nullptr;
     }
     values = lower_dims(u, mode);
@@ -188,15 +191,15 @@ const ir::StructInfo* FunctionLowerer::lower_shape_sinfo(TSNode node, TSNode arg
         is_number(n) && !is_type(unparen(cst(), n), "float") ? lower_prim(n) : nullptr;
     auto* imm = e ? ir::dyn_cast<ir::IntImm>(e) : nullptr;
     if (!imm || e->dtype.is_bool()) {
-      error(DiagId::RX1204, span(n), {text(n)});
+      error(diag::NonLiteralNdim{.ndim = text(n)}, span(n));
       return nullptr;
     }
     if (imm->value < -1) {
-      error(DiagId::RX1205, span(n), {std::to_string(imm->value)});
+      error(diag::NegativeNdim{.ndim = imm->value}, span(n));
       return nullptr;
     }
     if (values && imm->value != -1 && imm->value != ndim) {
-      error(DiagId::RX1206, span(n), {std::to_string(imm->value), std::to_string(ndim)});
+      error(diag::NdimShapeMismatch{.ndim = imm->value, .dimension_count = ndim}, span(n));
       return nullptr;
     }
     if (!values) ndim = int(imm->value);
@@ -216,7 +219,7 @@ const ir::StructInfo* FunctionLowerer::lower_prim_sinfo(TSNode node, TSNode args
   bool has_dtype = p.count("dtype") && !cst().is(p["dtype"], Kind::none);
   bool has_value = p.count("value") && !cst().is(p["value"], Kind::none);
   if (!has_dtype && !has_value) {
-    error(DiagId::RX1207, at);
+    error(diag::PrimAnnotationEmpty{}, at);
     return nullptr;
   }
   std::optional<DataType> dtype;
@@ -227,7 +230,7 @@ const ir::StructInfo* FunctionLowerer::lower_prim_sinfo(TSNode node, TSNode args
     if (s) dtype = DataType::parse(*s);
     if (!dtype) dtype = tir_dtype_attribute(ctx_, d, &names_);
     if (!dtype) {
-      error(DiagId::RX1187, span(d), {text(d)});
+      error(diag::UnknownRelaxDtype{.dtype = text(d)}, span(d));
       return nullptr;
     }
   }
@@ -248,7 +251,9 @@ const ir::StructInfo* FunctionLowerer::lower_tuple_sinfo(TSNode node, TSNode arg
     std::vector<TSNode> items = cst().named_children(args_node);
     for (TSNode item : items) {
       if (cst().is(item, Kind::keyword_argument)) {
-        error(DiagId::RX1182, span(item), {"R.Tuple", text(cst().field(item, Field::name))});
+        error(diag::UnexpectedKeywordArgument{.callee = "R.Tuple",
+                                              .keyword = text(cst().field(item, Field::name))},
+              span(item));
         return nullptr;
       }
     }
@@ -298,7 +303,7 @@ const ir::StructInfo* FunctionLowerer::lower_callable_sinfo(TSNode node, TSNode 
   if (p.count("purity") && !cst().is(p["purity"], Kind::none)) {
     TSNode v = p["purity"];
     if (!is_type(v, "true") && !is_type(v, "false")) {
-      error(DiagId::RX1208, span(v), {text(v)});
+      error(diag::PurityNotBoolean{.value = text(v)}, span(v));
       return nullptr;
     }
     purity = is_type(v, "true");
@@ -308,7 +313,7 @@ const ir::StructInfo* FunctionLowerer::lower_callable_sinfo(TSNode node, TSNode 
     std::optional<std::string> s;
     if (cst().is(p["derive_func"], Kind::string)) s = string_value(ctx_, p["derive_func"]);
     if (!s) {
-      error(DiagId::RX1186, span(p["derive_func"]), {"R.Callable derive_func"});
+      error(diag::StringLiteralExpected{.what = "R.Callable derive_func"}, span(p["derive_func"]));
       return nullptr;
     }
     derive = *s;
@@ -323,7 +328,8 @@ std::optional<std::vector<const ir::PrimExpr*>> FunctionLowerer::lower_dims(TSNo
   for (TSNode item : cst().named_children(list)) {
     const ir::PrimExpr* e = lower_dim(item, mode, DataType::Int(64));
     if (e && !e->dtype.is_integer()) {
-      error(DiagId::RX1192, span(item), {text(item), e->dtype.str()});
+      error(diag::NonIntegerDimension{.dimension = text(item), .dtype = e->dtype.str()},
+            span(item));
       e = nullptr;
     }
     if (e && e->dtype != DataType::Int(64)) e = cast_prim(ctx_, DataType::Int(64), e, span(item));
@@ -342,14 +348,14 @@ const ir::PrimExpr* FunctionLowerer::lower_dim(TSNode node, SInfoMode mode,
     std::optional<std::string> s = string_value(ctx_, node);
     if (!s) return nullptr;
     if (!signature) {
-      error(DiagId::RX1209, span(node), {*s});
+      error(diag::QuotedDimensionOutsideSignature{.dimension = *s}, span(node));
       return nullptr;
     }
     if (is_identifier(*s)) {
       auto it = signature_vars_.find(*s);
       if (it != signature_vars_.end()) return it->second;
       if (const Name* n = lookup(*s); n && n->kind == Name::Kind::Sym) return n->sym->var;
-      error(DiagId::RX1210, span(node), {*s});
+      error(diag::ReturnAnnotationIntroducesVar{.name = *s}, span(node));
       return nullptr;
     }
     names_.unbound_uses.clear();
@@ -379,7 +385,7 @@ const ir::VDevice* FunctionLowerer::resolve_vdevice(TSNode node) {
   std::optional<std::string> s;
   if (cst().is(node, Kind::string)) s = string_value(ctx_, node);
   if (!s) {
-    error(DiagId::RX1211, span(node), {text(node)});
+    error(diag::MalformedVDevice{.vdevice = text(node)}, span(node));
     return nullptr;
   }
   // "kind", "kind:i", "kind:i:scope", "vdevice:i" (§4.3, §10 item 15)
@@ -393,7 +399,7 @@ const ir::VDevice* FunctionLowerer::resolve_vdevice(TSNode node) {
     if (colon2 != std::string::npos) rest = rest.substr(0, colon2);
     std::optional<IntLiteral> i = parse_int_literal(rest);
     if (!i || i->overflow) {
-      error(DiagId::RX1211, span(node), {*s});
+      error(diag::MalformedVDevice{.vdevice = *s}, span(node));
       return nullptr;
     }
     index = int64_t(i->magnitude);
@@ -406,7 +412,7 @@ const ir::VDevice* FunctionLowerer::resolve_vdevice(TSNode node) {
     for (const ir::VDevice* v : list)
       if (v->target_kind == kind && seen++ == index) return v;
   }
-  error(DiagId::RX1212, span(node), {*s, std::to_string(list.size())});
+  error(diag::UnknownVDevice{.vdevice = *s, .vdevice_count = list.size()}, span(node));
   return nullptr;
 }
 
@@ -419,7 +425,7 @@ void FunctionLowerer::introduce_signature_var(std::string name, Span at, bool ba
       (void)n;
       return;  // an outer function's variable
     }
-    error(DiagId::RX1213, at, {name});
+    error(diag::UndeclaredSignatureName{.name = name}, at);
   }
   signature_vars_[name] = make<ir::PrimVar>(name, DataType::Int(64), at);
   signature_order_.push_back(name);

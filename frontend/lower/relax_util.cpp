@@ -39,7 +39,9 @@ std::string namespace_path(const LowerContext& ctx, TSNode node, Namespace ns) {
 std::optional<std::string> string_value(LowerContext& ctx, TSNode node) {
   std::string error;
   std::optional<std::string> s = decode_string(ctx.cst, node, &error);
-  if (!s) ctx.diags.report(make_diagnostic(DiagId::RX1214, ctx.cst.span(node), {error}));
+  if (!s)
+    ctx.diags.report(
+        make_diagnostic(diag::MalformedStringLiteral{.reason = error}, ctx.cst.span(node)));
   return s;
 }
 
@@ -58,7 +60,8 @@ std::optional<ir::AttrValue> lower_literal_attr(LowerContext& ctx, TSNode node) 
   const cst::Cst& cst = ctx.cst;
   Span at = cst.span(node);
   auto fail = [&]() -> std::optional<ir::AttrValue> {
-    ctx.diags.report(make_diagnostic(DiagId::RX1215, at, {std::string(cst.text(node))}));
+    ctx.diags.report(
+        make_diagnostic(diag::LiteralExpected{.value = std::string(cst.text(node))}, at));
     return std::nullopt;
   };
   if (cst.is(node, Kind::parenthesized_expression))
@@ -84,7 +87,9 @@ std::optional<ir::AttrValue> lower_literal_attr(LowerContext& ctx, TSNode node) 
   if (cst.is(n, Kind::integer)) {
     std::optional<IntLiteral> v = parse_int_literal(cst.text(n));
     if (!v || v->overflow || v->magnitude > uint64_t(INT64_MAX) + (negative ? 1 : 0)) {
-      ctx.diags.report(make_diagnostic(DiagId::RX1176, at, {std::string(cst.text(node)), "int64"}));
+      ctx.diags.report(make_diagnostic(
+          diag::ConstantValueOverflow{.value = std::string(cst.text(node)), .target = "int64"},
+          at));
       return std::nullopt;
     }
     int64_t value = negative ? int64_t(0 - v->magnitude) : int64_t(v->magnitude);

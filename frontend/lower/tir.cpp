@@ -24,7 +24,8 @@ const ir::PrimFunc* TirLowerer::lower(TSNode def) {
   names_.pop();
   func_->body = root(body);
   if (func_->is_private && func_->attrs.find("global_symbol"))
-    error(DiagId::RX1341, func_->attrs.find("global_symbol")->span, {name_});
+    error(diag::PrivatePrimFuncWithGlobalSymbol{.function = name_},
+          func_->attrs.find("global_symbol")->span);
   return func_;
 }
 
@@ -33,7 +34,7 @@ void TirLowerer::decorator(TSNode def) {
     TSNode value = cst_.field(deco, Field::value);
     if (!cst_.is(value, Kind::call)) continue;
     Args args = args_of(value);
-    for (TSNode p : args.positional) error(DiagId::RX1320, p, {text(p)});
+    for (TSNode p : args.positional) error(diag::UnknownPrimFuncArgument{.argument = text(p)}, p);
     for (auto& [key, v] : args.keywords) {
       auto b = bool_value(v);
       if (key == "private" && b) {
@@ -41,9 +42,11 @@ void TirLowerer::decorator(TSNode def) {
       } else if (key == "s_tir" && b) {
         func_->s_tir = *b;
       } else if ((key == "private" || key == "s_tir") && !b) {
-        error(DiagId::RX1322, v, {"@T.prim_func(" + key + "=...)", "expected True or False"});
+        error(diag::InvalidTirConstruct{.construct = "@T.prim_func(" + key + "=...)",
+                                        .problem = "expected True or False"},
+              v);
       } else {
-        error(DiagId::RX1320, v, {key});
+        error(diag::UnknownPrimFuncArgument{.argument = key}, v);
       }
     }
   }
@@ -71,7 +74,7 @@ TSNode TirLowerer::annotation_value(TSNode param) {
 bool TirLowerer::define(TSNode name_node, TirNames::Entry entry) {
   std::string n = text(name_node);
   if (names_.defined_here(n)) {
-    error(DiagId::RX1325, name_node, {n});
+    error(diag::TirNameRedefined{.name = n}, name_node);
     return false;
   }
   names_.define(std::move(n), entry);
@@ -84,7 +87,7 @@ std::optional<ir::PrimFuncParam> TirLowerer::scalar_param(TSNode param) {
   std::string n = text(name);
   std::optional<DataType> dt;
   if (ts_node_is_null(ann)) {
-    error(DiagId::RX1321, param, {n});
+    error(diag::PrimFuncParamMissingType{.param = n}, param);
     return ir::PrimFuncParam{ctx_.make<ir::PrimVar>(n, DataType::Handle(), span(name)), nullptr,
                              span(param)};
   }
@@ -97,7 +100,7 @@ std::optional<ir::PrimFuncParam> TirLowerer::scalar_param(TSNode param) {
     dt = tir_dtype_attribute(ctx_, ann, &names_);
   }
   if (!dt) {
-    error(DiagId::RX1321, ann, {n});
+    error(diag::PrimFuncParamMissingType{.param = n}, ann);
     dt = DataType::Handle();
   }
   const ir::PrimVar* var = ctx_.make<ir::PrimVar>(n, *dt, span(name));
@@ -114,7 +117,9 @@ std::optional<ir::PrimFuncParam> TirLowerer::buffer_param(TSNode param) {
   if (cst_.is(ann, Kind::call)) {
     buffer = make_buffer(n, ann, args_of(ann), 0, "T.Buffer");
   } else {
-    error(DiagId::RX1322, ann, {"T.Buffer", "expected T.Buffer(shape, dtype, ...)"});
+    error(diag::InvalidTirConstruct{.construct = "T.Buffer",
+                                    .problem = "expected T.Buffer(shape, dtype, ...)"},
+          ann);
   }
   if (!buffer) return ir::PrimFuncParam{var, nullptr, span(param)};
   define(name, TirNames::Entry{nullptr, buffer, nullptr, false});
@@ -131,7 +136,7 @@ void TirLowerer::return_type(TSNode def) {
     func_->ret_type = *dt;
     return;
   }
-  error(DiagId::RX1337, value, {text(value)});
+  error(diag::InvalidPrimFuncReturnType{.annotation = text(value)}, value);
 }
 
 }  // namespace raxc::lower::tir_lowering

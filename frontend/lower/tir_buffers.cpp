@@ -23,7 +23,9 @@ ir::Buffer* TirLowerer::make_buffer(const std::string& name, TSNode call, const 
   size_t count = std::size(kBufferKeys);
   for (size_t i = first; i < args.positional.size(); ++i) {
     if (i - first >= count) {
-      error(DiagId::RX1322, args.positional[i], {what, "too many positional arguments"});
+      error(
+          diag::InvalidTirConstruct{.construct = what, .problem = "too many positional arguments"},
+          args.positional[i]);
       return nullptr;
     }
     given.emplace_back(kBufferKeys[i - first], args.positional[i]);
@@ -79,22 +81,25 @@ ir::Buffer* TirLowerer::make_buffer(const std::string& name, TSNode call, const 
       }
     } else if (key == "data") {
       if (cst_.is(node, Kind::none)) continue;
-      error(DiagId::RX1324, node, {what + "(data=...)"});
+      error(diag::UnsupportedByRaxc{.construct = what + "(data=...)"}, node);
       ok = false;
     } else {
-      error(DiagId::RX1322, node, {what, "unknown argument '" + key + "'"});
+      error(
+          diag::InvalidTirConstruct{.construct = what, .problem = "unknown argument '" + key + "'"},
+          node);
       ok = false;
     }
   }
   if (!has_shape && what != "T.match_buffer") {
-    error(DiagId::RX1322, call, {what, "missing the shape argument"});
+    error(diag::InvalidTirConstruct{.construct = what, .problem = "missing the shape argument"},
+          call);
     ok = false;
   }
   return ok ? buffer : nullptr;
 }
 
 bool TirLowerer::bad(TSNode node, const std::string& what, const std::string& why) {
-  error(DiagId::RX1322, node, {what, why});
+  error(diag::InvalidTirConstruct{.construct = what, .problem = why}, node);
   return false;
 }
 
@@ -109,8 +114,10 @@ bool TirLowerer::shape_list(TSNode node, std::vector<const ir::PrimExpr*>& out) 
   for (TSNode d : dims) {
     const ir::PrimExpr* e = expr(d);
     if (e && !e->dtype.is_integer()) {
-      error(DiagId::RX1322, d,
-            {"buffer shape", "dimensions must be integers, not " + e->dtype.str()});
+      error(diag::InvalidTirConstruct{.construct = "buffer shape",
+                                      .problem =
+                                          "dimensions must be integers, not " + e->dtype.str()},
+            d);
       e = nullptr;
     }
     ok &= e != nullptr;
@@ -124,7 +131,9 @@ std::optional<ir::BufferRegion> TirLowerer::region(TSNode node) {
   r.span = span(node);
   TSNode target = cst_.is(node, Kind::subscript) ? cst_.field(node, Field::value) : node;
   if (!cst_.is(target, Kind::identifier)) {
-    error(DiagId::RX1322, node, {"buffer region", "expected A[...] or a buffer name"});
+    error(diag::InvalidTirConstruct{.construct = "buffer region",
+                                    .problem = "expected A[...] or a buffer name"},
+          node);
     return std::nullopt;
   }
   r.buffer = find_buffer(target);
@@ -137,8 +146,10 @@ std::optional<ir::BufferRegion> TirLowerer::region(TSNode node) {
   std::vector<TSNode> items = cst_.fields(node, Field::subscript);
   if (items.size() == 1 && cst_.is(items[0], Kind::tuple)) items = cst_.named_children(items[0]);
   if (items.size() != r.buffer->shape.size()) {
-    error(DiagId::RX1313, node,
-          {r.buffer->name, std::to_string(r.buffer->shape.size()), std::to_string(items.size())});
+    error(
+        diag::BufferIndexCountMismatch{
+            .buffer = r.buffer->name, .ndim = r.buffer->shape.size(), .index_count = items.size()},
+        node);
     return std::nullopt;
   }
   bool ok = true;
@@ -162,7 +173,9 @@ std::optional<ir::PrimRange> TirLowerer::region_index(TSNode item, const ir::Pri
   }
   TSNode start = cst_.field(item, Field::start), stop = cst_.field(item, Field::stop);
   if (!ts_node_is_null(cst_.field(item, Field::step))) {
-    error(DiagId::RX1322, item, {"buffer region", "slices with a step are not supported"});
+    error(diag::InvalidTirConstruct{.construct = "buffer region",
+                                    .problem = "slices with a step are not supported"},
+          item);
     return std::nullopt;
   }
   const ir::PrimExpr* lo = ts_node_is_null(start) ? nullptr : expr(start);
@@ -197,9 +210,9 @@ const ir::Buffer* TirLowerer::find_buffer(TSNode name) {
   std::string_view n = cst_.text(name);
   if (const ir::Buffer* b = names_.find_buffer(n)) return b;
   if (names_.find_var(n) || names_.find_expr(n)) {
-    error(DiagId::RX1314, name, {std::string(n)});
+    error(diag::NameNotBuffer{.name = std::string(n)}, name);
   } else {
-    error(DiagId::RX1302, name, {std::string(n)});
+    error(diag::UndefinedTirName{.name = std::string(n)}, name);
   }
   return nullptr;
 }
@@ -207,7 +220,7 @@ const ir::Buffer* TirLowerer::find_buffer(TSNode name) {
 void TirLowerer::store(TSNode left, TSNode right, TSNode node, std::vector<const ir::Stmt*>& out) {
   TSNode target = cst_.field(left, Field::value);
   if (!cst_.is(target, Kind::identifier)) {
-    error(DiagId::RX1323, left, {"assignment to '" + text(left) + "'"});
+    error(diag::UnsupportedInTirFunction{.construct = "assignment to '" + text(left) + "'"}, left);
     return;
   }
   const ir::Buffer* buffer = find_buffer(target);
@@ -236,15 +249,16 @@ void TirLowerer::augmented(TSNode node, std::vector<const ir::Stmt*>& out) {
     const auto* load = ir::dyn_cast<ir::BufferLoad>(names_.find_expr(cst_.text(left)));
     if (!load) {
       if (!names_.find_var(cst_.text(left)) && !names_.find_buffer(cst_.text(left)))
-        error(DiagId::RX1302, left, {text(left)});
+        error(diag::UndefinedTirName{.name = text(left)}, left);
       else
-        error(DiagId::RX1323, node,
-              {"'" + std::string(op) + "=' on immutable '" + text(left) + "'"});
+        error(diag::UnsupportedInTirFunction{.construct = "'" + std::string(op) +
+                                                          "=' on immutable '" + text(left) + "'"},
+              node);
       return;
     }
     buffer = load->buffer;
   } else {
-    error(DiagId::RX1323, left, {"assignment to '" + text(left) + "'"});
+    error(diag::UnsupportedInTirFunction{.construct = "assignment to '" + text(left) + "'"}, left);
     return;
   }
   const ir::PrimExpr* current =
@@ -260,13 +274,17 @@ void TirLowerer::match_buffer(TSNode left, TSNode call, Where where) {
   Args args = args_of(call);
   TSNode source = args.positional.empty() ? args.find("param") : args.positional[0];
   if (ts_node_is_null(source)) {
-    error(DiagId::RX1322, call, {"T.match_buffer", "missing the source handle or region"});
+    error(diag::InvalidTirConstruct{.construct = "T.match_buffer",
+                                    .problem = "missing the source handle or region"},
+          call);
     return;
   }
   std::string n = text(left);
   if (cst_.is(source, Kind::subscript)) {
     if (where != Where::BlockBody || !block_) {
-      error(DiagId::RX1332, call, {"T.match_buffer of a buffer region", "directly in a block"});
+      error(diag::TirConstructMisplaced{.construct = "T.match_buffer of a buffer region",
+                                        .allowed_place = "directly in a block"},
+            call);
       return;
     }
     auto src = region(source);
@@ -279,28 +297,32 @@ void TirLowerer::match_buffer(TSNode left, TSNode call, Where where) {
     return;
   }
   if (where != Where::FunctionTop) {
-    error(DiagId::RX1332, call, {"T.match_buffer of a handle", "at the top of the function"});
+    error(diag::TirConstructMisplaced{.construct = "T.match_buffer of a handle",
+                                      .allowed_place = "at the top of the function"},
+          call);
     return;
   }
   const TirNames::Entry* entry =
       cst_.is(source, Kind::identifier) ? names_.find(cst_.text(source)) : nullptr;
   if (!entry || !entry->var || !entry->is_handle_param) {
     if (cst_.is(source, Kind::identifier) && !entry)
-      error(DiagId::RX1302, source, {text(source)});
+      error(diag::UndefinedTirName{.name = text(source)}, source);
     else
-      error(DiagId::RX1329, source, {text(source)});
+      error(diag::MatchBufferSourceNotHandle{.source = text(source)}, source);
     return;
   }
   for (auto& [handle, b] : func_->buffer_map) {
     if (handle == entry->var) {
-      error(DiagId::RX1340, source, {text(source)});
+      error(diag::HandleMatchedTwice{.handle = text(source)}, source);
       return;
     }
   }
   ir::Buffer* buffer = make_buffer(n, call, args, 1, "T.match_buffer");
   if (!buffer) return;
   if (!has_shape_arg(args)) {
-    error(DiagId::RX1322, call, {"T.match_buffer", "missing the shape argument"});
+    error(diag::InvalidTirConstruct{.construct = "T.match_buffer",
+                                    .problem = "missing the shape argument"},
+          call);
     return;
   }
   func_->buffer_map.emplace_back(entry->var, buffer);

@@ -25,13 +25,15 @@ bool TirLowerer::bounds(TSNode a, TSNode b, LoopSpec& spec, Span sp) {
 
 bool TirLowerer::integral(const ir::PrimExpr* e, TSNode node) {
   if (e->dtype.is_integer() && !e->dtype.is_bool()) return true;
-  error(DiagId::RX1322, node, {"a loop bound", "must be an integer, not " + e->dtype.str()});
+  error(diag::InvalidTirConstruct{.construct = "a loop bound",
+                                  .problem = "must be an integer, not " + e->dtype.str()},
+        node);
   return false;
 }
 
 std::optional<std::vector<TirLowerer::LoopSpec>> TirLowerer::iterator(TSNode right) {
   if (!cst_.is(right, Kind::call)) {
-    error(DiagId::RX1330, right, {text(right)});
+    error(diag::UnsupportedLoopIterator{.iterator = text(right)}, right);
     return std::nullopt;
   }
   TSNode fn = cst_.field(right, Field::function);
@@ -42,7 +44,10 @@ std::optional<std::vector<TirLowerer::LoopSpec>> TirLowerer::iterator(TSNode rig
                   !names_.find("range");
   if (is_range) {
     if (args.positional.empty() || args.positional.size() > 3 || !args.keywords.empty()) {
-      error(DiagId::RX1322, right, {"range", "expected range(stop) or range(start, stop[, step])"});
+      error(diag::InvalidTirConstruct{.construct = "range",
+                                      .problem =
+                                          "expected range(stop) or range(start, stop[, step])"},
+            right);
       return std::nullopt;
     }
     LoopSpec spec;
@@ -54,7 +59,9 @@ std::optional<std::vector<TirLowerer::LoopSpec>> TirLowerer::iterator(TSNode rig
   }
   if (p == "grid") {
     if (!args.keywords.empty() || args.positional.empty()) {
-      error(DiagId::RX1322, right, {"T.grid", "expected one or more extents"});
+      error(diag::InvalidTirConstruct{.construct = "T.grid",
+                                      .problem = "expected one or more extents"},
+            right);
       return std::nullopt;
     }
     std::vector<LoopSpec> specs;
@@ -85,7 +92,9 @@ std::optional<std::vector<TirLowerer::LoopSpec>> TirLowerer::iterator(TSNode rig
         pos.push_back(a);
     }
     if (pos.empty() || pos.size() > 2) {
-      error(DiagId::RX1322, right, {"T." + p, "expected (stop) or (start, stop)"});
+      error(diag::InvalidTirConstruct{.construct = "T." + p,
+                                      .problem = "expected (stop) or (start, stop)"},
+            right);
       return std::nullopt;
     }
     if (!bounds(pos[0], pos.size() > 1 ? pos[1] : TSNode{}, spec, sp)) return std::nullopt;
@@ -97,21 +106,25 @@ std::optional<std::vector<TirLowerer::LoopSpec>> TirLowerer::iterator(TSNode rig
       } else if (key == "thread" && kind == ir::ForKind::ThreadBinding) {
         // handled below
       } else {
-        error(DiagId::RX1322, v, {"T." + p, "unknown argument '" + key + "'"});
+        error(diag::InvalidTirConstruct{.construct = "T." + p,
+                                        .problem = "unknown argument '" + key + "'"},
+              v);
         return std::nullopt;
       }
     }
     if (kind == ir::ForKind::ThreadBinding) {
       auto tag = ts_node_is_null(thread) ? std::nullopt : string_value(thread);
       if (!tag) {
-        error(DiagId::RX1322, right, {"T.thread_binding", "missing thread=\"…\""});
+        error(diag::InvalidTirConstruct{.construct = "T.thread_binding",
+                                        .problem = "missing thread=\"…\""},
+              right);
         return std::nullopt;
       }
       spec.thread = *tag;
     }
     return std::vector<LoopSpec>{std::move(spec)};
   }
-  error(DiagId::RX1330, right, {text(fn)});
+  error(diag::UnsupportedLoopIterator{.iterator = text(fn)}, right);
   return std::nullopt;
 }
 
@@ -121,7 +134,9 @@ bool TirLowerer::loop_step(TSNode node, LoopSpec& spec) {
   if (is_bare_int(node)) step = cast(spec.extent->dtype, step, span(node));
   if (const auto* imm = ir::dyn_cast<ir::IntImm>(step)) {
     if (imm->value <= 0) {
-      error(DiagId::RX1322, node, {"a loop step", "must be a positive integer"});
+      error(diag::InvalidTirConstruct{.construct = "a loop step",
+                                      .problem = "must be a positive integer"},
+            node);
       return false;
     }
     if (imm->value == 1) return true;
@@ -136,7 +151,7 @@ void TirLowerer::for_stmt(TSNode node, std::vector<const ir::Stmt*>& out) {
       cst_.is(left, Kind::pattern_list) ? cst_.named_children(left) : std::vector<TSNode>{left};
   for (TSNode t : targets) {
     if (!cst_.is(t, Kind::identifier)) {
-      error(DiagId::RX1323, t, {"a loop target other than a name"});
+      error(diag::UnsupportedInTirFunction{.construct = "a loop target other than a name"}, t);
       return;
     }
   }
@@ -145,7 +160,8 @@ void TirLowerer::for_stmt(TSNode node, std::vector<const ir::Stmt*>& out) {
   // `for iters in T.grid(a, b)`: one name for the tuple of loop variables.
   bool tuple_target = targets.size() == 1 && specs->size() > 1;
   if (specs->size() != targets.size() && !tuple_target) {
-    error(DiagId::RX1327, left, {std::to_string(specs->size()), std::to_string(targets.size())});
+    error(diag::TirUnpackCountMismatch{.value_count = specs->size(), .name_count = targets.size()},
+          left);
     return;
   }
   names_.push();
@@ -197,7 +213,9 @@ const ir::PrimExpr* TirLowerer::condition(TSNode node) {
                                     cast(c->dtype, int_imm(DataType::Int(32), 0, c->span), c->span),
                                     c->span);
     else {
-      error(DiagId::RX1322, node, {"a condition", "must be bool, not " + c->dtype.str()});
+      error(diag::InvalidTirConstruct{.construct = "a condition",
+                                      .problem = "must be bool, not " + c->dtype.str()},
+            node);
       return nullptr;
     }
   }
@@ -255,7 +273,7 @@ void TirLowerer::assert_stmt(TSNode node, std::vector<const ir::Stmt*>& out) {
     ok = false;
   }
   if (!ok) {
-    error(DiagId::RX1334, ts_node_is_null(msg) ? node : msg, {});
+    error(diag::InvalidAssertMessage{}, ts_node_is_null(msg) ? node : msg);
     return;
   }
   if (c) out.push_back(ctx_.make<ir::AssertStmt>(c, kind, std::move(messages), span(node)));
@@ -264,7 +282,8 @@ void TirLowerer::assert_stmt(TSNode node, std::vector<const ir::Stmt*>& out) {
 void TirLowerer::return_stmt(TSNode node, std::vector<const ir::Stmt*>& out) {
   TSNode value = cst_.field(node, Field::value);
   if (ts_node_is_null(value)) {
-    error(DiagId::RX1322, node, {"return", "a TIR return needs a value"});
+    error(diag::InvalidTirConstruct{.construct = "return", .problem = "a TIR return needs a value"},
+          node);
     return;
   }
   const ir::PrimExpr* e = expr(value, func_->ret_type);
@@ -276,7 +295,9 @@ void TirLowerer::return_stmt(TSNode node, std::vector<const ir::Stmt*>& out) {
 void TirLowerer::axis(const std::vector<TSNode>& targets, TSNode call, const std::string& p,
                       Where where) {
   if (where != Where::BlockBody || !block_) {
-    error(DiagId::RX1332, call, {"T." + p, "directly in a block"});
+    error(
+        diag::TirConstructMisplaced{.construct = "T." + p, .allowed_place = "directly in a block"},
+        call);
     return;
   }
   Args args = args_of(call);
@@ -295,18 +316,20 @@ void TirLowerer::axis(const std::vector<TSNode>& targets, TSNode call, const std
   else if (kind == "opaque")
     type = ir::IterType::Opaque;
   else {
-    error(DiagId::RX1333, cst_.field(call, Field::function), {kind});
+    error(diag::UnknownBlockAxisKind{.kind = kind}, cst_.field(call, Field::function));
     return;
   }
   if (targets.size() != 1) {
-    error(DiagId::RX1327, call, {"1", std::to_string(targets.size())});
+    error(diag::TirUnpackCountMismatch{.value_count = 1, .name_count = targets.size()}, call);
     return;
   }
   TSNode dom = args.positional.size() > 0 ? args.positional[0] : args.find("dom");
   TSNode binding = args.positional.size() > 1 ? args.positional[1] : args.find("binding");
   TSNode dtype_node = args.positional.size() > 2 ? args.positional[2] : args.find("dtype");
   if (ts_node_is_null(dom) || ts_node_is_null(binding) || args.positional.size() > 3) {
-    error(DiagId::RX1322, call, {"T." + p, "expected (dom, binding, dtype=\"int32\")"});
+    error(diag::InvalidTirConstruct{.construct = "T." + p,
+                                    .problem = "expected (dom, binding, dtype=\"int32\")"},
+          call);
     return;
   }
   DataType requested = DataType::Int(32);
@@ -321,7 +344,9 @@ void TirLowerer::axis(const std::vector<TSNode>& targets, TSNode call, const std
   if (cst_.is(dom, Kind::tuple) || cst_.is(dom, Kind::list)) {
     std::vector<TSNode> bounds = cst_.named_children(dom);
     if (bounds.size() != 2) {
-      error(DiagId::RX1322, dom, {"T." + p, "a domain is an extent or (min, max)"});
+      error(diag::InvalidTirConstruct{.construct = "T." + p,
+                                      .problem = "a domain is an extent or (min, max)"},
+            dom);
       return;
     }
     min = expr(bounds[0]);
@@ -360,7 +385,9 @@ void TirLowerer::push_iter(TSNode name, DataType dt, ir::PrimRange dom, ir::Iter
 
 void TirLowerer::remap(const std::vector<TSNode>& targets, TSNode call, const Args& args) {
   if (args.positional.size() != 2 || !args.keywords.empty()) {
-    error(DiagId::RX1322, call, {"T.axis.remap", "expected (\"SR…\", [loop variables])"});
+    error(diag::InvalidTirConstruct{.construct = "T.axis.remap",
+                                    .problem = "expected (\"SR…\", [loop variables])"},
+          call);
     return;
   }
   auto kinds = string_value(args.positional[0]);
@@ -370,21 +397,24 @@ void TirLowerer::remap(const std::vector<TSNode>& targets, TSNode call, const Ar
       cst_.is(list, Kind::identifier) ? names_.find(cst_.text(list)) : nullptr;
   if (tuple && !tuple->loop_tuple) tuple = nullptr;
   if (!kinds || !(cst_.is(list, Kind::list) || cst_.is(list, Kind::tuple) || tuple)) {
-    error(DiagId::RX1322, call, {"T.axis.remap", "expected (\"SR…\", [loop variables])"});
+    error(diag::InvalidTirConstruct{.construct = "T.axis.remap",
+                                    .problem = "expected (\"SR…\", [loop variables])"},
+          call);
     return;
   }
   std::vector<TSNode> bindings =
       tuple ? std::vector<TSNode>(tuple->loop_tuple->size(), list) : cst_.named_children(list);
   if (kinds->size() != targets.size() || bindings.size() != targets.size()) {
-    error(DiagId::RX1326, call,
-          {std::to_string(kinds->size()), std::to_string(targets.size()),
-           std::to_string(bindings.size())});
+    error(diag::AxisRemapCountMismatch{.kind_count = kinds->size(),
+                                       .name_count = targets.size(),
+                                       .loop_var_count = bindings.size()},
+          call);
     return;
   }
   for (size_t k = 0; k < targets.size(); ++k) {
     char c = (*kinds)[k];
     if (c != 'S' && c != 'R') {
-      error(DiagId::RX1333, args.positional[0], {std::string(1, c)});
+      error(diag::UnknownBlockAxisKind{.kind = std::string(1, c)}, args.positional[0]);
       return;
     }
     const LoopInfo* loop = nullptr;
@@ -399,9 +429,9 @@ void TirLowerer::remap(const std::vector<TSNode>& targets, TSNode call, const Ar
     }
     if (!loop) {
       if (cst_.is(bindings[k], Kind::identifier) && !names_.find(cst_.text(bindings[k])))
-        error(DiagId::RX1302, bindings[k], {text(bindings[k])});
+        error(diag::UndefinedTirName{.name = text(bindings[k])}, bindings[k]);
       else
-        error(DiagId::RX1331, bindings[k], {text(bindings[k])});
+        error(diag::AxisRemapNotLoopVar{.binding = text(bindings[k])}, bindings[k]);
       continue;
     }
     push_iter(targets[k], loop->var->dtype, {loop->min, loop->extent, span(bindings[k])},

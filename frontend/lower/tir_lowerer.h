@@ -46,8 +46,8 @@ class TirLowerer {
 
  private:
   // ---------------------------------------------------------------- helpers (tir_values.cpp)
-  void error(DiagId id, Span span, std::vector<std::string> args);
-  void error(DiagId id, TSNode node, std::vector<std::string> args);
+  void error(DiagPayload what, Span span);
+  void error(DiagPayload what, TSNode node);
   std::string text(TSNode node) const { return std::string(cst_.text(node)); }
   Span span(TSNode node) const { return cst_.span(node); }
   std::string path(TSNode node) const { return tir_path(ctx_, node, &names_); }

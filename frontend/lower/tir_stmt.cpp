@@ -50,7 +50,7 @@ void TirLowerer::stmts(const std::vector<TSNode>& nodes, size_t begin, Where whe
   for (size_t i = begin; i < nodes.size(); ++i) {
     TSNode node = nodes[i];
     if (returned) {
-      error(DiagId::RX1328, node, {});
+      error(diag::TirStatementAfterReturn{}, node);
       break;
     }
     if (cst_.is(node, Kind::return_statement)) returned = true;
@@ -93,7 +93,7 @@ bool TirLowerer::stmt(const std::vector<TSNode>& nodes, size_t i, Where where,
     case Kind::continue_statement: {
       bool is_break = cst_.is(node, Kind::break_statement);
       if (loop_depth_ == 0) {
-        error(DiagId::RX1336, node, {is_break ? "break" : "continue"});
+        error(diag::LoopControlOutsideLoop{.keyword = is_break ? "break" : "continue"}, node);
       } else if (is_break) {
         out.push_back(ctx_.make<ir::BreakStmt>(span(node)));
       } else {
@@ -101,13 +101,17 @@ bool TirLowerer::stmt(const std::vector<TSNode>& nodes, size_t i, Where where,
       }
       return false;
     }
-    case Kind::dataflow_block: error(DiagId::RX1323, node, {"a dataflow block"}); return false;
+    case Kind::dataflow_block:
+      error(diag::UnsupportedInTirFunction{.construct = "a dataflow block"}, node);
+      return false;
     case Kind::relax_function:
     case Kind::prim_function:
     case Kind::function_definition:
-      error(DiagId::RX1323, node, {"a nested function"});
+      error(diag::UnsupportedInTirFunction{.construct = "a nested function"}, node);
       return false;
-    default: error(DiagId::RX1323, node, {"this statement"}); return false;
+    default:
+      error(diag::UnsupportedInTirFunction{.construct = "this statement"}, node);
+      return false;
   }
 }
 
@@ -118,7 +122,7 @@ bool TirLowerer::binding(const std::vector<TSNode>& nodes, size_t i, Where where
   TSNode right = cst_.field(node, Field::right);
   TSNode ann = cst_.field(node, Field::annotation);
   if (ts_node_is_null(right) || cst_.is(right, Kind::binding)) {
-    error(DiagId::RX1323, node, {"a chained or incomplete assignment"});
+    error(diag::UnsupportedInTirFunction{.construct = "a chained or incomplete assignment"}, node);
     return false;
   }
   if (cst_.is(left, Kind::subscript)) {
@@ -130,7 +134,7 @@ bool TirLowerer::binding(const std::vector<TSNode>& nodes, size_t i, Where where
     return false;
   }
   if (!cst_.is(left, Kind::identifier)) {
-    error(DiagId::RX1323, left, {"assignment to '" + text(left) + "'"});
+    error(diag::UnsupportedInTirFunction{.construct = "assignment to '" + text(left) + "'"}, left);
     return false;
   }
   std::string rhs_path = cst_.is(right, Kind::call) ? path(right) : "";
@@ -152,7 +156,7 @@ bool TirLowerer::binding(const std::vector<TSNode>& nodes, size_t i, Where where
       return false;
     }
     if (rhs_path == "Buffer" || unsupported_construct(rhs_path)) {
-      error(DiagId::RX1324, right, {"T." + rhs_path});
+      error(diag::UnsupportedByRaxc{.construct = "T." + rhs_path}, right);
       return false;
     }
   }
@@ -175,12 +179,14 @@ void TirLowerer::declaration(TSNode name, TSNode call) {
     if (key == "is_size_var" && b) {
       size_var = *b;
     } else {
-      error(DiagId::RX1322, v, {"T." + dt.str() + "()", "unknown argument '" + key + "'"});
+      error(diag::InvalidTirConstruct{.construct = "T." + dt.str() + "()",
+                                      .problem = "unknown argument '" + key + "'"},
+            v);
     }
   }
   std::string n = text(name);
   if (names_.find_var(n) || names_.find_buffer(n) || names_.find_expr(n)) {
-    error(DiagId::RX1338, name, {n});
+    error(diag::DeclarationRedefinesName{.name = n}, name);
     return;
   }
   const ir::PrimVar* var = ctx_.make<ir::PrimVar>(n, dt, span(name), size_var);
@@ -191,7 +197,7 @@ void TirLowerer::unpack(TSNode left, TSNode right, TSNode node, Where where) {
   std::vector<TSNode> targets = cst_.named_children(left);
   for (TSNode t : targets) {
     if (!cst_.is(t, Kind::identifier)) {
-      error(DiagId::RX1323, t, {"assignment to '" + text(t) + "'"});
+      error(diag::UnsupportedInTirFunction{.construct = "assignment to '" + text(t) + "'"}, t);
       return;
     }
   }
@@ -206,10 +212,15 @@ void TirLowerer::unpack(TSNode left, TSNode right, TSNode node, Where where) {
   for (TSNode v : values) all_decls = all_decls && cst_.is(v, Kind::call) && is_declaration(v);
   if (!all_decls) {
     if (values.size() != targets.size() && values.size() > 1) {
-      error(DiagId::RX1327, node, {std::to_string(values.size()), std::to_string(targets.size())});
+      error(
+          diag::TirUnpackCountMismatch{.value_count = values.size(), .name_count = targets.size()},
+          node);
     } else {
-      error(DiagId::RX1323, node,
-            {"tuple assignment other than 'm, n = T.int64(), T.int64()' or T.axis.remap"});
+      error(
+          diag::UnsupportedInTirFunction{
+              .construct =
+                  "tuple assignment other than 'm, n = T.int64(), T.int64()' or T.axis.remap"},
+          node);
     }
     return;
   }
@@ -266,7 +277,7 @@ bool TirLowerer::let_or_assign(const std::vector<TSNode>& nodes, size_t i, TSNod
     }
   }
   if (names_.find_buffer(n) && !names_.find_var(n)) {
-    error(DiagId::RX1325, left, {n});
+    error(diag::TirNameRedefined{.name = n}, left);
     return false;
   }
   const ir::PrimExpr* value = expr(right, dt);
@@ -304,7 +315,9 @@ std::optional<DataType> TirLowerer::let_annotation(TSNode ann) {
     if (items.size() == 1)
       if (auto dt = tir_dtype_attribute(ctx_, items[0], &names_)) return dt;
   }
-  error(DiagId::RX1322, ann, {"a let annotation", "expected T.<dtype> or T.let[T.<dtype>]"});
+  error(diag::InvalidTirConstruct{.construct = "a let annotation",
+                                  .problem = "expected T.<dtype> or T.let[T.<dtype>]"},
+        ann);
   return std::nullopt;
 }
 
@@ -313,20 +326,26 @@ void TirLowerer::expression_statement(TSNode node, Where where, size_t index,
   TSNode value = cst_.field(node, Field::value);
   if (cst_.is(value, Kind::string) || cst_.is(value, Kind::concatenated_string)) {
     if (where == Where::FunctionTop && index == 0) return;  // docstring
-    error(DiagId::RX1323, node, {"a string statement"});
+    error(diag::UnsupportedInTirFunction{.construct = "a string statement"}, node);
     return;
   }
   if (!cst_.is(value, Kind::call) || path(value).empty()) {
-    error(DiagId::RX1323, node, {"the expression statement '" + text(value) + "'"});
+    error(diag::UnsupportedInTirFunction{.construct =
+                                             "the expression statement '" + text(value) + "'"},
+          node);
     return;
   }
   std::string p = path(value);
   Args args = args_of(value);
   if (p == "func_attr") {
     if (where != Where::FunctionTop) {
-      error(DiagId::RX1332, value, {"T.func_attr", "at the top of the function"});
+      error(diag::TirConstructMisplaced{.construct = "T.func_attr",
+                                        .allowed_place = "at the top of the function"},
+            value);
     } else if (args.positional.size() != 1 || !args.keywords.empty()) {
-      error(DiagId::RX1322, value, {"T.func_attr", "expected one dictionary"});
+      error(diag::InvalidTirConstruct{.construct = "T.func_attr",
+                                      .problem = "expected one dictionary"},
+            value);
     } else {
       attr_dict(args.positional[0], func_->attrs, "T.func_attr");
     }
@@ -334,7 +353,9 @@ void TirLowerer::expression_statement(TSNode node, Where where, size_t index,
   }
   if (p == "evaluate") {
     if (args.positional.size() != 1 || !args.keywords.empty()) {
-      error(DiagId::RX1322, value, {"T.evaluate", "expected one expression"});
+      error(diag::InvalidTirConstruct{.construct = "T.evaluate",
+                                      .problem = "expected one expression"},
+            value);
       return;
     }
     if (const ir::PrimExpr* e = expr(args.positional[0]))
@@ -346,11 +367,11 @@ void TirLowerer::expression_statement(TSNode node, Where where, size_t index,
     return;
   }
   if (unsupported_construct(p) || p == "Buffer") {
-    error(DiagId::RX1324, value, {"T." + p});
+    error(diag::UnsupportedByRaxc{.construct = "T." + p}, value);
     return;
   }
   if (is_declaration(value)) {
-    error(DiagId::RX1318, value, {p});
+    error(diag::UnboundVarDeclaration{.constructor = p}, value);
     return;
   }
   if (const ir::PrimExpr* e = expr(value)) out.push_back(ctx_.make<ir::Evaluate>(e, span(node)));
@@ -358,20 +379,27 @@ void TirLowerer::expression_statement(TSNode node, Where where, size_t index,
 
 void TirLowerer::block_statement(TSNode call, const std::string& p, const Args& args, Where where) {
   if (where != Where::BlockBody || !block_) {
-    error(DiagId::RX1332, call, {"T." + p, "directly in a block"});
+    error(
+        diag::TirConstructMisplaced{.construct = "T." + p, .allowed_place = "directly in a block"},
+        call);
     return;
   }
   ir::Block* b = block_->block;
   if (p == "where") {
-    if (block_->has_where) error(DiagId::RX1335, call, {"T.where", b->name});
+    if (block_->has_where)
+      error(diag::DuplicateBlockStatement{.statement = "T.where", .block = b->name}, call);
     if (args.positional.size() != 1 || !args.keywords.empty()) {
-      error(DiagId::RX1322, call, {"T.where", "expected one condition"});
+      error(diag::InvalidTirConstruct{.construct = "T.where", .problem = "expected one condition"},
+            call);
       return;
     }
     block_->has_where = true;
     const ir::PrimExpr* c = expr(args.positional[0]);
     if (c && !c->dtype.is_bool()) {
-      error(DiagId::RX1322, call, {"T.where", "the condition must be bool, not " + c->dtype.str()});
+      error(
+          diag::InvalidTirConstruct{.construct = "T.where",
+                                    .problem = "the condition must be bool, not " + c->dtype.str()},
+          call);
       return;
     }
     b->predicate = c;
@@ -379,7 +407,8 @@ void TirLowerer::block_statement(TSNode call, const std::string& p, const Args& 
   }
   if (p == "block_attr" || p == "sblock_attr") {
     if (args.positional.size() != 1 || !args.keywords.empty()) {
-      error(DiagId::RX1322, call, {"T." + p, "expected one dictionary"});
+      error(diag::InvalidTirConstruct{.construct = "T." + p, .problem = "expected one dictionary"},
+            call);
       return;
     }
     attr_dict(args.positional[0], b->annotations,
@@ -387,7 +416,7 @@ void TirLowerer::block_statement(TSNode call, const std::string& p, const Args& 
     return;
   }
   auto& slot = p == "reads" ? b->reads : b->writes;
-  if (slot) error(DiagId::RX1335, call, {"T." + p, b->name});
+  if (slot) error(diag::DuplicateBlockStatement{.statement = "T." + p, .block = b->name}, call);
   std::vector<ir::BufferRegion> regions;
   std::vector<TSNode> items;
   for (TSNode a : args.positional) {
@@ -398,7 +427,9 @@ void TirLowerer::block_statement(TSNode call, const std::string& p, const Args& 
     }
   }
   for (auto& [k, v] : args.keywords)
-    error(DiagId::RX1322, v, {"T." + p, "unknown argument '" + k + "'"});
+    error(
+        diag::InvalidTirConstruct{.construct = "T." + p, .problem = "unknown argument '" + k + "'"},
+        v);
   for (TSNode item : items)
     if (auto r = region(item)) regions.push_back(std::move(*r));
   slot = std::move(regions);
@@ -407,12 +438,13 @@ void TirLowerer::block_statement(TSNode call, const std::string& p, const Args& 
 void TirLowerer::with_stmt(TSNode node, Where where, std::vector<const ir::Stmt*>& out) {
   std::vector<TSNode> items = cst_.fields(node, Field::item);
   if (items.size() != 1) {
-    error(DiagId::RX1323, node, {"a 'with' statement with several items"});
+    error(diag::UnsupportedInTirFunction{.construct = "a 'with' statement with several items"},
+          node);
     return;
   }
   TSNode value = cst_.field(items[0], Field::value);
   if (!ts_node_is_null(cst_.field(items[0], Field::alias))) {
-    error(DiagId::RX1323, items[0], {"'with ... as ...'"});
+    error(diag::UnsupportedInTirFunction{.construct = "'with ... as ...'"}, items[0]);
     return;
   }
   std::string p = cst_.is(value, Kind::call) ? path(value) : "";
@@ -422,10 +454,14 @@ void TirLowerer::with_stmt(TSNode node, Where where, std::vector<const ir::Stmt*
   }
   if (p == "init") {
     if (where != Where::BlockBody || !block_) {
-      error(DiagId::RX1332, value, {"T.init()", "directly in a block"});
+      error(diag::TirConstructMisplaced{.construct = "T.init()",
+                                        .allowed_place = "directly in a block"},
+            value);
       return;
     }
-    if (block_->block->init) error(DiagId::RX1335, value, {"T.init()", block_->block->name});
+    if (block_->block->init)
+      error(diag::DuplicateBlockStatement{.statement = "T.init()", .block = block_->block->name},
+            value);
     BlockState* saved = block_;
     block_ = nullptr;
     const ir::Stmt* init = suite(cst_.field(node, Field::body), Where::Nested);
@@ -434,29 +470,35 @@ void TirLowerer::with_stmt(TSNode node, Where where, std::vector<const ir::Stmt*
     return;
   }
   if (!p.empty() && unsupported_construct(p)) {
-    error(DiagId::RX1324, value, {"T." + p});
+    error(diag::UnsupportedByRaxc{.construct = "T." + p}, value);
     return;
   }
-  error(DiagId::RX1323, value, {"'with " + text(value) + "'"});
+  error(diag::UnsupportedInTirFunction{.construct = "'with " + text(value) + "'"}, value);
 }
 
 const ir::Stmt* TirLowerer::block(TSNode node, TSNode call, Where where) {
   Args args = args_of(call);
   std::string name;
   if (args.positional.size() > 1) {
-    error(DiagId::RX1322, call, {"T.block", "expected at most a name"});
+    error(diag::InvalidTirConstruct{.construct = "T.block", .problem = "expected at most a name"},
+          call);
     return nullptr;
   }
   if (!args.positional.empty()) {
     auto s = string_value(args.positional[0]);
     if (!s) {
-      error(DiagId::RX1322, args.positional[0], {"T.block", "the name must be a string"});
+      error(
+          diag::InvalidTirConstruct{.construct = "T.block", .problem = "the name must be a string"},
+          args.positional[0]);
       return nullptr;
     }
     name = *s;
   }
   for (auto& [k, v] : args.keywords) {
-    if (k != "no_realize") error(DiagId::RX1322, v, {"T.block", "unknown argument '" + k + "'"});
+    if (k != "no_realize")
+      error(diag::InvalidTirConstruct{.construct = "T.block",
+                                      .problem = "unknown argument '" + k + "'"},
+            v);
   }
   auto* b = ctx_.make<ir::Block>(name, span(node));
   BlockState state{b};

@@ -10,13 +10,11 @@ std::string_view node_type(TSNode node) { return ts_node_type(node); }
 
 }  // namespace
 
-void TirLowerer::error(DiagId id, Span span, std::vector<std::string> args) {
-  ctx_.diags.report(make_diagnostic(id, span, std::move(args)));
+void TirLowerer::error(DiagPayload what, Span span) {
+  ctx_.diags.report(make_diagnostic(std::move(what), span));
 }
 
-void TirLowerer::error(DiagId id, TSNode node, std::vector<std::string> args) {
-  error(id, cst_.span(node), std::move(args));
-}
+void TirLowerer::error(DiagPayload what, TSNode node) { error(std::move(what), cst_.span(node)); }
 
 const ir::PrimExpr* TirLowerer::expr(TSNode node, std::optional<DataType> literal_dtype) {
   if (ts_node_is_null(node)) return nullptr;
@@ -54,7 +52,7 @@ std::optional<std::string> TirLowerer::string_value(TSNode node) {
     return std::nullopt;
   std::string why;
   auto s = decode_string(cst_, node, &why);
-  if (!s) error(DiagId::RX1301, node, {why});
+  if (!s) error(diag::InvalidPrimStringLiteral{.reason = why}, node);
   return s;
 }
 
@@ -80,11 +78,11 @@ std::optional<int64_t> TirLowerer::int_value(TSNode node) {
 std::optional<DataType> TirLowerer::dtype_value(TSNode node) {
   if (auto s = string_value(node)) {
     if (auto dt = DataType::parse(*s)) return dt;
-    error(DiagId::RX1306, node, {*s});
+    error(diag::InvalidTirDtype{.dtype = *s}, node);
     return std::nullopt;
   }
   if (auto dt = tir_dtype_attribute(ctx_, node, &names_)) return dt;
-  error(DiagId::RX1306, node, {text(node)});
+  error(diag::InvalidTirDtype{.dtype = text(node)}, node);
   return std::nullopt;
 }
 
@@ -114,7 +112,7 @@ std::optional<ir::AttrValue> TirLowerer::attr_value(TSNode node) {
     ir::AttrValue::Dict dict;
     for (TSNode pair : cst_.named_children(node)) {
       if (!cst_.is(pair, Kind::pair)) {
-        error(DiagId::RX1319, pair, {text(pair)});
+        error(diag::InvalidAttributeValue{.value = text(pair)}, pair);
         return std::nullopt;
       }
       auto k = attr_value(cst_.field(pair, Field::key));
@@ -134,7 +132,7 @@ std::optional<ir::AttrValue> TirLowerer::attr_value(TSNode node) {
   }
   if (cst_.is(node, Kind::lambda) || cst_.is(node, Kind::conditional_expression) ||
       cst_.is(node, Kind::attribute) || cst_.kind(node) == Kind::Other) {
-    error(DiagId::RX1319, node, {text(node)});
+    error(diag::InvalidAttributeValue{.value = text(node)}, node);
     return std::nullopt;
   }
   const ir::PrimExpr* e = expr(node);
@@ -144,18 +142,22 @@ std::optional<ir::AttrValue> TirLowerer::attr_value(TSNode node) {
 
 void TirLowerer::attr_dict(TSNode node, ir::Attrs& attrs, const char* what) {
   if (!cst_.is(node, Kind::dictionary)) {
-    error(DiagId::RX1322, node, {what, "expected a dictionary {\"key\": value}"});
+    error(diag::InvalidTirConstruct{.construct = what,
+                                    .problem = "expected a dictionary {\"key\": value}"},
+          node);
     return;
   }
   for (TSNode pair : cst_.named_children(node)) {
     if (!cst_.is(pair, Kind::pair)) {  // `{"a"}`: a set, or an entry without its value
-      error(DiagId::RX1322, pair, {what, "expected \"key\": value entries"});
+      error(diag::InvalidTirConstruct{.construct = what,
+                                      .problem = "expected \"key\": value entries"},
+            pair);
       continue;
     }
     TSNode key = cst_.field(pair, Field::key);
     auto k = string_value(key);
     if (!k) {
-      error(DiagId::RX1322, key, {what, "keys must be strings"});
+      error(diag::InvalidTirConstruct{.construct = what, .problem = "keys must be strings"}, key);
       continue;
     }
     auto v = attr_value(cst_.field(pair, Field::value));

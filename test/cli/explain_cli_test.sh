@@ -20,7 +20,7 @@ expect_not_in() { ! grep -qF -- "$2" "$1" || fail "did not expect '$2' in $(base
 
 # One code: the heading with severity and message template, the trigger and the fix.
 expect_status 0 "$raxc" explain RX3000
-expect_in "$tmp/out" "RX3000 (error): '{0}' is annotated '{1}'"
+expect_in "$tmp/out" "RX3000 (error): '{binding}' is annotated '{annotation}'"
 expect_in "$tmp/out" "Trigger"
 expect_in "$tmp/out" "Fix"
 expect_not_in "$tmp/out" '```'
@@ -51,7 +51,7 @@ expect_not_in "$tmp/err" "[RX1098]"
 
 # No code: one line per registry code, in registry order.
 expect_status 0 "$raxc" explain
-expect_in "$tmp/out" "RX1001  error   unexpected {0}"
+expect_in "$tmp/out" "RX1001  error   unexpected {token}"
 expect_in "$tmp/out" "RX4000  warning"
 lines=$(wc -l <"$tmp/out")
 codes=$(grep -c '^RAXC_DIAG(' "$(dirname "$0")/../../frontend/diagnostics.def")

@@ -42,7 +42,7 @@ def read(path):
 
 def registry():
     """[(code, severity)] in registry order."""
-    return re.findall(r'^RAXC_DIAG\((RX\d{4}),\s*"RX\d{4}",\s*(\w+),', read(REGISTRY), re.M)
+    return re.findall(r"^RAXC_DIAG\((RX\d{4}),\s*\w+,\s*(\w+),", read(REGISTRY), re.M)
 
 
 def sections(text):

@@ -31,6 +31,10 @@ TEST_CASE("explain: rendering") {
   const DiagInfo& rx3000 = info(DiagId::RX3000);
   std::string text = render_explanation(rx3000, ExplainFormat::Text);
   CHECK(text.starts_with(std::string("RX3000 (error): ") + rx3000.message + "\n"));
+  // The arguments, as JSON output names them.
+  CHECK(text.find(
+            "\narguments: binding (Name), annotation (SInfo), inferred (SInfo), reason (Text)\n") !=
+        std::string::npos);
   CHECK(text.find("```") == std::string::npos);  // fences become indented blocks
   CHECK(text.find("\n    ") != std::string::npos);
 
@@ -41,7 +45,7 @@ TEST_CASE("explain: rendering") {
   std::string html = render_explanation(info(DiagId::RX1001), ExplainFormat::Html);
   CHECK(html.starts_with("<section id=\"RX1001\">"));
   CHECK(html.find("<pre><code>") != std::string::npos);
-  CHECK(html.find("{0}") != std::string::npos);  // the message template, escaped not expanded
+  CHECK(html.find("{token}") != std::string::npos);  // the message template, escaped not expanded
 
   std::string page = render_explanations_page();
   for (const DiagInfo& entry : all_diagnostics()) {

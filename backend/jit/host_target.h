@@ -1,0 +1,29 @@
+// What the JIT (kernels.cpp) and ahead-of-time compilation (library.cpp) share: LLVM's native
+// target set up once, this machine's CPU with all its features as the target (the measured
+// choice of ../shared/research/backend.md: code for the host, FMA contraction allowed), and
+// LLVM's O3 pipeline. One definition, so `raxc run` and `raxc build` compile the same code.
+#pragma once
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace raxc::backend {
+
+// Registers the native target and its assembly printer (once per process).
+void initialize_llvm();
+
+// This CPU with its features, O3 code generation and fused multiply-add; `pic` adds
+// position-independent code (a shared library). On failure returns nullopt and sets `error`.
+std::optional<llvm::orc::JITTargetMachineBuilder> host_target(std::string* error, bool pic = false);
+
+// Runs LLVM's default O3 module pipeline for `tm` on `module`.
+void optimize_o3(llvm::Module& module, llvm::TargetMachine& tm);
+
+// Milliseconds since `start` (compile-time statistics).
+double ms_since(std::chrono::steady_clock::time_point start);
+
+}  // namespace raxc::backend
