@@ -1,4 +1,4 @@
-// The Engine (issue 3 §6): one analysis behind `raxc check` and the language server. It keeps
+// The Engine: one analysis behind `raxc check` and the language server. It keeps
 // open documents, re-analyses them incrementally after edits, and answers the queries an editor
 // asks: diagnostics, the StructInfo at a position, definition and uses of a symbol, a global's
 // signature, document symbols.

@@ -30,17 +30,6 @@ double ms_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-void report(const BuildOptions& options, const SourceFile& file,
-            const std::vector<Diagnostic>& diagnostics) {
-  if (options.diagnostics_format == "json") {
-    nlohmann::json all = nlohmann::json::array({render_json(file, diagnostics)});
-    std::cout << all.dump(2) << "\n";
-  } else {
-    bool color = options.color == "always" || (options.color == "auto" && isatty(STDERR_FILENO));
-    std::cerr << render_text(file, diagnostics, color);
-  }
-}
-
 // "libmlp.so" -> "mlp_": the library's name as a C identifier.
 std::string default_prefix(const std::string& output) {
   std::string stem = fs::path(output).stem().string();
@@ -85,12 +74,7 @@ CLI::App* add_build_command(CLI::App& app, BuildOptions& options) {
   command->add_flag("--check-bounds", options.check_bounds,
                     "Check every buffer access of every PrimFunc against its shape");
   command->add_flag("--time", options.time, "Print the time of each compile step");
-  command
-      ->add_option("--diagnostics-format", options.diagnostics_format,
-                   "How diagnostics are printed")
-      ->check(CLI::IsMember({"text", "json"}));
-  command->add_option("--color", options.color, "Colour diagnostics")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  options.diagnostics.add_options(command);
   return command;
 }
 
@@ -99,23 +83,16 @@ int run_build(const BuildOptions& options) {
   SourceManager sources;
   auto loaded = sources.load(options.file);
   if (!loaded.file) {
-    const SourceFile& empty = sources.add_virtual(options.file, "");
-    report(options, empty,
-           {make_diagnostic(diag::CannotReadFile{.path = options.file, .reason = loaded.error},
-                            Span{})});
+    options.diagnostics.print_about(
+        options.file,
+        {make_diagnostic(diag::CannotReadFile{.path = options.file, .reason = loaded.error},
+                         Span{})});
     return kExitUsage;
   }
   const SourceFile& file = *loaded.file;
 
   analysis::Engine engine;
-  engine.open(options.file, file.text());
-  std::vector<Diagnostic> errors;
-  for (Diagnostic& d : engine.diagnostics(options.file))
-    if (d.severity == Severity::Error) errors.push_back(std::move(d));
-  if (!errors.empty()) {
-    report(options, file, errors);
-    return kExitErrors;
-  }
+  if (!check_cleanly(engine, file, options.diagnostics)) return kExitErrors;
   const frontend::Document& doc = *engine.document(options.file);
   std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
   bool use_lowered = lowered && lowered->legalized_calls > 0;
@@ -123,7 +100,7 @@ int run_build(const BuildOptions& options) {
   auto located = [&](std::vector<Diagnostic> ds) {
     std::vector<Diagnostic> out;
     for (Diagnostic& d : ds) out.push_back(doc.to_text(std::move(d)));
-    report(options, file, out);
+    options.diagnostics.print(file, out);
   };
 
   backend::RelaxLibrary library;

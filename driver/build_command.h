@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/diagnostic_output.h"
+
 namespace raxc::driver {
 
 struct BuildOptions {
@@ -15,8 +17,7 @@ struct BuildOptions {
   std::string prefix;                // exported symbol prefix; default from the output name
   bool check_bounds = false;
   bool time = false;
-  std::string diagnostics_format = "text";
-  std::string color = "auto";
+  DiagnosticOutput diagnostics;  // --diagnostics-format, --color
 };
 
 CLI::App* add_build_command(CLI::App& app, BuildOptions& options);

@@ -56,17 +56,6 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-void report(const std::string& file, const Diagnostic& d, const ImportCommandOptions& options) {
-  SourceManager sources;
-  const SourceFile& empty = sources.add_virtual(file, "");
-  if (options.diagnostics_format == "json") {
-    std::cout << nlohmann::json::array({render_json(empty, {d})}).dump(2) << "\n";
-    return;
-  }
-  bool color = options.color == "always" || (options.color == "auto" && isatty(STDERR_FILENO));
-  std::cerr << render_text(empty, {d}, color);
-}
-
 // The imported text through the analysis engine: errors are RX1408 (the importer wrote Relax
 // that does not check), else the module printed with the inferred StructInfo of every binding.
 std::variant<std::string, Diagnostic> annotate(const std::string& text, const std::string& file) {
@@ -115,12 +104,7 @@ CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& options) {
       ->add_option("--inline-limit", options.inline_limit,
                    "Inline initializers of at most this many elements as R.const (default 64)")
       ->check(CLI::NonNegativeNumber);
-  command
-      ->add_option("--diagnostics-format", options.diagnostics_format,
-                   "How diagnostics are printed")
-      ->check(CLI::IsMember({"text", "json"}));
-  command->add_option("--color", options.color, "Colour diagnostics")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  options.diagnostics.add_options(command);
   return command;
 }
 
@@ -129,13 +113,13 @@ int run_import(const ImportCommandOptions& options) {
   import_options.inline_limit = options.inline_limit;
   auto imported = import_file(options.file, import_options);
   if (auto* d = std::get_if<Diagnostic>(&imported)) {
-    report(options.file, *d, options);
+    options.diagnostics.print_about(options.file, {*d});
     return d->id == DiagId::RX1000 ? kExitUsage : kExitErrors;
   }
   auto& result = std::get<importer::ImportResult>(imported);
   auto text = annotate(result.text, options.file);
   if (auto* d = std::get_if<Diagnostic>(&text)) {
-    report(options.file, *d, options);
+    options.diagnostics.print_about(options.file, {*d});
     return kExitErrors;
   }
   std::string why;
@@ -148,11 +132,11 @@ int run_import(const ImportCommandOptions& options) {
     fs::create_directories(dir, ec);
     for (const importer::Weight& w : result.weights)
       if (!write_file(dir / (w.name + ".npy"), w.npy, why)) {
-        report(options.file,
-               make_diagnostic(
-                   diag::CannotReadFile{.path = (dir / w.name).string() + ".npy", .reason = why},
-                   Span{}),
-               options);
+        options.diagnostics.print_about(
+            options.file,
+            {make_diagnostic(
+                diag::CannotReadFile{.path = (dir / w.name).string() + ".npy", .reason = why},
+                Span{})});
         return kExitUsage;
       }
     std::cerr << "raxc import: " << result.weights.size() << " weights in " << dir.string()
@@ -162,9 +146,9 @@ int run_import(const ImportCommandOptions& options) {
   if (options.output.empty()) {
     std::cout << out;
   } else if (!write_file(options.output, out, why)) {
-    report(options.file,
-           make_diagnostic(diag::CannotReadFile{.path = options.output, .reason = why}, Span{}),
-           options);
+    options.diagnostics.print_about(
+        options.file,
+        {make_diagnostic(diag::CannotReadFile{.path = options.output, .reason = why}, Span{})});
     return kExitUsage;
   }
   return kExitClean;

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "driver/diagnostic_output.h"
 #include "frontend/diagnostics.h"
 
 namespace raxc::driver {
@@ -16,8 +17,7 @@ struct ImportCommandOptions {
   std::string output;  // empty: stdout
   std::string params;  // the weights directory; default: the output (or model) path + ".params"
   int64_t inline_limit = 64;
-  std::string diagnostics_format = "text";
-  std::string color = "auto";
+  DiagnosticOutput diagnostics;  // --diagnostics-format, --color
 };
 
 CLI::App* add_import_command(CLI::App& app, ImportCommandOptions& options);

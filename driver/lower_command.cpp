@@ -23,12 +23,7 @@ CLI::App* add_lower_command(CLI::App& app, LowerOptions& options) {
   command->add_option("-o,--output", options.output,
                       "Write the lowered module here (default: stdout)");
   command->add_flag("-q,--quiet", options.quiet, "Do not list the operator calls left as they are");
-  command
-      ->add_option("--diagnostics-format", options.diagnostics_format,
-                   "How diagnostics are printed")
-      ->check(CLI::IsMember({"text", "json"}));
-  command->add_option("--color", options.color, "Colour diagnostics")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  options.diagnostics.add_options(command);
   return command;
 }
 
@@ -59,30 +54,16 @@ std::string print_lowered(const backend::LoweredModule& lowered) {
 int run_lower(const LowerOptions& options) {
   SourceManager sources;
   auto loaded = sources.load(options.file);
-  bool json = options.diagnostics_format == "json";
-  bool color = options.color == "always" || (options.color == "auto" && isatty(STDERR_FILENO));
-  auto report = [&](const SourceFile& file, const std::vector<Diagnostic>& ds) {
-    if (json)
-      std::cout << nlohmann::json::array({render_json(file, ds)}).dump(2) << "\n";
-    else
-      std::cerr << render_text(file, ds, color);
-  };
   if (!loaded.file) {
-    const SourceFile& empty = sources.add_virtual(options.file, "");
-    report(empty, {make_diagnostic(
-                      diag::CannotReadFile{.path = options.file, .reason = loaded.error}, Span{})});
+    options.diagnostics.print_about(
+        options.file,
+        {make_diagnostic(diag::CannotReadFile{.path = options.file, .reason = loaded.error},
+                         Span{})});
     return kExitUsage;
   }
   const SourceFile& file = *loaded.file;
   analysis::Engine engine;
-  engine.open(options.file, file.text());
-  std::vector<Diagnostic> errors;
-  for (Diagnostic& d : engine.diagnostics(options.file))
-    if (d.severity == Severity::Error) errors.push_back(std::move(d));
-  if (!errors.empty()) {
-    report(file, errors);
-    return kExitErrors;
-  }
+  if (!check_cleanly(engine, file, options.diagnostics)) return kExitErrors;
   std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
   std::string text = print_lowered(*lowered);
   if (!options.quiet) {
@@ -100,9 +81,10 @@ int run_lower(const LowerOptions& options) {
   out << text;
   out.close();
   if (!out) {
-    report(file, {make_diagnostic(diag::CannotReadFile{.path = options.output,
-                                                       .reason = "cannot write the file"},
-                                  Span{})});
+    options.diagnostics.print(
+        file, {make_diagnostic(
+                  diag::CannotReadFile{.path = options.output, .reason = "cannot write the file"},
+                  Span{})});
     return kExitUsage;
   }
   return kExitClean;

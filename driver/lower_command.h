@@ -8,15 +8,15 @@
 
 #include "analysis/engine.h"
 #include "backend/legalize/legalize.h"
+#include "driver/diagnostic_output.h"
 
 namespace raxc::driver {
 
 struct LowerOptions {
   std::string file;
-  std::string output;  // empty: stdout
-  bool quiet = false;  // no notes about calls left as they are
-  std::string diagnostics_format = "text";
-  std::string color = "auto";
+  std::string output;            // empty: stdout
+  bool quiet = false;            // no notes about calls left as they are
+  DiagnosticOutput diagnostics;  // --diagnostics-format, --color
 };
 
 CLI::App* add_lower_command(CLI::App& app, LowerOptions& options);

@@ -34,28 +34,6 @@ double ms_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-class RunReporter {
- public:
-  RunReporter(const RunOptions& options, const SourceFile& file)
-      : file_(file),
-        json_(options.diagnostics_format == "json"),
-        color_(options.color == "always" || (options.color == "auto" && isatty(STDERR_FILENO))) {}
-
-  void report(std::vector<Diagnostic> diagnostics) {
-    if (json_) {
-      nlohmann::json all = nlohmann::json::array({render_json(file_, diagnostics)});
-      std::cout << all.dump(2) << "\n";
-    } else {
-      std::cerr << render_text(file_, diagnostics, color_);
-    }
-  }
-
- private:
-  const SourceFile& file_;
-  bool json_;
-  bool color_;
-};
-
 // A private temporary directory, removed with everything in it when the run ends.
 class ScratchDir {
  public:
@@ -130,12 +108,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
                     "Check every buffer access of every PrimFunc against its shape");
   command->add_flag("--emit-llvm", options.emit_llvm,
                     "Print the optimised LLVM IR of the PrimFuncs instead of running");
-  command
-      ->add_option("--diagnostics-format", options.diagnostics_format,
-                   "How diagnostics are printed")
-      ->check(CLI::IsMember({"text", "json"}));
-  command->add_option("--color", options.color, "Colour diagnostics")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  options.diagnostics.add_options(command);
   command->add_option("--params", options.params,
                       "Directory of NAME.npy files for the parameters no argument binds "
                       "(the weights `raxc import` writes)");
@@ -165,8 +138,7 @@ int run_run(const RunOptions& options) {
   std::optional<std::string> imported;
   auto early_failure = [&](Diagnostic d) {
     int status = d.id == DiagId::RX1000 || d.id == DiagId::RX1407 ? kExitUsage : kExitErrors;
-    const SourceFile& empty = sources.add_virtual(options.file, "");
-    RunReporter(options, empty).report({std::move(d)});
+    options.diagnostics.print_about(options.file, {std::move(d)});
     return status;
   };
   bool onnx = options.file.size() > 5 && options.file.ends_with(".onnx");
@@ -185,25 +157,17 @@ int run_run(const RunOptions& options) {
                     ? SourceManager::LoadResult{&sources.add_virtual(options.file, *imported), {}}
                     : sources.load(options.file);
   if (!loaded.file) {
-    const SourceFile& empty = sources.add_virtual(options.file, "");
-    RunReporter(options, empty)
-        .report({make_diagnostic(diag::CannotReadFile{.path = options.file, .reason = loaded.error},
-                                 Span{})});
+    options.diagnostics.print_about(
+        options.file,
+        {make_diagnostic(diag::CannotReadFile{.path = options.file, .reason = loaded.error},
+                         Span{})});
     return kExitUsage;
   }
   const SourceFile& file = *loaded.file;
-  RunReporter reporter(options, file);
+  auto report = [&](const std::vector<Diagnostic>& ds) { options.diagnostics.print(file, ds); };
 
-  // The module must check cleanly: the backend runs only valid, analysed IR.
   analysis::Engine engine;
-  engine.open(options.file, file.text());
-  std::vector<Diagnostic> errors;
-  for (Diagnostic& d : engine.diagnostics(options.file))
-    if (d.severity == Severity::Error) errors.push_back(std::move(d));
-  if (!errors.empty()) {
-    reporter.report(std::move(errors));
-    return kExitErrors;
-  }
+  if (!check_cleanly(engine, file, options.diagnostics)) return kExitErrors;
   const frontend::Document& doc = *engine.document(options.file);
   // Tensor operators run as the TIR their legalization generates (raxc lower shows it); the
   // rewritten functions keep the original variables and spans, so diagnostics still point at
@@ -216,7 +180,7 @@ int run_run(const RunOptions& options) {
     return analysed && use_lowered ? g.function() : analysed;
   };
   auto fail = [&](Diagnostic d, int status) {
-    reporter.report({doc.to_text(std::move(d))});
+    report({doc.to_text(std::move(d))});
     return status;
   };
 
@@ -236,7 +200,7 @@ int run_run(const RunOptions& options) {
     if (!ir) {
       std::vector<Diagnostic> ds;
       for (Diagnostic& d : sink.take()) ds.push_back(doc.to_text(std::move(d)));
-      reporter.report(std::move(ds));
+      report(std::move(ds));
       return kExitErrors;
     }
     std::cout << *ir;
@@ -289,7 +253,7 @@ int run_run(const RunOptions& options) {
   if (!kernels) {
     std::vector<Diagnostic> ds;
     for (Diagnostic& d : compile_sink.take()) ds.push_back(doc.to_text(std::move(d)));
-    reporter.report(std::move(ds));
+    report(std::move(ds));
     return kExitErrors;
   }
 

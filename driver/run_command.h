@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/diagnostic_output.h"
+
 namespace raxc::driver {
 
 struct RunOptions {
@@ -23,9 +25,8 @@ struct RunOptions {
   std::vector<std::string> plugins;  // --load  // 0: every CPU this process may use
   bool check_bounds = false;
   bool emit_llvm = false;
-  std::string diagnostics_format = "text";
-  std::string color = "auto";
-  std::string params;  // --params DIR: parameters no argument binds, from DIR/<name>.npy
+  DiagnosticOutput diagnostics;  // --diagnostics-format, --color
+  std::string params;            // --params DIR: parameters no argument binds, from DIR/<name>.npy
 };
 
 CLI::App* add_run_command(CLI::App& app, RunOptions& options);

@@ -1,4 +1,4 @@
-// The symbolic shape prover (issue 3 §4): PrimExpr canonical form and three-valued equality.
+// The symbolic shape prover: PrimExpr canonical form and three-valued equality.
 //
 // Canonical form: an integer polynomial over atoms (shape variables, and floordiv / floormod /
 // min / max / select / other calls kept as canonicalised atoms), constants folded. Shape

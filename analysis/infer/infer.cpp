@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -568,23 +569,20 @@ class Inferer {
               .reason = r.detail},
           at);
     } else {
+      // RX3001 and RX4001 state the same facts; only the verdict differs.
+      auto mismatch = [&]<class Entry>(std::type_identity<Entry>) {
+        return make_diagnostic(Entry{.index = i,
+                                     .callee = info.name,
+                                     .argument = text_of(arg),
+                                     .parameter = param_name,
+                                     .parameter_sinfo = text_of(param),
+                                     .reason = r.detail},
+                               at);
+      };
       if (r.result == Compat::Incompatible) {
-        d = make_diagnostic(
-            diag::ArgumentIncompatibleWithParameter{.index = i,
-                                                    .callee = info.name,
-                                                    .argument = text_of(arg),
-                                                    .parameter = param_name,
-                                                    .parameter_sinfo = text_of(param),
-                                                    .reason = r.detail},
-            at);
+        d = mismatch(std::type_identity<diag::ArgumentIncompatibleWithParameter>{});
       } else {
-        d = make_diagnostic(diag::ArgumentOnlyPossiblyCompatible{.index = i,
-                                                                 .callee = info.name,
-                                                                 .argument = text_of(arg),
-                                                                 .parameter = param_name,
-                                                                 .parameter_sinfo = text_of(param),
-                                                                 .reason = r.detail},
-                            at);
+        d = mismatch(std::type_identity<diag::ArgumentOnlyPossiblyCompatible>{});
         // The repair: check the argument against the parameter first.
         if (const auto* var = i < call.args.size() ? ir::dyn_cast<ir::Var>(call.args[i]) : nullptr)
           d.fixes.push_back({.kind = DiagFix::Kind::MatchCastArgument,
@@ -871,23 +869,22 @@ class Inferer {
       note_annotation(d, f.ret_struct_info);
       return report(std::move(d));
     }
-    std::string body_text = text_of(body), annotation = text_of(f.ret_struct_info);
+    std::string annotation = text_of(f.ret_struct_info);
+    // RX4008, RX3004 and RX4002 state the same facts; only the verdict differs.
+    auto mismatch = [&]<class Entry>(std::type_identity<Entry>) {
+      return make_diagnostic(Entry{.function = name,
+                                   .body = text_of(body),
+                                   .annotation = annotation,
+                                   .reason = r.detail},
+                             at);
+    };
     Diagnostic d;
     if (trusted) {
-      d = make_diagnostic(
-          diag::LoweredBodyIncompatibleWithReturn{
-              .function = name, .body = body_text, .annotation = annotation, .reason = r.detail},
-          at);
+      d = mismatch(std::type_identity<diag::LoweredBodyIncompatibleWithReturn>{});
     } else if (r.result == Compat::Incompatible) {
-      d = make_diagnostic(
-          diag::BodyIncompatibleWithReturn{
-              .function = name, .body = body_text, .annotation = annotation, .reason = r.detail},
-          at);
+      d = mismatch(std::type_identity<diag::BodyIncompatibleWithReturn>{});
     } else {
-      d = make_diagnostic(
-          diag::BodyOnlyPossiblyCompatible{
-              .function = name, .body = body_text, .annotation = annotation, .reason = r.detail},
-          at);
+      d = mismatch(std::type_identity<diag::BodyOnlyPossiblyCompatible>{});
       // The repair: check the returned variable against the annotation before returning it.
       if (const auto* var = ir::dyn_cast<ir::Var>(f.body->body))
         d.fixes.push_back({.kind = DiagFix::Kind::MatchCastReturn,

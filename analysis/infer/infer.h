@@ -1,4 +1,4 @@
-// StructInfo inference (seed spec "Derivation Rules" 1-16, issue 3 §3) for one Relax function:
+// StructInfo inference (seed spec "Derivation Rules" 1-16) for one Relax function:
 // the StructInfo of every expression and variable, purity, vdevice propagation, match_cast and
 // annotation checks. Incompatible -> RX3xxx errors; possibly compatible -> RX4xxx warnings that
 // name both StructInfos and the dimension(s) not proven equal, suggest R.match_cast, and point

@@ -1,4 +1,4 @@
-// The spec's normal form (seed spec "Normal Form"; issue 3 §1) as an IR -> IR pass: leaf /
+// The spec's normal form (seed spec "Normal Form") as an IR -> IR pass: leaf /
 // non-leaf rules with tuples as leaves, SeqExpr only in function bodies and If branches (and
 // always there), consolidated binding blocks, empty blocks dropped, call_tir-family arguments as
 // a tuple literal. Temporaries take the span of the sub-expression they bind, so diagnostics

@@ -1,4 +1,4 @@
-// The operator registry (issue 3 §5, operators.md §3): ONE table-driven definition per operator
+// The operator registry (operators.md §3): ONE table-driven definition per operator
 // with its text name, arguments, attributes with defaults, StructInfo inference, purity and a
 // one-line doc (hover, completion, signature help). The backend adds lowering to the same table.
 #pragma once

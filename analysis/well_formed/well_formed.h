@@ -1,4 +1,4 @@
-// Well-formedness (seed spec "Well-Formedness Criteria" 1-24, issue 3 §2): one RX2xxx code per
+// Well-formedness (seed spec "Well-Formedness Criteria" 1-24): one RX2xxx code per
 // criterion, messages that name the variable/function, related locations (where it was bound).
 #pragma once
 #include "frontend/diagnostics.h"

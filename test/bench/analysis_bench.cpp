@@ -1,4 +1,4 @@
-// Analysis benchmark (issue 3 §9): on one file, side by side in one run,
+// Analysis benchmark: on one file, side by side in one run,
 //   * raw tree-sitter parse,
 //   * full check (Engine::open + diagnostics: parse, syntax check, lowering, normalize,
 //     well-formedness, inference), and its ratio to the raw parse (target <= 3x),

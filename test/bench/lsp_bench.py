@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Language-server benchmark: `raxc lsp` on the large generated module, side by side with Debian's
-clangd on a generated C++ file of similar size, in one run (issue 4 §5). Not a timed test: it
+clangd on a generated C++ file of similar size, in one run. Not a timed test: it
 prints numbers and ratios.
 
     test/bench/lsp_bench.py --raxc build-release/raxc [--layers 72] [--edits 40] [--hovers 200]

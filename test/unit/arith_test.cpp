@@ -1,4 +1,4 @@
-// The symbolic shape prover (issue 3 §4): canonical form, compare, simplify, builders.
+// The symbolic shape prover: canonical form, compare, simplify, builders.
 #include <catch2/catch.hpp>
 #include <functional>
 #include <limits>

@@ -1,0 +1,44 @@
+// Printing one file's diagnostics and the check before compiling (diagnostic_output.h).
+#include "driver/diagnostic_output.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace raxc::driver {
+
+void DiagnosticOutput::add_options(CLI::App* command) {
+  command->add_option("--diagnostics-format", format, "How diagnostics are printed")
+      ->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--color", color, "Colour diagnostics")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
+void DiagnosticOutput::print(const SourceFile& file,
+                             const std::vector<Diagnostic>& diagnostics) const {
+  if (format == "json") {
+    std::cout << nlohmann::json::array({render_json(file, diagnostics)}).dump(2) << "\n";
+    return;
+  }
+  bool colored = color == "always" || (color == "auto" && isatty(STDERR_FILENO));
+  std::cerr << render_text(file, diagnostics, colored);
+}
+
+void DiagnosticOutput::print_about(const std::string& path,
+                                   const std::vector<Diagnostic>& diagnostics) const {
+  print(SourceFile(path, ""), diagnostics);
+}
+
+bool check_cleanly(analysis::Engine& engine, const SourceFile& file,
+                   const DiagnosticOutput& output) {
+  engine.open(file.path(), file.text());
+  std::vector<Diagnostic> errors;
+  for (Diagnostic& d : engine.diagnostics(file.path()))
+    if (d.severity == Severity::Error) errors.push_back(std::move(d));
+  if (errors.empty()) return true;
+  output.print(file, errors);
+  return false;
+}
+
+}  // namespace raxc::driver

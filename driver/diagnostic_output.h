@@ -1,0 +1,33 @@
+// What `raxc run`, `build`, `lower` and `import` share before they compile anything: how one
+// file's diagnostics are printed (--diagnostics-format, --color) and the check that stops them
+// on a module with errors. (`raxc check`, `fmt` and `parse` report several files at once:
+// commands.cpp's Reporter.)
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/engine.h"
+#include "frontend/diagnostics.h"
+#include "frontend/source.h"
+
+namespace raxc::driver {
+
+struct DiagnosticOutput {
+  std::string format = "text";  // --diagnostics-format: text | json
+  std::string color = "auto";   // --color: auto | always | never
+
+  void add_options(CLI::App* command);
+  // One file's diagnostics: clang-style text on stderr, or a JSON array holding the file's
+  // object on stdout (render_json).
+  void print(const SourceFile& file, const std::vector<Diagnostic>& diagnostics) const;
+  // The same for a file whose text there is none of (unreadable, or not Relax text).
+  void print_about(const std::string& path, const std::vector<Diagnostic>& diagnostics) const;
+};
+
+// Opens `file` in `engine` under its path and prints its errors. True when there are none: the
+// backend runs only valid, analysed IR.
+bool check_cleanly(analysis::Engine& engine, const SourceFile& file,
+                   const DiagnosticOutput& output);
+
+}  // namespace raxc::driver
