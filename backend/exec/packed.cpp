@@ -9,6 +9,7 @@
 
 #include "backend/exec/checks.h"
 #include "backend/exec/interpreter.h"
+#include "backend/exec/memory.h"
 #include "backend/runtime/error.h"
 #include "backend/runtime/raxc_runtime.h"
 
@@ -65,6 +66,7 @@ PackedFunction wrap_plugin(std::string name, RaxcPluginFunc fn) {
 }
 
 struct Registry {
+  Registry() { register_vm_builtins(functions); }
   std::mutex mutex;
   std::unordered_map<std::string, PackedFunction> functions{
       {"vm.builtin.copy", builtin_copy},
