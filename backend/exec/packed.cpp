@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
@@ -23,18 +22,12 @@ Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at);
 
 namespace {
 
-// vm.builtin.copy(x): a new tensor with x's contents (TVM's VM uses it where a value must not
-// alias its source).
+// vm.builtin.copy(x): x itself. TVM's VM emits it to copy a register (a binding `y = x`), which
+// copies the reference, not the data (src/runtime/vm/builtin.cc returns its argument): y and x
+// are the same tensor afterwards.
 Value builtin_copy(Interpreter&, const std::vector<Value>& args, Span at) {
-  const runtime::TensorPtr* t = args.size() == 1 ? args[0].tensor() : nullptr;
-  if (!t) {
-    if (args.size() == 1 && !args[0].tensor()) return args[0];  // non-tensors are values
-    raise(DiagId::RX5032, at, {"vm.builtin.copy takes one argument"});
-  }
-  runtime::TensorPtr copy = runtime::Tensor::empty((*t)->shape(), (*t)->dtype());
-  if (!copy) raise(DiagId::RX5026, at, {describe_value(args[0]), runtime::dtype_name((*t)->dtype())});
-  std::memcpy(copy->data(), (*t)->data(), static_cast<size_t>((*t)->nbytes()));
-  return copy;
+  if (args.size() != 1) raise(DiagId::RX5032, at, {"vm.builtin.copy takes one argument"});
+  return args[0];
 }
 
 // A plugin function behind the PackedFunction interface: tensors and scalars in, a scalar or
