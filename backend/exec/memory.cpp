@@ -293,10 +293,9 @@ DLDataType storable_dtype(const std::string& name, Span at) {
 int64_t storage_bytes(const std::vector<int64_t>& dims, int64_t element_bytes, Span at) {
   int64_t n = element_bytes;
   for (int64_t d : dims) {
-    if (d < 0)
-      raise(DiagId::RX5050, at, {"R.shape(" + dims_list(dims) + ")", "a dimension is negative"});
+    if (d < 0) raise(DiagId::RX5050, at, {"size " + dims_list(dims), "a dimension is negative"});
     if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
-      raise(DiagId::RX5050, at, {"more than 2^63", "the size overflows int64"});
+      raise(DiagId::RX5050, at, {"size " + dims_list(dims), "its size in bytes overflows int64"});
     n *= d;
   }
   return n;
@@ -305,11 +304,13 @@ int64_t storage_bytes(const std::vector<int64_t>& dims, int64_t element_bytes, S
 Value allocate_storage(int64_t bytes, Span at) {
   if (bytes > runtime::allocation_limit())
     raise(DiagId::RX5050, at,
-          {std::to_string(bytes), "more than this machine's memory (" +
-                                      std::to_string(runtime::allocation_limit()) + " bytes)"});
+          {std::to_string(bytes) + " bytes", "more than this machine's memory (" +
+                                                 std::to_string(runtime::allocation_limit()) +
+                                                 " bytes)"});
   auto storage = std::make_shared<Storage>();
   storage->bytes = runtime::Tensor::empty({bytes}, DLDataType{kDLUInt, 8, 1});
-  if (!storage->bytes) raise(DiagId::RX5050, at, {std::to_string(bytes), "out of memory"});
+  if (!storage->bytes)
+    raise(DiagId::RX5050, at, {std::to_string(bytes) + " bytes", "out of memory"});
   return runtime::CallablePtr(storage);
 }
 
@@ -325,25 +326,23 @@ int64_t placed_bytes(const char* base, int64_t extent, const std::string& where,
     bool negative = false;
     for (int64_t d : shape) negative |= d < 0;
     raise(DiagId::RX5051, at,
-          {"more than 2^63", std::to_string(offset), where,
-           negative ? "the shape " + shape_text + " has a negative dimension"
-                    : "the size of shape " + shape_text + " overflows int64"});
+          {"shape " + shape_text, std::to_string(offset), where,
+           negative ? "a dimension is negative" : "its size in bytes overflows int64"});
   }
+  std::string size = std::to_string(*bytes) + " bytes";
   if (offset < 0)
-    raise(DiagId::RX5051, at,
-          {std::to_string(*bytes), std::to_string(offset), where, "the offset is negative"});
+    raise(DiagId::RX5051, at, {size, std::to_string(offset), where, "the offset is negative"});
   if (offset > extent || *bytes > extent - offset)
     raise(DiagId::RX5051, at,
-          {std::to_string(*bytes), std::to_string(offset), where,
+          {size, std::to_string(offset), where,
            "a " + runtime::dtype_name(dtype) + " tensor of shape " + shape_text +
-               " would end at byte " +
                (*bytes > std::numeric_limits<int64_t>::max() - offset
-                    ? std::string("past 2^63")
-                    : std::to_string(offset + *bytes))});
+                    ? std::string(" would end past byte 2^63")
+                    : " would end at byte " + std::to_string(offset + *bytes))});
   int64_t element = runtime::dtype_bytes(dtype);
   if (reinterpret_cast<uintptr_t>(base + offset) % static_cast<uintptr_t>(element) != 0)
     raise(DiagId::RX5051, at,
-          {std::to_string(*bytes), std::to_string(offset), where,
+          {size, std::to_string(offset), where,
            "its " + std::to_string(element) + "-byte " + runtime::dtype_name(dtype) +
                " elements would be misaligned (the address must be a multiple of " +
                std::to_string(element) + ")"});

@@ -102,7 +102,7 @@ class Args {
       fail("the shape heap must be a 1-d int64 tensor, not " + describe_value(args_[heap_index]));
     if (reg < 0 || reg >= h.numel())
       fail("register " + std::to_string(reg) + " is outside the shape heap of " +
-           std::to_string(h.numel()));
+           std::to_string(h.numel()) + " registers");
     return h.data_as<int64_t>()[reg];
   }
   Span at() const { return at_; }
@@ -200,9 +200,11 @@ Value match_shape(Interpreter&, const std::vector<Value>& v, Span at) {
   else
     input = a.shape(0);
   int64_t size = a.integer(2);
-  if (size < 0 || v.size() != static_cast<size_t>(3 + 2 * size + 1))
-    a.fail("takes " + std::to_string(3 + 2 * std::max<int64_t>(size, 0) + 1) + " arguments for " +
-           std::to_string(size) + " dimension(s), " + std::to_string(v.size()) + " given");
+  // A count past the arguments is refused before 2 * size can overflow.
+  if (size < 0 || size > static_cast<int64_t>(v.size()) ||
+      v.size() != static_cast<size_t>(3 + 2 * size + 1))
+    a.fail(std::to_string(v.size()) + " arguments do not hold the (code, register) pairs of " +
+           std::to_string(size) + " dimension(s) and an error context");
   std::string ctx = a.context(v.size() - 1);
   if (static_cast<int64_t>(input.size()) != size) a.fail(ctx + "match_cast shape size mismatch");
   for (int64_t i = 0; i < size; ++i) {
@@ -227,9 +229,10 @@ Value make_shape(Interpreter&, const std::vector<Value>& v, Span at) {
   Args a("vm.builtin.make_shape", v, at);
   if (v.size() < 2) a.count(2, 2);
   int64_t size = a.integer(1);
-  if (size < 0 || v.size() != static_cast<size_t>(2 + 2 * size))
-    a.fail("takes " + std::to_string(2 + 2 * std::max<int64_t>(size, 0)) + " arguments for " +
-           std::to_string(size) + " dimension(s), " + std::to_string(v.size()) + " given");
+  if (size < 0 || size > static_cast<int64_t>(v.size()) ||
+      v.size() != static_cast<size_t>(2 + 2 * size))
+    a.fail(std::to_string(v.size()) + " arguments do not hold the (code, register) pairs of " +
+           std::to_string(size) + " dimension(s)");
   runtime::Shape out;
   for (int64_t i = 0; i < size; ++i) {
     int64_t code = a.integer(2 + 2 * i), reg = a.integer(3 + 2 * i);
