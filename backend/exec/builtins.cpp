@@ -288,6 +288,12 @@ Value hint_on_device(Interpreter& in, const ir::Call* c, Frame& frame) {
   return in.eval(c->args.at(0), frame);
 }
 
+// R.builtin.stop_lift_params(x): x. It only fences LiftTransformParams, which replaces it by its
+// argument; at run time it is the identity.
+Value stop_lift_params(Interpreter& in, const ir::Call* c, Frame& frame) {
+  return in.eval(c->args.at(0), frame);
+}
+
 // Every vdevice of a CPU run is host memory; moving to another one is a copy (the value no
 // longer aliases its source, as on a real second device).
 Value to_vdevice(Interpreter& in, const ir::Call* c, Frame& frame) {
@@ -357,6 +363,7 @@ const std::unordered_map<std::string_view, OpHandler>& op_table() {
       {"relax.invoke_closure", invoke_closure},
       {"relax.invoke_pure_closure", invoke_closure},
       {"relax.builtin.alloc_tensor", alloc_tensor},
+      {"relax.builtin.stop_lift_params", stop_lift_params},
   };
   return table;
 }
