@@ -10,7 +10,6 @@
 // elements misaligned (the kernels load them with their natural alignment) are RX5051.
 #include "backend/exec/memory.h"
 
-#include <cstring>
 #include <limits>
 
 #include "backend/exec/checks.h"
@@ -150,11 +149,14 @@ class Operands {
   std::vector<std::string_view> names_;
 };
 
-const Storage& storage_operand(Operands& ops, size_t i) {
+// Shared, not a reference into the operand's value: an operand evaluated on the spot may be
+// that storage's only owner.
+std::shared_ptr<const Storage> storage_operand(Operands& ops, size_t i) {
   Value v = ops.value(i);
-  const Storage* s = as_storage(v);
+  const auto* c = v.get_if<runtime::CallablePtr>();
+  std::shared_ptr<const Storage> s = c ? std::dynamic_pointer_cast<const Storage>(*c) : nullptr;
   if (!s) ops.mismatch(i, "a storage (from R.memory.alloc_storage or R.vm.alloc_storage)", v);
-  return *s;
+  return s;
 }
 
 // R.memory.alloc_storage(size, virtual_device_index, storage_scope, dtype): `size` bytes. Every
@@ -180,11 +182,11 @@ Value vm_alloc_storage(Interpreter& in, const ir::Call* c, Frame& frame) {
 // over the storage's bytes from `offset`.
 Value alloc_tensor_in(Interpreter& in, const ir::Call* c, Frame& frame, std::string_view op) {
   Operands ops(in, c, frame, op, {"storage", "offset", "shape", "dtype", "runtime_device_index"});
-  const Storage& storage = storage_operand(ops, 0);
+  std::shared_ptr<const Storage> storage = storage_operand(ops, 0);
   int64_t offset = ops.present(1) ? ops.integer(1) : 0;
   std::vector<int64_t> shape = ops.shape(2);
   DLDataType dtype = ops.dtype(3);
-  return tensor_in_storage(storage, offset, shape, dtype, c->span);
+  return tensor_in_storage(*storage, offset, shape, dtype, c->span);
 }
 
 Value memory_alloc_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {

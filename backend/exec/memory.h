@@ -8,6 +8,7 @@
 // memory.cpp implements the operators (R.memory.*, R.vm.*, R.call_builtin_with_ctx) and these
 // helpers; vm_builtins.cpp registers the `vm.builtin.*` packed functions built on them.
 #pragma once
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
