@@ -202,8 +202,8 @@ Value vm_alloc_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {
 // (or a view) still refers to it; reading the variable afterwards finds null.
 Value kill(Interpreter& in, const ir::Call* c, Frame& frame) {
   if (c->args.empty()) raise(DiagId::RX5000, c->span, {"a kill without its object"});
-  in.eval(c->args[0],
-          frame);  // evaluated like any operand (a variable read before its value is an error)
+  // Evaluated like any operand: a variable read before it has a value is still an error.
+  in.eval(c->args[0], frame);
   if (const auto* v = ir::dyn_cast<ir::Var>(c->args[0])) frame.vars[v] = runtime::Null{};
   return runtime::Tuple{};
 }
@@ -242,12 +242,14 @@ Value vm_call_tir_dyn(Interpreter& in, const ir::Call* c, Frame& frame) {
   }
   Value packed = in.eval(c->args[1], frame);
   const auto* tuple = packed.get_if<runtime::Tuple>();
+  // A variable's span is where it was bound; the call is where it is used.
+  Span at = ir::isa<ir::Var>(c->args[1]) ? c->span : c->args[1]->span;
   if (!tuple || tuple->fields.empty())
-    raise(DiagId::RX5020, c->args[1]->span,
+    raise(DiagId::RX5020, at,
           {"the arguments of R.vm.call_tir_dyn", "a tuple ending with a shape",
            "it is " + describe_value(packed)});
   std::vector<Value> args(tuple->fields.begin(), tuple->fields.end() - 1);
-  call_tir_dyn(in, callee, std::move(args), tuple->fields.back(), c->args[1]->span);
+  call_tir_dyn(in, callee, std::move(args), tuple->fields.back(), at);
   return runtime::Tuple{};
 }
 
