@@ -1,12 +1,14 @@
 // The operators Relax itself defines (not the tensor operators, which legalize to TIR): the
 // call_tir family into compiled kernels, packed calls, shapes, printing and assertions,
-// closures, devices and explicit allocation. One handler per operator, found by name.
+// closures, devices and explicit allocation. One handler per operator, found by name; the
+// operators of storage and of the VM (R.memory.*, R.vm.*) are memory.cpp's.
 #include <cstring>
 #include <iostream>
 #include <sstream>
 
 #include "backend/exec/checks.h"
 #include "backend/exec/interpreter.h"
+#include "backend/exec/memory.h"
 #include "backend/legalize/legalize.h"
 
 namespace raxc::backend {
@@ -134,6 +136,44 @@ Value call_packed_op(Interpreter& in, const ir::Call* c, Frame& frame) {
     raise(diag::UnsupportedOnCpu{.what = "a packed call without a callee"}, c->span);
   std::string symbol = packed_symbol(in, c->args[0], frame);
   return in.call_packed(symbol, eval_args(in, c, frame, 1), c->span);
+}
+
+// R.call_inplace_packed(f, args..., inplace_indices=[...]): f(args...), which mutates the
+// arguments the indices name. Output i is what f returns or, when f returns nothing (the plugin
+// ABI returns tensors only through its arguments), the argument inplace_indices[i] itself:
+// the same tensor, aliased, as TVM defines. An index of -1 asks f for a new tensor, which a
+// function that returns nothing did not make (RX5032).
+Value call_inplace_packed(Interpreter& in, const ir::Call* c, Frame& frame) {
+  if (c->args.empty())
+    raise(diag::UnsupportedOnCpu{.what = "a packed call without a callee"}, c->span);
+  std::string symbol = packed_symbol(in, c->args[0], frame);
+  std::vector<Value> args = eval_args(in, c, frame, 1);
+  Value result = in.call_packed(symbol, args, c->span);
+  // Nothing: the plugin ABI's RAXC_RET_NONE (the unit value) or a built-in's null.
+  const auto* unit = result.get_if<runtime::Tuple>();
+  if (!result.is<runtime::Null>() && (!unit || !unit->fields.empty())) return result;
+  std::vector<int64_t> indices;
+  if (const ir::AttrValue* a = c->attrs.find("inplace_indices")) {
+    if (const auto* list = a->get_if<ir::AttrValue::List>()) {
+      for (const ir::AttrValue& v : *list)
+        if (const auto* i = v.get_if<int64_t>()) indices.push_back(*i);
+    } else if (const auto* i = a->get_if<int64_t>()) {
+      indices.push_back(*i);
+    }
+  }
+  if (indices.empty()) return result;
+  std::vector<Value> outs;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] < 0 || indices[i] >= static_cast<int64_t>(args.size()))
+      raise(diag::PackedFunctionFailed{.message = "'" + symbol + "' returned nothing, so output " +
+                                                  std::to_string(i) + " (inplace_indices " +
+                                                  std::to_string(indices[i]) +
+                                                  ": a new tensor) has no value"},
+            c->span);
+    outs.push_back(args[static_cast<size_t>(indices[i])]);
+  }
+  if (outs.size() == 1) return outs[0];
+  return runtime::Tuple{std::move(outs)};
 }
 
 // R.call_dps_packed(f, (inputs...), out_sinfo): f(inputs..., outputs...).
@@ -270,6 +310,12 @@ Value hint_on_device(Interpreter& in, const ir::Call* c, Frame& frame) {
   return in.eval(c->args.at(0), frame);
 }
 
+// R.builtin.stop_lift_params(x): x. It only fences LiftTransformParams, which replaces it by its
+// argument; at run time it is the identity.
+Value stop_lift_params(Interpreter& in, const ir::Call* c, Frame& frame) {
+  return in.eval(c->args.at(0), frame);
+}
+
 // Every vdevice of a CPU run is host memory; moving to another one is a copy (the value no
 // longer aliases its source, as on a real second device).
 Value to_vdevice(Interpreter& in, const ir::Call* c, Frame& frame) {
@@ -336,7 +382,7 @@ const std::unordered_map<std::string_view, OpHandler>& op_table() {
       {"relax.call_dps_packed", call_dps_packed},
       {"relax.call_packed", call_packed_op},
       {"relax.call_pure_packed", call_packed_op},
-      {"relax.call_inplace_packed", call_packed_op},
+      {"relax.call_inplace_packed", call_inplace_packed},
       {"relax.shape_of", shape_of},
       {"relax.tensor_to_shape", tensor_to_shape},
       {"relax.shape_to_tensor", shape_to_tensor},
@@ -349,6 +395,7 @@ const std::unordered_map<std::string_view, OpHandler>& op_table() {
       {"relax.invoke_closure", invoke_closure},
       {"relax.invoke_pure_closure", invoke_closure},
       {"relax.builtin.alloc_tensor", alloc_tensor},
+      {"relax.builtin.stop_lift_params", stop_lift_params},
   };
   return table;
 }
@@ -356,10 +403,14 @@ const std::unordered_map<std::string_view, OpHandler>& op_table() {
 }  // namespace
 
 Value Interpreter::call_op(const std::string& op, const ir::Call* c, Frame& frame) {
-  auto it = op_table().find(op);
-  if (it != op_table().end()) {
+  OpHandler handler = nullptr;
+  if (auto it = op_table().find(op); it != op_table().end())
+    handler = it->second;
+  else if (auto m = memory_ops().find(op); m != memory_ops().end())
+    handler = m->second;
+  if (handler) {
     try {
-      return it->second(*this, c, frame);
+      return handler(*this, c, frame);
     } catch (const std::out_of_range&) {  // args.at(): fewer arguments than the operator takes
       raise(diag::UnsupportedOnCpu{.what = "this form of '" + op + "'"}, c->span);
     }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "backend/exec/memory.h"
 #include "frontend/printer/printer.h"
 
 namespace raxc::backend {
@@ -252,8 +253,8 @@ std::optional<std::string> StructMatcher::match(const Value& v, const ir::Struct
       }
       break;
     }
-    case ir::SInfoKind::Func:
-      if (!v.is<runtime::CallablePtr>()) result = "it is " + describe_value(v);
+    case ir::SInfoKind::Func:  // a storage is an opaque object, not a function
+      if (!v.is<runtime::CallablePtr>() || as_storage(v)) result = "it is " + describe_value(v);
       break;
   }
   return result;

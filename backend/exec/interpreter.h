@@ -1,6 +1,8 @@
 // The evaluator behind Executor (private to backend/exec). executor.cpp evaluates expressions
 // and calls; builtins.cpp implements the language's operators (call_tir and its family,
-// shape_of, print, assert_op, closures, ...) and the packed-function registry.
+// shape_of, print, assert_op, closures, ...), memory.cpp those of storage and the VM
+// (R.memory.*, R.vm.*); packed.cpp is the packed-function registry, vm_builtins.cpp TVM's
+// vm.builtin.* functions in it.
 #pragma once
 #include <functional>
 #include <string>

@@ -3,12 +3,12 @@
 
 #include <dlfcn.h>
 
-#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
 #include "backend/exec/checks.h"
 #include "backend/exec/interpreter.h"
+#include "backend/exec/memory.h"
 #include "backend/runtime/error.h"
 #include "backend/runtime/raxc_runtime.h"
 
@@ -22,21 +22,13 @@ Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at);
 
 namespace {
 
-// vm.builtin.copy(x): a new tensor with x's contents (TVM's VM uses it where a value must not
-// alias its source).
+// vm.builtin.copy(x): x itself. TVM's VM emits it to copy a register (a binding `y = x`), which
+// copies the reference, not the data (src/runtime/vm/builtin.cc returns its argument): y and x
+// are the same tensor afterwards.
 Value builtin_copy(Interpreter&, const std::vector<Value>& args, Span at) {
-  const runtime::TensorPtr* t = args.size() == 1 ? args[0].tensor() : nullptr;
-  if (!t) {
-    if (args.size() == 1 && !args[0].tensor()) return args[0];  // non-tensors are values
+  if (args.size() != 1)
     raise(diag::PackedFunctionFailed{.message = "vm.builtin.copy takes one argument"}, at);
-  }
-  runtime::TensorPtr copy = runtime::Tensor::empty((*t)->shape(), (*t)->dtype());
-  if (!copy)
-    raise(diag::TensorAllocationFailed{.shape = describe_value(args[0]),
-                                       .dtype = runtime::dtype_name((*t)->dtype())},
-          at);
-  std::memcpy(copy->data(), (*t)->data(), static_cast<size_t>((*t)->nbytes()));
-  return copy;
+  return args[0];
 }
 
 // A plugin function behind the PackedFunction interface: tensors and scalars in, a scalar or
@@ -70,6 +62,7 @@ PackedFunction wrap_plugin(std::string name, RaxcPluginFunc fn) {
 }
 
 struct Registry {
+  Registry() { register_vm_builtins(functions); }
   std::mutex mutex;
   std::unordered_map<std::string, PackedFunction> functions{
       {"vm.builtin.copy", builtin_copy},

@@ -100,6 +100,23 @@ std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dty
   return t;
 }
 
+std::shared_ptr<Tensor> Tensor::view(std::shared_ptr<const void> owner, void* data,
+                                     std::vector<int64_t> shape, DLDataType dtype) {
+  std::shared_ptr<Tensor> t(new Tensor());
+  t->shape_ = std::move(shape);
+  t->owner_ = std::move(owner);
+  // The offset goes into the pointer, not byte_offset: consumers that ignore byte_offset (or
+  // assume it is 0, as much DLPack code does) still see the right bytes.
+  t->dl_.data = data;
+  t->dl_.device = DLDevice{kDLCPU, 0};
+  t->dl_.ndim = static_cast<int32_t>(t->shape_.size());
+  t->dl_.dtype = dtype;
+  t->dl_.shape = t->shape_.data();
+  t->dl_.strides = nullptr;
+  t->dl_.byte_offset = 0;
+  return t;
+}
+
 Tensor::~Tensor() { std::free(storage_); }
 
 int64_t Tensor::numel() const {

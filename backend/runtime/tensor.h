@@ -33,6 +33,11 @@ class Tensor {
  public:
   // Allocates zero-filled storage; nullptr when the size overflows or memory runs out.
   static std::shared_ptr<Tensor> empty(std::vector<int64_t> shape, DLDataType dtype);
+  // A tensor over memory that `owner` keeps alive (a storage block, or the tensor a view was
+  // made of): writes through either alias the same bytes, as TVM's views and the tensors of a
+  // storage do. `data` must lie inside the owner's memory; the view holds no storage of its own.
+  static std::shared_ptr<Tensor> view(std::shared_ptr<const void> owner, void* data,
+                                      std::vector<int64_t> shape, DLDataType dtype);
   // Element count and byte size of `shape` × `dtype`; nullopt on overflow or a negative dim.
   static std::optional<int64_t> byte_size(const std::vector<int64_t>& shape, DLDataType dtype);
 
@@ -63,7 +68,8 @@ class Tensor {
   Tensor() = default;
   std::vector<int64_t> shape_;
   DLTensor dl_{};
-  void* storage_ = nullptr;
+  void* storage_ = nullptr;            // owned memory (null for a view)
+  std::shared_ptr<const void> owner_;  // what a view's memory belongs to
 };
 using TensorPtr = std::shared_ptr<Tensor>;
 

@@ -2,7 +2,8 @@
 # raxc run --load: the example plugin (examples/plugin/scale.c) builds with the system C
 # compiler, registers its packed functions and computes what it should; a failing plugin
 # function is RX5032 at the call; a plugin that cannot be loaded is RX5033 (exit 2); a packed
-# function nobody registered is RX5022.
+# function nobody registered is RX5022; R.call_inplace_packed of a plugin function returns the
+# argument it wrote.
 # Usage: plugin_test.sh RAXC ROOT
 set -u
 raxc=$1
@@ -48,5 +49,28 @@ class Module:
         return y
 RX
 check "failing plugin function: RX5032" 1 "[RX5032]" "$raxc" run "$tmp/bad.rx" "[1, 2]" --load "$tmp/scale.so"
+# R.call_inplace_packed of a plugin function that writes its third argument and returns
+# nothing: the result is that argument (inplace_indices=[2]), the caller's x, scaled in place.
+# The tuple shows x and the result are one tensor. A -1 index asks the function for a new
+# tensor, which one that returns nothing did not make: RX5032.
+cat > "$tmp/inplace.rx" <<'RX'
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), dtype="float32")) -> R.Tuple(R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="float32")):
+        y = R.call_inplace_packed("example.scale", x, R.prim_value(T.float64(2.0)), x, inplace_indices=[2], sinfo_args=R.Tensor((3,), dtype="float32"))
+        return (y, x)
+RX
+check "call_inplace_packed aliases its argument" 0 "[2. 4. 6.],
+  [2. 4. 6.]" "$raxc" run "$tmp/inplace.rx" "[1, 2, 3]" --load "$tmp/scale.so"
+cat > "$tmp/inplace_new.rx" <<'RX'
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), dtype="float32")) -> R.Tuple(R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="float32")):
+        y = R.call_inplace_packed("example.scale", x, R.prim_value(T.float64(2.0)), x, inplace_indices=[2, -1], sinfo_args=[R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="float32")])
+        return y
+RX
+check "call_inplace_packed -1 of a function returning nothing: RX5032" 1 "has no value [RX5032]" "$raxc" run "$tmp/inplace_new.rx" "[1, 2, 3]" --load "$tmp/scale.so"
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
