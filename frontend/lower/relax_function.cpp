@@ -55,9 +55,16 @@ void FunctionLowerer::record_global(TSNode name) {
 }
 
 Span FunctionLowerer::quoted_name(TSNode string) const {
-  std::vector<TSNode> parts = cst().named_children(string);
-  if (parts.size() != 1 || !cst().is(parts[0], Kind::string_content)) return {};
-  return span(parts[0]);
+  // Children: string_start, string_content, string_end (grammar/NODES.md). A name spelled with
+  // escapes is no single token.
+  TSNode content{};
+  for (TSNode part : cst().named_children(string)) {
+    if (cst().is(part, Kind::escape_sequence)) return {};
+    if (!cst().is(part, Kind::string_content)) continue;
+    if (!ts_node_is_null(content)) return {};
+    content = part;
+  }
+  return ts_node_is_null(content) ? Span{} : span(content);
 }
 
 FunctionLowerer::PriorNames FunctionLowerer::prior_names(TSNode stmt) const {
@@ -355,7 +362,11 @@ bool FunctionLowerer::lower_broken_statement(TSNode stmt, Builder& b) {
   if (!broken) return false;
   // Before anything is bound: the statement's operands see the names bound before it, and the
   // targets bound below are recorded again as definitions (the later entry wins).
-  if (ctx_.source_map) {
+  // An ERROR on the line of the statement before it was read with that statement.
+  TSNode prev = ts_node_prev_named_sibling(stmt);
+  bool read_before = is_error_node(stmt) && !ts_node_is_null(prev) &&
+                     ts_node_start_point(stmt).row == ts_node_end_point(prev).row;
+  if (ctx_.source_map && !read_before) {
     size_t mark = ctx_.source_map->size();
     record_unlowered_names(stmt, mark, {});
     if (error_follows) record_unlowered_names(next, mark, {});

@@ -134,7 +134,7 @@ TEST_CASE("source map: a name rebound later in the function", "[source_map]") {
   std::vector<Span> refs = engine.references(kKey, offset_of(text, "y = R.add"));
   REQUIRE(refs.size() == 3);
   CHECK(refs[1].begin == offset_of(text, "y, y)"));
-  CHECK(refs[2].begin == offset_of(text, "y)", 0) + 3);
+  CHECK(refs[2].begin == offset_of(text, "y, y)") + 3);
   CHECK(engine.references(kKey, offset_of(text, "y, x)")).size() == 2);
 }
 
