@@ -926,11 +926,17 @@ void FunctionLowerer::lower_dataflow(TSNode stmt, Builder& b) {
     if (entry.kind == Name::Kind::Var && !entry.var->is_dataflow()) {
       bind_name(name, entry);
       left_dataflow_.erase(name);
-      left_dataflow_vars_.erase(name);
     } else if (entry.kind == Name::Kind::Var) {
       left_dataflow_.insert(name);
-      left_dataflow_vars_[name] = entry.var;
     }
+  }
+  // What the names that left with the block denoted (source map).
+  for (auto& [name, entry] : frame.names) {
+    if (entry.kind != Name::Kind::Var) continue;
+    if (entry.var->is_dataflow())
+      left_dataflow_vars_[name] = entry.var;
+    else
+      left_dataflow_vars_.erase(name);
   }
 }
 

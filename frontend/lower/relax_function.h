@@ -258,9 +258,6 @@ class FunctionLowerer {
   std::deque<SymVar> sym_storage_;
   std::unordered_map<const ir::Var*, VarFacts> facts_;
   std::unordered_set<std::string> left_dataflow_;
-  // The variable each name in left_dataflow_ denoted in its block: a use outside it is an error,
-  // but still names that variable (source map).
-  std::unordered_map<std::string, const ir::Var*> left_dataflow_vars_;
   std::unordered_set<std::string> poisoned_;  // names whose binding failed (no cascades)  // names
                                               // that went out of scope with a block
   ScopeNames names_{*this};
@@ -275,6 +272,9 @@ class FunctionLowerer {
   int dataflow_depth_ = 0;
   bool seen_return_ = false;
   bool body_has_syntax_error_ = false;
+  // The variable each dataflow name whose block has ended denoted in it: a use after the block
+  // is an error, but still names that variable (source map).
+  std::unordered_map<std::string, const ir::Var*> left_dataflow_vars_;
 };
 
 }  // namespace raxc::lower

@@ -347,15 +347,13 @@ const ir::PrimExpr* FunctionLowerer::lower_dim(TSNode node, SInfoMode mode,
       return nullptr;
     }
     if (is_identifier(*s)) {
-      auto it = signature_vars_.find(*s);
-      if (it != signature_vars_.end()) {
-        record_name(quoted_name(node), it->second);
-        return it->second;
-      }
-      if (const Name* n = lookup(*s); n && n->kind == Name::Kind::Sym) {
+      if (auto found = signature_vars_.find(*s); found != signature_vars_.end())
+        record_name(quoted_name(node), found->second);
+      else if (const Name* n = lookup(*s); n && n->kind == Name::Kind::Sym)
         record_name(quoted_name(node), n->sym->var);
-        return n->sym->var;
-      }
+      auto it = signature_vars_.find(*s);
+      if (it != signature_vars_.end()) return it->second;
+      if (const Name* n = lookup(*s); n && n->kind == Name::Kind::Sym) return n->sym->var;
       error(DiagId::RX1210, span(node), {*s});
       return nullptr;
     }
