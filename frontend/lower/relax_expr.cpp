@@ -268,6 +268,10 @@ const ir::Expr* FunctionLowerer::lower_subscript(TSNode node) {
       error(DiagId::RX1171, span(subs[0]), {std::to_string(i), std::to_string(items.size())});
       return nullptr;
     }
+    // The other fields are folded away, but their names still denote what they denote.
+    if (ctx_.source_map)
+      for (size_t k = 0; k < items.size(); ++k)
+        if (k != size_t(i)) record_unlowered_names(items[k], ctx_.source_map->size(), {});
     return lower_expr(items[size_t(i)]);
   }
   const ir::Expr* tuple = lower_expr(value);

@@ -94,8 +94,16 @@ void FunctionLowerer::record_unlowered_names(TSNode node, size_t mark, const Pri
     case Kind::relax_function:
     case Kind::prim_function:
     case Kind::function_definition:
-    case Kind::string:
     case Kind::concatenated_string: return;
+    case Kind::string: {
+      // A quoted shape variable (`"n"` where the body needs a bare `n`, RX1209).
+      Span at = quoted_name(node);
+      if (at.empty() || ctx_.source_map->recorded_since(mark, at)) return;
+      const Name* n =
+          lookup(cst().source().substr(at.begin - cst().span_bias(), at.end - at.begin));
+      if (n && n->kind == Name::Kind::Sym) record_name(at, n->sym->var);
+      return;
+    }
     case Kind::keyword_argument:
       record_unlowered_names(cst().field(node, Field::value), mark, prior);
       return;
@@ -263,6 +271,12 @@ const ir::Function* FunctionLowerer::lower_function(TSNode node, bool nested, ir
   if (!ts_node_is_null(ret_node) && !cst().is(cst().field(ret_node, Field::value), Kind::none))
     ret = lower_sinfo(cst().field(ret_node, Field::value), SInfoMode::Return);
 
+  // A statement tree-sitter could not place in the body is an ERROR child of the function (between
+  // the signature and the body): its names see the parameters.
+  if (ctx_.source_map)
+    for (TSNode child : cst().named_children(node))
+      if (is_error_node(child)) record_unlowered_names(child, ctx_.source_map->size(), {});
+
   ir::Var* self_var = nullptr;
   TSNode body_node = cst().field(node, Field::body);
   if (nested && is_recursive(body_node, fname)) {
@@ -318,6 +332,8 @@ const ir::SeqExpr* FunctionLowerer::lower_body(TSNode block, ir::Attrs& attrs, b
   current_ = &b;
   bool reported_unreachable = false;
   for (TSNode stmt : cst().named_children(block)) {
+    // Unreachable statements are not lowered; their names are still what the scopes say.
+    if (b.returned && ctx_.source_map) record_unlowered_names(stmt, ctx_.source_map->size(), {});
     if (b.returned) {
       if (cst().is(stmt, Kind::return_statement)) {
         error(DiagId::RX1129, span(stmt));
@@ -456,11 +472,13 @@ bool FunctionLowerer::lower_statement(TSNode stmt, Builder& b) {
   size_t names_before = ctx_.source_map ? ctx_.source_map->size() : 0;
   PriorNames prior = prior_names(stmt);
   bool ok = dispatch_statement(stmt, b);
-  // Blocks are handled statement by statement inside them.
+  // A block whose statements were lowered handled each of them; one refused as a whole (a `for`
+  // loop, an `if` inside a dataflow block) recorded nothing.
   Kind kind = cst().kind(stmt);
+  bool simple =
+      kind == Kind::binding || kind == Kind::expression_statement || kind == Kind::return_statement;
   if (ctx_.diags.error_count() > errors_before &&
-      (kind == Kind::binding || kind == Kind::expression_statement ||
-       kind == Kind::return_statement))
+      (simple || (ctx_.source_map && ctx_.source_map->size() == names_before)))
     record_unlowered_names(stmt, names_before, prior);
   // A statement that failed binds nothing; its names are poisoned so that their later uses do
   // not cascade into "undefined name" errors.
@@ -574,6 +592,7 @@ void FunctionLowerer::lower_binding(TSNode stmt, Builder& b) {
   TSNode ann = cst().field(stmt, Field::annotation);
   if (cst().is(right, Kind::binding)) {
     poison_names(stmt);  // chained assignment: reported by the syntax check (RX1015)
+    if (ctx_.source_map) record_unlowered_names(right, ctx_.source_map->size(), {});
     return;
   }
   if (cst().is(left, Kind::pattern_list)) {
@@ -905,6 +924,7 @@ void FunctionLowerer::lower_dataflow(TSNode stmt, Builder& b) {
   b.output_seen = false;
   bool reported_unreachable = false;
   for (TSNode s : cst().named_children(cst().field(stmt, Field::body))) {
+    if (b.returned && ctx_.source_map) record_unlowered_names(s, ctx_.source_map->size(), {});
     if (b.returned) {
       if (cst().is(s, Kind::return_statement)) {
         error(DiagId::RX1129, span(s));
