@@ -367,3 +367,48 @@ TEST_CASE("source map: a reused definition after an edit elsewhere", "[source_ma
   CHECK(refs[1].begin == offset_of(now, "f(x)"));
   CHECK(engine.references(kKey, offset_of(now, "a, a")).size() == 4);
 }
+
+TEST_CASE("source map: names in code lowering refuses or never reaches", "[source_map]") {
+  const std::string text = module_of(R"(    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = R.add(x, x)
+        for i in range(2):
+            y = R.add(y, x)
+        a = (x, y)[1]
+        return a
+        z = R.multiply(y, x)
+)");
+  Engine engine;
+  engine.open(kKey, text);
+  const ir::Var* y = binding_of(engine, "y")->var;
+  // Inside a refused `for` loop, in a tuple field folded away, after the return.
+  CHECK(symbol_at(engine, offset_of(text, "y, x)")).var == y);
+  CHECK(symbol_at(engine, offset_of(text, "(x, y)") + 1).kind == SymbolKind::Param);
+  CHECK(symbol_at(engine, offset_of(text, "y, x)", 1)).var == y);
+  CHECK(engine.references(kKey, offset_of(text, "y = R.add")).size() == 5);
+}
+
+TEST_CASE("source map: a keyword or TIR name is not a global of the same name", "[source_map]") {
+  const std::string text = module_of(R"(    @R.function
+    def axes(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        return x
+
+    @T.prim_func
+    def copy(A: T.Buffer((4,), "float32"), axes: T.Buffer((4,), "float32")):
+        for i in range(4):
+            axes[i] = A[i]
+
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((3, 2), dtype="float32"):
+        y = R.permute_dims(x, axes=[1, 0])
+        return y
+)");
+  Engine engine;
+  engine.open(kKey, text);
+  CHECK_FALSE(engine.symbol_at(kKey, offset_of(text, "axes=")));
+  CHECK_FALSE(engine.symbol_at(kKey, offset_of(text, "axes[i]")));
+  // The definition's own name still is the global.
+  Symbol global = symbol_at(engine, offset_of(text, "axes(x"));
+  CHECK(global.kind == SymbolKind::Function);
+  CHECK(engine.references(kKey, offset_of(text, "axes(x")).size() == 1);
+}
