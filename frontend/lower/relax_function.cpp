@@ -82,11 +82,11 @@ FunctionLowerer::PriorNames FunctionLowerer::prior_names(TSNode stmt) const {
   return prior;
 }
 
-// A statement that did not lower completely (a syntax error in it, or an error that stopped its
-// lowering before its operands) still mentions names the reader can ask about: each one not
-// recorded since `mark` is resolved in the current scopes as an operand would have been, a
-// binding target's name by what it denoted before the binding (`prior`). Nested functions and
-// lambdas have scopes of their own and are left alone.
+// Code lowering did not lower completely (a syntax error in it, an error that stopped it before
+// its operands, a statement refused as a whole or never reached) still mentions names the reader
+// can ask about: each one not recorded since `mark` is resolved in the current scopes as an
+// operand would have been, a binding target's name by what it denoted before the binding
+// (`prior`). Nested functions and lambdas have scopes of their own and are left alone.
 void FunctionLowerer::record_unlowered_names(TSNode node, size_t mark, const PriorNames& prior) {
   if (!ctx_.source_map || ts_node_is_null(node)) return;
   switch (cst().kind(node)) {
@@ -376,9 +376,9 @@ bool FunctionLowerer::lower_broken_statement(TSNode stmt, Builder& b) {
                        ts_node_start_point(next).row == ts_node_end_point(stmt).row;
   bool broken = ts_node_has_error(stmt) || error_follows;
   if (!broken) return false;
-  // Before anything is bound: the statement's operands see the names bound before it, and the
-  // targets bound below are recorded again as definitions (the later entry wins).
-  // An ERROR on the line of the statement before it was read with that statement.
+  // Names are recorded before anything is bound: the operands see the names bound before the
+  // statement, and the targets bound below are recorded again as definitions (the later entry
+  // wins). An ERROR on the line of the statement before it was read with that statement.
   TSNode prev = ts_node_prev_named_sibling(stmt);
   bool read_before = is_error_node(stmt) && !ts_node_is_null(prev) &&
                      ts_node_start_point(stmt).row == ts_node_end_point(prev).row;
