@@ -21,51 +21,6 @@ namespace {
 using frontend::Definition;
 using frontend::Token;
 
-// The names a function can mention: variables with where they become visible, shape variables.
-struct LocalNames {
-  struct VarEntry {
-    const ir::Var* var;
-    uint32_t visible_from;  // IR offset
-    bool is_param;
-  };
-  std::unordered_map<std::string, std::vector<VarEntry>> vars;
-  std::unordered_map<std::string, const ir::PrimVar*> shape_vars;  // first occurrence wins
-
-  explicit LocalNames(const ir::Function& f) {
-    for (const ir::DefinedVar& d : ir::defined_vars(&f)) {
-      if (d.binding == nullptr) {
-        vars[d.var->name].push_back({d.var, d.var->span.begin, true});
-        continue;
-      }
-      const ir::Binding& b = *d.binding;
-      uint32_t from = b.span.empty() ? b.var->span.end : std::max(b.span.end, b.var->span.end);
-      vars[b.var->name].push_back({b.var, from, false});
-    }
-    // Every mention, not only binding positions: a name in an editor resolves wherever it is
-    // written, even in a Callable's return.
-    for (const ir::PrimVar* v : ir::mentioned_shape_vars(&f)) shape_vars.emplace(v->name, v);
-  }
-
-  // The variable a name at IR offset `at` denotes: the one whose name is there, else the last
-  // one that became visible before it.
-  const VarEntry* resolve(const std::string& name, uint32_t at) const {
-    auto it = vars.find(name);
-    if (it == vars.end()) return nullptr;
-    const VarEntry* best = nullptr;
-    for (const VarEntry& e : it->second) {
-      if (e.var->span.begin <= at && at < e.var->span.end) return &e;
-      if (e.visible_from <= at && (!best || e.visible_from >= best->visible_from)) best = &e;
-    }
-    return best;
-  }
-};
-
-bool is_namespace_prefix(std::string_view object) {
-  static const std::unordered_set<std::string_view> prefixes = {"R",    "T",  "I",   "relax", "tir",
-                                                                "tirx", "ir", "tvm", "script"};
-  return prefixes.count(object) > 0;
-}
-
 // The text of a definition up to the end of its signature (decorators, name, parameters, return
 // annotation). Diagnostics of callers point into it (a parameter, the return annotation), so a
 // caller is re-analysed when it changes, and its notes can be kept relative to the definition.
@@ -566,6 +521,10 @@ std::vector<Diagnostic> Engine::diagnostics(const std::string& key) const {
 }
 
 // ------------------------------------------------------------------------------ symbols
+// Names are answered from what lowering resolved: each definition's source map
+// (frontend/ir/source_map.h) gives the IR entity every name it resolved denotes, and the
+// definition's own name (its GlobalVar) is the global it defines. A name lowering did not resolve
+// (an undefined name, an operator, a keyword) is no symbol.
 
 namespace {
 
@@ -596,45 +555,40 @@ Span without_quotes(const std::string& text, Span span) {
   return span;
 }
 
-// The symbol a token denotes; `def` is the definition containing it (may be null).
-std::optional<Symbol> resolve_token(const Engine::State& st, const Token& token,
-                                    const Definition* def, std::unique_ptr<LocalNames>& locals) {
-  if (token.kind == Token::Kind::Attribute) {
-    if (token.object.empty() || is_namespace_prefix(token.object)) return std::nullopt;
-    return global_symbol(st, token.text);
+// The symbol a source-map entry of `def` denotes.
+std::optional<Symbol> symbol_of(const Engine::State& st, const Definition& def,
+                                const ir::NameRef& ref) {
+  if (const ir::GlobalVar* g = ref.global()) return global_symbol(st, g->name);
+  Symbol s;
+  s.scope = def.text_span();
+  if (const ir::Var* v = ref.var()) {
+    s.kind = def.source_map.is_param(v) ? SymbolKind::Param : SymbolKind::Var;
+    s.name = v->name;
+    s.definition = st.doc->to_text(v->span);
+    s.var = v;
+    return s;
   }
-  const ir::Function* f = def && def->global ? def->global->function() : nullptr;
-  if (f) {
-    if (!locals) locals = std::make_unique<LocalNames>(*f);
-    uint32_t at = token.span.begin - def->begin + def->ir_begin;
-    if (token.kind == Token::Kind::Identifier) {
-      if (const LocalNames::VarEntry* e = locals->resolve(token.text, at)) {
-        Symbol s;
-        s.kind = e->is_param ? SymbolKind::Param : SymbolKind::Var;
-        s.name = token.text;
-        s.definition = st.doc->to_text(e->var->span);
-        s.scope = def->text_span();
-        s.var = e->var;
-        return s;
-      }
-    }
-    auto sv = locals->shape_vars.find(token.text);
-    if (sv != locals->shape_vars.end()) {
-      Symbol s;
-      s.kind = SymbolKind::ShapeVar;
-      s.name = token.text;
-      s.definition = without_quotes(st.doc->text(), st.doc->to_text(sv->second->span));
-      s.scope = def->text_span();
-      s.prim_var = sv->second;
-      return s;
-    }
-  }
-  if (token.kind == Token::Kind::String) return std::nullopt;
-  return global_symbol(st, token.text);
+  const ir::PrimVar* p = ref.prim_var();
+  s.kind = SymbolKind::ShapeVar;
+  s.name = p->name;
+  s.definition = without_quotes(st.doc->text(), st.doc->to_text(p->span));
+  s.prim_var = p;
+  return s;
 }
 
-bool same_symbol(const Symbol& a, const Symbol& b) {
-  return a.kind == b.kind && a.var == b.var && a.prim_var == b.prim_var && a.global == b.global;
+Span to_ir(const Definition& def, Span text) {
+  return {text.begin - def.begin + def.ir_begin, text.end - def.begin + def.ir_begin};
+}
+
+// The symbol a token denotes; `def` is the definition containing it (may be null).
+std::optional<Symbol> resolve_token(const Engine::State& st, const Token& token,
+                                    const Definition* def) {
+  if (!def || !def->global) return std::nullopt;
+  Span at = to_ir(*def, token.span);
+  if (const ir::NameRef* ref = def->source_map.at(at)) return symbol_of(st, *def, *ref);
+  if (token.kind == Token::Kind::Identifier && at == def->global->gvar->span)
+    return global_symbol(st, def->name);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -644,8 +598,7 @@ std::optional<Symbol> Engine::symbol_at(const std::string& key, uint32_t offset)
   if (!st) return std::nullopt;
   std::optional<Token> token = st->doc->token_at(offset);
   if (!token) return std::nullopt;
-  std::unique_ptr<LocalNames> locals;
-  return resolve_token(*st, *token, st->doc->definition_at(token->span.begin), locals);
+  return resolve_token(*st, *token, st->doc->definition_at(token->span.begin));
 }
 
 void Engine::for_each_symbol(
@@ -653,16 +606,12 @@ void Engine::for_each_symbol(
     const std::function<void(const Token&, const std::optional<Symbol>&)>& visit) const {
   State* st = find(key);
   if (!st) return;
-  // One local-name table per definition, reused for all of its tokens.
-  std::unique_ptr<LocalNames> locals;
-  const Definition* locals_for = nullptr;
+  // Tokens come in order: the definition holding the previous one usually holds this one too.
+  const Definition* def = nullptr;
   st->doc->for_each_token(range, [&](const Token& token) {
-    const Definition* def = st->doc->definition_at(token.span.begin);
-    if (def != locals_for) {
-      locals.reset();
-      locals_for = def;
-    }
-    visit(token, resolve_token(*st, token, def, locals));
+    if (!def || !def->text_span().contains(token.span.begin))
+      def = st->doc->definition_at(token.span.begin);
+    visit(token, resolve_token(*st, token, def));
   });
 }
 
@@ -673,21 +622,20 @@ std::vector<Span> Engine::references(const std::string& key, uint32_t offset,
   if (!st || !symbol) return {};
   std::vector<Span> out;
   if (include_definition) out.push_back(symbol->definition);
-  const Definition* scope_def =
-      symbol->global ? nullptr : st->doc->definition_at(symbol->scope.begin);
-  std::unique_ptr<LocalNames> locals;
-  const Definition* locals_for = nullptr;
-  for (const Token& token : st->doc->tokens_in(symbol->scope)) {
-    if (token.text != symbol->name) continue;
-    const Definition* def = scope_def ? scope_def : st->doc->definition_at(token.span.begin);
-    if (def != locals_for) {
-      locals.reset();
-      locals_for = def;
+  // A local symbol is named only inside its definition; a global anywhere.
+  const Definition* local = symbol->global ? nullptr : st->doc->definition_at(symbol->scope.begin);
+  for (const auto& def : st->doc->definitions()) {
+    if (local && def.get() != local) continue;
+    if (!def->global) continue;
+    for (const ir::NameRef& ref : def->source_map.refs()) {
+      bool same = symbol->global ? ref.global() && ref.global()->name == symbol->name
+                  : symbol->var  ? ref.var() == symbol->var
+                                 : ref.prim_var() == symbol->prim_var;
+      if (!same) continue;
+      Span at = st->doc->to_text(ref.span);
+      if (at == symbol->definition) continue;
+      out.push_back(at);
     }
-    std::optional<Symbol> s = resolve_token(*st, token, def, locals);
-    if (!s || !same_symbol(*s, *symbol)) continue;
-    if (token.span == symbol->definition) continue;
-    out.push_back(token.span);
   }
   return out;
 }

@@ -131,14 +131,16 @@ class Engine {
   std::optional<StructInfoAt> struct_info_at(const std::string& key, uint32_t offset) const;
 
   // The symbol whose name is at `offset` (Relax vars, params, shape variables, globals via
-  // `cls.f`, PrimFuncs referenced by call_tir).
+  // `cls.f`, PrimFuncs referenced by call_tir), as lowering resolved that name: the definition's
+  // source map (frontend/ir/source_map.h), so a shadowed or rebound name is the variable the
+  // compiler sees there. Names inside PrimFunc bodies are not resolved (their scopes are TIR's).
   std::optional<Symbol> symbol_at(const std::string& key, uint32_t offset) const;
   // Every name token in `range` with the symbol it resolves to (semantic highlighting), in
-  // order: one pass, each function's name table built once, nothing materialised.
+  // order: one pass, a lookup in the definition's source map per token, nothing materialised.
   void for_each_symbol(
       const std::string& key, Span range,
       const std::function<void(const frontend::Token&, const std::optional<Symbol>&)>& visit) const;
-  // Every occurrence of that symbol's name (the definition first when asked for).
+  // Every occurrence of that symbol (the definition first when asked for), from the source maps.
   std::vector<Span> references(const std::string& key, uint32_t offset,
                                bool include_definition = true) const;
 

@@ -389,7 +389,7 @@ struct Document::Impl {
     }
     cst::Cst biased(text, def->ir_begin - begin);
     DiagnosticSink sink;
-    def->global = lower::lower_definition(biased, outline, *header, node, sink);
+    def->global = lower::lower_definition(biased, outline, *header, node, sink, &def->source_map);
     def->diagnostics = sink.take();
     if (def->global) def->name = def->global->gvar->name;
     return def;

@@ -26,6 +26,7 @@
 
 #include "frontend/diagnostics.h"
 #include "frontend/ir/module.h"
+#include "frontend/ir/source_map.h"
 #include "frontend/printer/printer.h"
 
 namespace raxc::frontend {
@@ -47,6 +48,9 @@ struct Definition {
   uint32_t ir_begin = 0;  // where its IR spans start (see the header comment)
   std::optional<ir::GlobalDef> global;  // nullopt when lowering failed (reported)
   std::vector<Diagnostic> diagnostics;  // its lowering diagnostics, in IR offsets
+  // Every name the lowering resolved in it, with what it denotes (IR offsets): the one name
+  // resolver editor queries use (frontend/ir/source_map.h). Empty when lowering failed.
+  ir::SourceMap source_map;
 
   Span text_span() const { return {begin, begin + uint32_t(text.size())}; }
   Span ir_span() const { return {ir_begin, ir_begin + uint32_t(text.size())}; }

@@ -7,6 +7,7 @@
 
 #include "frontend/diagnostics.h"
 #include "frontend/ir/module.h"
+#include "frontend/ir/source_map.h"
 #include "frontend/lower/cst.h"
 
 namespace raxc::lower {
@@ -30,6 +31,9 @@ struct LowerContext {
   ir::IRModule& module;
   Namespaces namespaces;
   ir::Arena* arena = nullptr;  // the arena of the definition being lowered
+  // Where the names the definition's Relax scopes resolve are recorded (frontend/ir/source_map.h),
+  // or null when nobody asked. PrimFunc bodies record nothing: their names are TIR's own.
+  ir::SourceMap* source_map = nullptr;
 
   template <class T, class... Args>
   T* make(Args&&... args) {

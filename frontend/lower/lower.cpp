@@ -2,6 +2,8 @@
 // top-level item, module classes with their two-pass declaration of globals.
 #include "frontend/lower/lower.h"
 
+#include <utility>
+
 #include "frontend/lower/relax_function.h"
 #include "frontend/lower/relax_lower.h"
 
@@ -201,7 +203,10 @@ class FileLowerer {
       if (!fn) return std::nullopt;
       g.value = fn;
     } else {
+      // TIR scopes are not the Relax ones the source map describes (ir/source_map.h).
+      ir::SourceMap* source_map = std::exchange(ctx_.source_map, nullptr);
       const ir::PrimFunc* fn = lower_prim_func(ctx_, def);
+      ctx_.source_map = source_map;
       if (!fn) return std::nullopt;
       g.value = fn;
     }
@@ -549,9 +554,16 @@ ModuleOutline lower_outline(const cst::Cst& cst, TSNode root, DiagnosticSink& di
 
 std::optional<ir::GlobalDef> lower_definition(const cst::Cst& cst, const ModuleOutline& outline,
                                               ir::IRModule& module, TSNode definition,
-                                              DiagnosticSink& diags) {
+                                              DiagnosticSink& diags, ir::SourceMap* source_map) {
   LowerContext ctx{cst, diags, module, *outline.namespaces, module.arena.get()};
-  return FileLowerer(ctx).lower_definition(definition, *outline.scope);
+  ctx.source_map = source_map;
+  std::optional<ir::GlobalDef> g = FileLowerer(ctx).lower_definition(definition, *outline.scope);
+  if (source_map) {
+    // Without a GlobalDef the arena the entries point into is gone.
+    if (!g) source_map->clear();
+    source_map->finish();
+  }
+  return g;
 }
 
 }  // namespace raxc::lower

@@ -11,6 +11,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/ir/hash.h"
 #include "frontend/ir/module.h"
+#include "frontend/ir/source_map.h"
 #include "frontend/lower/cst.h"
 
 namespace raxc::lower {
@@ -70,10 +71,13 @@ ModuleOutline lower_outline(const cst::Cst& cst, TSNode root, DiagnosticSink& di
 
 // Lowers one of `outline.definitions` into a GlobalDef with its own arena (nullopt when it
 // failed; the reason is reported). `module` provides the module-level IR (vdevices) the body may
-// refer to: the outline's module or an equivalent older one (same header_key).
+// refer to: the outline's module or an equivalent older one (same header_key). When
+// `source_map` is given, every name the definition's Relax scopes resolve is recorded in it
+// (frontend/ir/source_map.h); it is empty when the definition failed.
 std::optional<ir::GlobalDef> lower_definition(const cst::Cst& cst, const ModuleOutline& outline,
                                               ir::IRModule& module, TSNode definition,
-                                              DiagnosticSink& diags);
+                                              DiagnosticSink& diags,
+                                              ir::SourceMap* source_map = nullptr);
 
 }  // namespace raxc::lower
 

@@ -128,6 +128,8 @@ Result PrimLowerer::name(TSNode node) {
   std::string_view n = cst_.text(node);
   if (const ir::PrimExpr* alias = names_.find_expr(n)) return Val::of(alias);
   if (const ir::PrimVar* var = names_.find_var(n)) {
+    // Only a Relax function's names are recorded (LowerContext::source_map).
+    if (ctx_.source_map) ctx_.source_map->record(span(node), var);
     Val v = Val::of(var);
     v.span = span(node);
     return v;

@@ -121,14 +121,16 @@ const ir::GlobalVar* FunctionLowerer::global_ref(TSNode node) {
     error(diag::ModuleHasNoFunction{.function = name, .module = module_.class_name}, span(attr));
     return nullptr;
   }
-  return make<ir::GlobalVar>(name, span(node));
+  auto* global = make<ir::GlobalVar>(name, span(node));
+  record_name(span(attr), global);  // the name is the attribute: `f` of `cls.f`
+  return global;
 }
 
 const ir::Expr* FunctionLowerer::lower_identifier(TSNode node) {
   std::string name = text(node);
   if (const Name* n = lookup(name)) {
     switch (n->kind) {
-      case Name::Kind::Var: return n->var;
+      case Name::Kind::Var: record_name(node, n->var); return n->var;
       case Name::Kind::Sym:
       case Name::Kind::PrimAlias: return lower_prim_value(node);
       case Name::Kind::String: return make<ir::StringImm>(n->str, span(node));
@@ -139,7 +141,9 @@ const ir::Expr* FunctionLowerer::lower_identifier(TSNode node) {
   }
   if (const GlobalInfo* g = module_.find(name)) {
     (void)g;
-    return make<ir::GlobalVar>(name, span(node));
+    auto* global = make<ir::GlobalVar>(name, span(node));
+    record_name(span(node), global);
+    return global;
   }
   if (!module_.class_name.empty() && name == module_.class_name) {
     error(diag::ModuleUsedAsValue{.module = name}, span(node));
@@ -148,6 +152,9 @@ const ir::Expr* FunctionLowerer::lower_identifier(TSNode node) {
   // An unresolved name stays in its expression as an error node, so that the expression and
   // the binding around it still lower (and the rest of the function with them).
   auto* unresolved = make<ir::ErrorExpr>(span(node), name);
+  // Still the block's variable, though not visible here (RX1163 below, or reported already).
+  if (auto left = left_dataflow_vars_.find(name); left != left_dataflow_vars_.end())
+    record_name(node, left->second);
   if (poisoned_.count(name) || body_has_syntax_error_) return unresolved;  // reported already
   if (auto left = left_dataflow_.find(name); left != left_dataflow_.end()) {
     Diagnostic d = make_diagnostic(diag::DataflowVarNotOutput{.name = name}, span(node));
@@ -275,6 +282,10 @@ const ir::Expr* FunctionLowerer::lower_subscript(TSNode node) {
             span(subs[0]));
       return nullptr;
     }
+    // The other fields are folded away, but their names still denote what they denote.
+    if (ctx_.source_map)
+      for (size_t k = 0; k < items.size(); ++k)
+        if (k != size_t(i)) record_unlowered_names(items[k], ctx_.source_map->size(), {});
     return lower_expr(items[size_t(i)]);
   }
   const ir::Expr* tuple = lower_expr(value);

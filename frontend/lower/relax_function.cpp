@@ -2,6 +2,7 @@
 // 17, 23): signatures, statements, dataflow blocks, if-bindings, returns, nested functions.
 #include "frontend/lower/relax_function.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "frontend/ir/equal.h"
@@ -43,6 +44,102 @@ const Name* FunctionLowerer::lookup(std::string_view name) const {
 void FunctionLowerer::bind_name(std::string name, Name entry) {
   poisoned_.erase(name);
   frames_.back().names[std::move(name)] = std::move(entry);
+}
+
+// ------------------------------------------------------------------------------ source map
+// Each name is recorded where the scopes above resolve it (frontend/ir/source_map.h), so that
+// editor queries see exactly what lowering saw.
+
+void FunctionLowerer::record_global(TSNode name) {
+  if (ctx_.source_map) record_name(span(name), make<ir::GlobalVar>(text(name), span(name)));
+}
+
+Span FunctionLowerer::quoted_name(TSNode string) const {
+  // Children: string_start, string_content, string_end (grammar/NODES.md). A name spelled with
+  // escapes is no single token.
+  TSNode content{};
+  for (TSNode part : cst().named_children(string)) {
+    if (cst().is(part, Kind::escape_sequence)) return {};
+    if (!cst().is(part, Kind::string_content)) continue;
+    if (!ts_node_is_null(content)) return {};
+    content = part;
+  }
+  return ts_node_is_null(content) ? Span{} : span(content);
+}
+
+FunctionLowerer::PriorNames FunctionLowerer::prior_names(TSNode stmt) const {
+  PriorNames prior;
+  if (!ctx_.source_map || !cst().is(stmt, Kind::binding)) return prior;
+  TSNode left = cst().field(stmt, Field::left);
+  std::vector<TSNode> targets;
+  if (cst().is(left, Kind::identifier)) targets.push_back(left);
+  if (cst().is(left, Kind::pattern_list)) targets = cst().named_children(left);
+  for (TSNode t : targets) {
+    std::string name = text(t);
+    const Name* n = lookup(name);
+    prior.push_back({std::move(name), span(t), n ? std::optional<Name>(*n) : std::nullopt});
+  }
+  return prior;
+}
+
+// Code lowering did not lower completely (a syntax error in it, an error that stopped it before
+// its operands, a statement refused as a whole or never reached) still mentions names the reader
+// can ask about: each one not recorded since `mark` is resolved in the current scopes as an
+// operand would have been, a binding target's name by what it denoted before the binding
+// (`prior`). Nested functions and lambdas have scopes of their own and are left alone.
+void FunctionLowerer::record_unlowered_names(TSNode node, size_t mark, const PriorNames& prior) {
+  if (!ctx_.source_map || ts_node_is_null(node)) return;
+  switch (cst().kind(node)) {
+    case Kind::lambda:
+    case Kind::relax_function:
+    case Kind::prim_function:
+    case Kind::function_definition:
+    case Kind::concatenated_string: return;
+    case Kind::string: {
+      // A quoted shape variable (`"n"` where the body needs a bare `n`, RX1209).
+      Span at = quoted_name(node);
+      if (at.empty() || ctx_.source_map->recorded_since(mark, at)) return;
+      const Name* n =
+          lookup(cst().source().substr(at.begin - cst().span_bias(), at.end - at.begin));
+      if (n && n->kind == Name::Kind::Sym) record_name(at, n->sym->var);
+      return;
+    }
+    case Kind::keyword_argument:
+      record_unlowered_names(cst().field(node, Field::value), mark, prior);
+      return;
+    case Kind::attribute: {
+      // `cls.f` names a global; the attribute of anything else is no name in scope.
+      TSNode object = cst().field(node, Field::object), attr = cst().field(node, Field::attribute);
+      if (is_module_ref(object)) {
+        if (cst().is(attr, Kind::identifier) && module_.find(cst().text(attr)) &&
+            !ctx_.source_map->recorded_since(mark, span(attr)))
+          record_global(attr);
+        return;
+      }
+      record_unlowered_names(object, mark, prior);
+      return;
+    }
+    case Kind::identifier: {
+      Span at = span(node);
+      if (ctx_.source_map->recorded_since(mark, at)) return;
+      std::string name = text(node);
+      const Name* n = nullptr;
+      auto before = std::find_if(prior.begin(), prior.end(),
+                                 [&](const PriorName& p) { return p.name == name; });
+      if (before != prior.end()) {
+        if (before->target == at) return;
+        n = before->entry ? &*before->entry : nullptr;
+      } else {
+        n = lookup(name);
+      }
+      if (n && n->kind == Name::Kind::Var) record_name(node, n->var);
+      if (n && n->kind == Name::Kind::Sym) record_name(span(node), n->sym->var);
+      if (!n && module_.find(name)) record_global(node);
+      return;
+    }
+    default: break;
+  }
+  for (TSNode child : cst().named_children(node)) record_unlowered_names(child, mark, prior);
 }
 
 // ------------------------------------------------------------------------------ functions
@@ -115,6 +212,8 @@ std::vector<const ir::Var*> FunctionLowerer::lower_params(TSNode params_node) {
     }
     if (!seen.insert(name).second) error(diag::DuplicateParameter{.param = name}, span(name_node));
     auto* var = make<ir::Var>(false, name, sinfo, span(name_node));
+    record_name(name_node, var);
+    if (ctx_.source_map) ctx_.source_map->mark_param(var);
     if (auto* t = ir::dyn_cast<ir::TupleSInfo>(sinfo))
       facts_[var].tuple_arity = int(t->fields.size());
     if (auto* f = ir::dyn_cast<ir::FuncSInfo>(sinfo)) {
@@ -172,6 +271,12 @@ const ir::Function* FunctionLowerer::lower_function(TSNode node, bool nested, ir
   if (!ts_node_is_null(ret_node) && !cst().is(cst().field(ret_node, Field::value), Kind::none))
     ret = lower_sinfo(cst().field(ret_node, Field::value), SInfoMode::Return);
 
+  // A statement tree-sitter could not place in the body is an ERROR child of the function (between
+  // the signature and the body): its names see the parameters.
+  if (ctx_.source_map)
+    for (TSNode child : cst().named_children(node))
+      if (is_error_node(child)) record_unlowered_names(child, ctx_.source_map->size(), {});
+
   ir::Var* self_var = nullptr;
   TSNode body_node = cst().field(node, Field::body);
   if (nested && is_recursive(body_node, fname)) {
@@ -228,6 +333,8 @@ const ir::SeqExpr* FunctionLowerer::lower_body(TSNode block, ir::Attrs& attrs, b
   current_ = &b;
   bool reported_unreachable = false;
   for (TSNode stmt : cst().named_children(block)) {
+    // Unreachable statements are not lowered; their names are still what the scopes say.
+    if (b.returned && ctx_.source_map) record_unlowered_names(stmt, ctx_.source_map->size(), {});
     if (b.returned) {
       if (cst().is(stmt, Kind::return_statement)) {
         error(diag::SecondReturnStatement{}, span(stmt));
@@ -270,6 +377,17 @@ bool FunctionLowerer::lower_broken_statement(TSNode stmt, Builder& b) {
                        ts_node_start_point(next).row == ts_node_end_point(stmt).row;
   bool broken = ts_node_has_error(stmt) || error_follows;
   if (!broken) return false;
+  // Names are recorded before anything is bound: the operands see the names bound before the
+  // statement, and the targets bound below are recorded again as definitions (the later entry
+  // wins). An ERROR on the line of the statement before it was read with that statement.
+  TSNode prev = ts_node_prev_named_sibling(stmt);
+  bool read_before = is_error_node(stmt) && !ts_node_is_null(prev) &&
+                     ts_node_start_point(stmt).row == ts_node_end_point(prev).row;
+  if (ctx_.source_map && !read_before) {
+    size_t mark = ctx_.source_map->size();
+    record_unlowered_names(stmt, mark, {});
+    if (error_follows) record_unlowered_names(next, mark, {});
+  }
   // The error node covers the statement and the ERROR after it: the syntax error is inside it.
   Span whole = span(stmt);
   if (error_follows) whole.end = std::max(whole.end, span(next).end);
@@ -351,7 +469,17 @@ void FunctionLowerer::bind_broken(Span at, TSNode target, TSNode annotation, Bui
 bool FunctionLowerer::lower_statement(TSNode stmt, Builder& b) {
   if (lower_broken_statement(stmt, b)) return true;
   size_t errors_before = ctx_.diags.error_count();
+  size_t names_before = ctx_.source_map ? ctx_.source_map->size() : 0;
+  PriorNames prior = prior_names(stmt);
   bool ok = dispatch_statement(stmt, b);
+  // A block whose statements were lowered handled each of them; one refused as a whole (a `for`
+  // loop, an `if` inside a dataflow block) recorded nothing.
+  Kind kind = cst().kind(stmt);
+  bool simple =
+      kind == Kind::binding || kind == Kind::expression_statement || kind == Kind::return_statement;
+  if (ctx_.diags.error_count() > errors_before &&
+      (simple || (ctx_.source_map && ctx_.source_map->size() == names_before)))
+    record_unlowered_names(stmt, names_before, prior);
   // A statement that failed binds nothing; its names are poisoned so that their later uses do
   // not cascade into "undefined name" errors.
   if (ctx_.diags.error_count() > errors_before) poison_names(stmt);
@@ -430,6 +558,11 @@ ir::Var* FunctionLowerer::emit(Builder& b, std::string name, const ir::StructInf
                                Span var_span, Span at, ir::Var* existing) {
   if (b.dataflow && b.output_seen) error(diag::BindingAfterOutput{.binding = name}, at);
   ir::Var* var = existing ? existing : make<ir::Var>(b.dataflow, name, annotation, var_span);
+  // The target as written (not the statement a synthesised `_` or tuple variable stands for).
+  if (ctx_.source_map && var_span.begin >= cst().span_bias() &&
+      cst().source().substr(var_span.begin - cst().span_bias(), var_span.end - var_span.begin) ==
+          name)
+    record_name(var_span, var);
   if (!b.open || b.open->is_dataflow != b.dataflow) {
     b.open = make<ir::BindingBlock>(ir::BindingBlock{b.dataflow, {}, at});
     b.blocks.push_back(b.open);
@@ -462,6 +595,7 @@ void FunctionLowerer::lower_binding(TSNode stmt, Builder& b) {
   TSNode ann = cst().field(stmt, Field::annotation);
   if (cst().is(right, Kind::binding)) {
     poison_names(stmt);  // chained assignment: reported by the syntax check (RX1015)
+    if (ctx_.source_map) record_unlowered_names(right, ctx_.source_map->size(), {});
     return;
   }
   if (cst().is(left, Kind::pattern_list)) {
@@ -527,6 +661,7 @@ bool FunctionLowerer::lower_declaration(TSNode left, TSNode right, Builder& b) {
     auto [dt, size_var] = types[i];
     if (const Name* existing = lookup(name)) {
       if (existing->kind == Name::Kind::Sym) {
+        record_name(span(targets[i]), existing->sym->var);
         if (existing->sym->var->dtype != dt) {
           error(diag::SymbolicVarDtypeMismatch{.name = name,
                                                .bound_dtype = existing->sym->var->dtype.str(),
@@ -539,6 +674,7 @@ bool FunctionLowerer::lower_declaration(TSNode left, TSNode right, Builder& b) {
       continue;
     }
     sym_storage_.push_back(SymVar{make<ir::PrimVar>(name, dt, span(targets[i]), size_var), false});
+    record_name(span(targets[i]), sym_storage_.back().var);
     Name entry;
     entry.kind = Name::Kind::Sym;
     entry.sym = &sym_storage_.back();
@@ -762,6 +898,7 @@ void FunctionLowerer::lower_output(TSNode call, Builder& b) {
       continue;
     }
     it->second.var->kind = ir::ExprKind::Var;  // outputs are ordinary Vars (§10 item 3)
+    record_name(arg, it->second.var);
   }
 }
 
@@ -796,6 +933,7 @@ void FunctionLowerer::lower_dataflow(TSNode stmt, Builder& b) {
   b.output_seen = false;
   bool reported_unreachable = false;
   for (TSNode s : cst().named_children(cst().field(stmt, Field::body))) {
+    if (b.returned && ctx_.source_map) record_unlowered_names(s, ctx_.source_map->size(), {});
     if (b.returned) {
       if (cst().is(s, Kind::return_statement)) {
         error(diag::SecondReturnStatement{}, span(s));
@@ -820,6 +958,14 @@ void FunctionLowerer::lower_dataflow(TSNode stmt, Builder& b) {
     } else if (entry.kind == Name::Kind::Var) {
       left_dataflow_[name] = b.output_seen ? b.output_span : Span{};
     }
+  }
+  // What the names that left with the block denoted (source map).
+  for (auto& [name, entry] : frame.names) {
+    if (entry.kind != Name::Kind::Var) continue;
+    if (entry.var->is_dataflow())
+      left_dataflow_vars_[name] = entry.var;
+    else
+      left_dataflow_vars_.erase(name);
   }
 }
 
@@ -860,6 +1006,7 @@ FunctionLowerer::Branch FunctionLowerer::lower_branch(TSNode block, const char* 
     return result;
   }
   const ir::Binding* last = nb.last;
+  result.last_var = last->var;
   result.name = last->var->name;
   result.annotation = last->var->annotation;
   result.last_span = last->span;
@@ -925,6 +1072,9 @@ std::optional<FunctionLowerer::IfResult> FunctionLowerer::lower_if_chain(
     else_b.annotation = inner->annotation;
     else_b.last_span = inner_at;
     else_b.seq = finish_seq(nb, var, span(clause));
+    else_b.last_var = var;
+    if (ctx_.source_map)
+      for (const ir::Var* v : inner->replaced) ctx_.source_map->redirect(v, var);
   }
   if (!c || !then_b.ok || !else_b.ok) return std::nullopt;
   if (then_b.name != else_b.name) {
@@ -933,6 +1083,7 @@ std::optional<FunctionLowerer::IfResult> FunctionLowerer::lower_if_chain(
     return std::nullopt;
   }
   IfResult r;
+  r.replaced = {then_b.last_var, else_b.last_var};
   r.name = then_b.name;
   r.annotation = then_b.annotation ? then_b.annotation : else_b.annotation;
   r.expr = make<ir::If>(c, then_b.seq, else_b.seq, at);
@@ -949,6 +1100,9 @@ void FunctionLowerer::lower_if(TSNode stmt, Builder& b) {
                           cst().field(stmt, Field::consequence), clauses, 0, span(stmt));
   if (!r) return;
   emit(b, r->name, r->annotation, r->expr, nullptr, span(stmt), span(stmt));
+  // The branches' targets name the if's result from now on.
+  if (ctx_.source_map)
+    for (const ir::Var* v : r->replaced) ctx_.source_map->redirect(v, b.last->var);
 }
 
 void FunctionLowerer::lower_return(TSNode stmt, Builder& b) {

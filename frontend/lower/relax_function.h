@@ -117,11 +117,14 @@ class FunctionLowerer {
     const ir::StructInfo* annotation = nullptr;
     const ir::SeqExpr* seq = nullptr;
     Span span, last_span;
+    const ir::Var* last_var = nullptr;  // replaced by the if's result variable (§5.5)
   };
   struct IfResult {
     std::string name;
     const ir::StructInfo* annotation = nullptr;
     const ir::Expr* expr = nullptr;
+    // The branches' last variables, which the result variable replaces (source map).
+    std::vector<const ir::Var*> replaced;
   };
 
   // ---- functions (relax_function.cpp)
@@ -221,6 +224,25 @@ class FunctionLowerer {
   void collect_bare_dim_names(TSNode node);
   void introduce_signature_var(std::string name, Span span, bool bare);
 
+  // ---- the source map (frontend/ir/source_map.h; relax_function.cpp)
+  template <class T>
+  void record_name(Span at, const T* entity) {
+    if (ctx_.source_map) ctx_.source_map->record(at, entity);
+  }
+  void record_name(TSNode name, const ir::Var* var) { record_name(span(name), var); }
+  void record_global(TSNode name);
+  // The name inside the quotes of a string (`"n"`), as a document token covers it.
+  Span quoted_name(TSNode string) const;
+  // A binding's targets with what their names denoted before it (see record_unlowered_names).
+  struct PriorName {
+    std::string name;
+    Span target;                // the target itself: a definition, never a use
+    std::optional<Name> entry;  // what the name denoted before the binding
+  };
+  using PriorNames = std::vector<PriorName>;
+  PriorNames prior_names(TSNode stmt) const;
+  void record_unlowered_names(TSNode node, size_t mark, const PriorNames& prior);
+
   template <class T, class... Args>
   T* make(Args&&... args) {
     return ctx_.make<T>(std::forward<Args>(args)...);
@@ -252,6 +274,9 @@ class FunctionLowerer {
   int dataflow_depth_ = 0;
   bool seen_return_ = false;
   bool body_has_syntax_error_ = false;
+  // The variable each dataflow name whose block has ended denoted in it: a use after the block
+  // is an error, but still names that variable (source map).
+  std::unordered_map<std::string, const ir::Var*> left_dataflow_vars_;
 };
 
 }  // namespace raxc::lower

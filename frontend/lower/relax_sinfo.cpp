@@ -107,6 +107,7 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
     } else if (cst().is(u, Kind::identifier) && lookup(cst().text(u)) &&
                lookup(cst().text(u))->kind == Name::Kind::Var) {
       const ir::Var* var = lookup(cst().text(u))->var;  // a Relax variable of shape kind
+      record_name(u, var);
       shape = var;
       has_shape = true;
       // Its annotation's ndim is the tensor's: R.Tensor(s) with s: R.Shape(ndim=2) is 2-d.
@@ -352,6 +353,10 @@ const ir::PrimExpr* FunctionLowerer::lower_dim(TSNode node, SInfoMode mode,
       return nullptr;
     }
     if (is_identifier(*s)) {
+      if (auto found = signature_vars_.find(*s); found != signature_vars_.end())
+        record_name(quoted_name(node), found->second);
+      else if (const Name* n = lookup(*s); n && n->kind == Name::Kind::Sym)
+        record_name(quoted_name(node), n->sym->var);
       auto it = signature_vars_.find(*s);
       if (it != signature_vars_.end()) return it->second;
       if (const Name* n = lookup(*s); n && n->kind == Name::Kind::Sym) return n->sym->var;
@@ -367,12 +372,16 @@ const ir::PrimExpr* FunctionLowerer::lower_dim(TSNode node, SInfoMode mode,
     const Name* n = lookup(cst().text(node));
     if (n && n->kind == Name::Kind::Sym && !n->sym->bound) {
       n->sym->bound = true;  // the match_cast binds it (§5.4)
+      record_name(span(node), n->sym->var);
       return n->sym->var;
     }
   }
   if (mode == SInfoMode::Signature && cst().is(node, Kind::identifier)) {
     auto it = signature_vars_.find(text(node));
-    if (it != signature_vars_.end()) return it->second;
+    if (it != signature_vars_.end()) {
+      record_name(span(node), it->second);
+      return it->second;
+    }
   }
   ScopeNames* names = &names_;
   names->signature = signature ? &signature_vars_ : nullptr;
