@@ -283,10 +283,16 @@ bool Engine::State::errors_confined(const Definition& def, const std::vector<Spa
   for (const Diagnostic& d : def.diagnostics)
     if (d.severity == Severity::Error) found.push_back(doc->to_text(d.span));
   if (found.empty()) return true;
+  // The parts lowering read through an error: error expressions, and R.output(...) statements,
+  // whose variables lowering takes even from an unclosed call (the grammar closes it at the next
+  // statement), so an error there changes no binding.
   struct ErrorSpans : ir::Visitor {
     std::vector<Span> spans;
     void on_expr(const ir::Expr* e) override {
       if (e->kind == ir::ExprKind::Error) spans.push_back(e->span);
+    }
+    void on_block(const ir::BindingBlock& b) override {
+      if (!b.output.empty()) spans.push_back(b.output);
     }
   } parts;
   parts.visit(def.global->function());

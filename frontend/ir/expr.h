@@ -227,6 +227,9 @@ struct BindingBlock {
   bool is_dataflow = false;
   std::vector<const Binding*> bindings;
   Span span;
+  // A dataflow block's R.output(...) statement (empty when it has none). It is not a binding,
+  // but what the text says there decides which variables leave the block.
+  Span output{};
 };
 
 }  // namespace raxc::ir

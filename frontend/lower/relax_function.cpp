@@ -884,6 +884,7 @@ void FunctionLowerer::lower_output(TSNode call, Builder& b) {
   }
   b.output_seen = true;
   b.output_span = span(call);
+  if (b.open) b.open->output = b.output_span;
   Frame& frame = frames_.back();
   for (TSNode arg : cst().named_children(cst().field(call, Field::arguments))) {
     if (!cst().is(arg, Kind::identifier)) {
