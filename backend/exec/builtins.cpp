@@ -87,20 +87,27 @@ Value call_tir(Interpreter& in, const ir::Call* c, Frame& frame) {
   return outputs_value(c, std::move(outs));
 }
 
+// The `inplace_indices` attribute of R.call_tir_inplace / R.call_inplace_packed: one index or
+// a list of them.
+std::vector<int64_t> inplace_indices(const ir::Call* c) {
+  std::vector<int64_t> indices;
+  const ir::AttrValue* a = c->attrs.find("inplace_indices");
+  if (!a) return indices;
+  if (const auto* list = a->get_if<ir::AttrValue::List>()) {
+    for (const ir::AttrValue& v : *list)
+      if (const auto* i = v.get_if<int64_t>()) indices.push_back(*i);
+  } else if (const auto* i = a->get_if<int64_t>()) {
+    indices.push_back(*i);
+  }
+  return indices;
+}
+
 // R.call_tir_inplace(f, (inputs...), out_sinfo, inplace_indices=[...]): output i is input
 // inplace_indices[i] (written in place) or, for -1, a new tensor passed after the inputs.
 Value call_tir_inplace(Interpreter& in, const ir::Call* c, Frame& frame) {
   const ir::GlobalDef& g = callee_prim_func(in, c);
   std::vector<Value> inputs = flatten(in.eval(c->args[1], frame));
-  std::vector<int64_t> indices;
-  if (const ir::AttrValue* a = c->attrs.find("inplace_indices")) {
-    if (const auto* list = a->get_if<ir::AttrValue::List>()) {
-      for (const ir::AttrValue& v : *list)
-        if (const auto* i = v.get_if<int64_t>()) indices.push_back(*i);
-    } else if (const auto* i = a->get_if<int64_t>()) {
-      indices.push_back(*i);
-    }
-  }
+  std::vector<int64_t> indices = inplace_indices(c);
   std::vector<runtime::TensorPtr> fresh = allocate_outputs(in, c, frame);
   std::vector<Value> args = inputs, outs;
   for (size_t i = 0; i < fresh.size(); ++i) {
@@ -152,15 +159,7 @@ Value call_inplace_packed(Interpreter& in, const ir::Call* c, Frame& frame) {
   // Nothing: the plugin ABI's RAXC_RET_NONE (the unit value) or a built-in's null.
   const auto* unit = result.get_if<runtime::Tuple>();
   if (!result.is<runtime::Null>() && (!unit || !unit->fields.empty())) return result;
-  std::vector<int64_t> indices;
-  if (const ir::AttrValue* a = c->attrs.find("inplace_indices")) {
-    if (const auto* list = a->get_if<ir::AttrValue::List>()) {
-      for (const ir::AttrValue& v : *list)
-        if (const auto* i = v.get_if<int64_t>()) indices.push_back(*i);
-    } else if (const auto* i = a->get_if<int64_t>()) {
-      indices.push_back(*i);
-    }
-  }
+  std::vector<int64_t> indices = inplace_indices(c);
   if (indices.empty()) return result;
   std::vector<Value> outs;
   for (size_t i = 0; i < indices.size(); ++i) {

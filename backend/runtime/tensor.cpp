@@ -43,7 +43,7 @@ std::optional<DLDataType> parse_dtype(std::string_view name) {
       bits = bits * 10 + (c - '0');
       if (bits > 64) return std::nullopt;
     }
-    bool ok = p.code == kDLFloat ? (bits == 16 || bits == 32 || bits == 64)
+    bool ok = p.code == kDLFloat    ? (bits == 16 || bits == 32 || bits == 64)
               : p.code == kDLBfloat ? bits == 16
                                     : (bits == 8 || bits == 16 || bits == 32 || bits == 64);
     if (!ok) return std::nullopt;
@@ -87,26 +87,23 @@ std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dty
   void* storage = std::aligned_alloc(kAllocAlignment, static_cast<size_t>(rounded));
   if (!storage) return nullptr;
   std::memset(storage, 0, static_cast<size_t>(rounded));
-  std::shared_ptr<Tensor> t(new Tensor());
-  t->shape_ = std::move(shape);
+  std::shared_ptr<Tensor> t = make(storage, std::move(shape), dtype);
   t->storage_ = storage;
-  t->dl_.data = storage;
-  t->dl_.device = DLDevice{kDLCPU, 0};
-  t->dl_.ndim = static_cast<int32_t>(t->shape_.size());
-  t->dl_.dtype = dtype;
-  t->dl_.shape = t->shape_.data();
-  t->dl_.strides = nullptr;
-  t->dl_.byte_offset = 0;
   return t;
 }
 
 std::shared_ptr<Tensor> Tensor::view(std::shared_ptr<const void> owner, void* data,
                                      std::vector<int64_t> shape, DLDataType dtype) {
-  std::shared_ptr<Tensor> t(new Tensor());
-  t->shape_ = std::move(shape);
-  t->owner_ = std::move(owner);
   // The offset goes into the pointer, not byte_offset: consumers that ignore byte_offset (or
   // assume it is 0, as much DLPack code does) still see the right bytes.
+  std::shared_ptr<Tensor> t = make(data, std::move(shape), dtype);
+  t->owner_ = std::move(owner);
+  return t;
+}
+
+std::shared_ptr<Tensor> Tensor::make(void* data, std::vector<int64_t> shape, DLDataType dtype) {
+  std::shared_ptr<Tensor> t(new Tensor());
+  t->shape_ = std::move(shape);
   t->dl_.data = data;
   t->dl_.device = DLDevice{kDLCPU, 0};
   t->dl_.ndim = static_cast<int32_t>(t->shape_.size());
@@ -153,8 +150,8 @@ uint16_t float_to_half(float f) {
   uint32_t absx = x & 0x7fffffffu;
   if (absx >= 0x7f800000u) return uint16_t(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0));
   if (absx >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // overflow to infinity
-  if (absx < 0x38800000u) {                                 // subnormal or zero
-    float magic = std::bit_cast<float>(absx) + 0.5f;        // round to nearest even in the ULP
+  if (absx < 0x38800000u) {                                  // subnormal or zero
+    float magic = std::bit_cast<float>(absx) + 0.5f;         // round to nearest even in the ULP
     return uint16_t(sign | (std::bit_cast<uint32_t>(magic) - std::bit_cast<uint32_t>(0.5f)));
   }
   uint32_t mant_odd = (absx >> 13) & 1u;
@@ -191,9 +188,15 @@ int64_t Tensor::get_i64(int64_t i) const {
   if (is_bool(t)) return reinterpret_cast<const uint8_t*>(p)[i] != 0;
   bool s = t.code == kDLInt;
   switch (t.bits) {
-    case 8: return s ? int64_t(reinterpret_cast<const int8_t*>(p)[i]) : reinterpret_cast<const uint8_t*>(p)[i];
-    case 16: return s ? int64_t(reinterpret_cast<const int16_t*>(p)[i]) : reinterpret_cast<const uint16_t*>(p)[i];
-    case 32: return s ? int64_t(reinterpret_cast<const int32_t*>(p)[i]) : reinterpret_cast<const uint32_t*>(p)[i];
+    case 8:
+      return s ? int64_t(reinterpret_cast<const int8_t*>(p)[i])
+               : reinterpret_cast<const uint8_t*>(p)[i];
+    case 16:
+      return s ? int64_t(reinterpret_cast<const int16_t*>(p)[i])
+               : reinterpret_cast<const uint16_t*>(p)[i];
+    case 32:
+      return s ? int64_t(reinterpret_cast<const int32_t*>(p)[i])
+               : reinterpret_cast<const uint32_t*>(p)[i];
     default: return reinterpret_cast<const int64_t*>(p)[i];
   }
 }
@@ -203,9 +206,12 @@ void Tensor::set_f64(int64_t i, double v) {
   char* p = static_cast<char*>(data());
   switch (t.code) {
     case kDLFloat:
-      if (t.bits == 16) reinterpret_cast<uint16_t*>(p)[i] = float_to_half(static_cast<float>(v));
-      else if (t.bits == 32) reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
-      else reinterpret_cast<double*>(p)[i] = v;
+      if (t.bits == 16)
+        reinterpret_cast<uint16_t*>(p)[i] = float_to_half(static_cast<float>(v));
+      else if (t.bits == 32)
+        reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
+      else
+        reinterpret_cast<double*>(p)[i] = v;
       return;
     case kDLBfloat:
       reinterpret_cast<uint16_t*>(p)[i] = float_to_bfloat(static_cast<float>(v));

@@ -21,9 +21,9 @@ int64_t allocation_limit();
 
 // A dtype as DLPack spells it; bool is kDLUInt with 1 bit (DLPack 0.6 has no kDLBool) stored in
 // one byte.
-std::string dtype_name(DLDataType dtype);            // "float32", "bool", "int64"
+std::string dtype_name(DLDataType dtype);  // "float32", "bool", "int64"
 std::optional<DLDataType> parse_dtype(std::string_view name);
-int64_t dtype_bytes(DLDataType dtype);               // storage bytes per element (bool: 1)
+int64_t dtype_bytes(DLDataType dtype);  // storage bytes per element (bool: 1)
 inline bool is_bool(DLDataType t) { return t.code == kDLUInt && t.bits == 1; }
 inline bool same_dtype(DLDataType a, DLDataType b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
@@ -66,6 +66,8 @@ class Tensor {
 
  private:
   Tensor() = default;
+  // A tensor over `data` (not owned): the DLTensor fields every constructor sets alike.
+  static std::shared_ptr<Tensor> make(void* data, std::vector<int64_t> shape, DLDataType dtype);
   std::vector<int64_t> shape_;
   DLTensor dl_{};
   void* storage_ = nullptr;            // owned memory (null for a view)
