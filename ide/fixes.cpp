@@ -206,7 +206,8 @@ class FixCollector {
 
   void match_cast_return(const Diagnostic& d, const DiagFix& fix) {
     std::optional<detail::FunctionAt> f = detail::function_at(file_, d.span.begin);
-    if (!f || text_.compare(fix.target.begin, fix.target.end - fix.target.begin, fix.name) != 0)
+    if (!f || fix.target.end > text_.size() || fix.target.end < fix.target.begin ||
+        text_.compare(fix.target.begin, fix.target.end - fix.target.begin, fix.name) != 0)
       return;
     FunctionNames names = names_of(f->lowered);
     std::string cast_name = fresh_name(names, fix.name + "_cast");
