@@ -721,19 +721,21 @@ class Inferer {
               .reason = r.detail},
           use_span(b.value, b.span));
       // The repairs: check the value against the annotation at run time (preferred), or say
-      // what is known instead.
-      d.fixes.push_back({.kind = DiagFix::Kind::MatchCastBinding,
-                         .target = b.var->span,
-                         .statement = b.span,
-                         .value = value_span_of(b),
-                         .name = b.var->name,
-                         .sinfo = text_of(annotation),
-                         .shape_vars = shape_var_names(annotation)});
-      d.fixes.push_back({.kind = DiagFix::Kind::ReplaceAnnotation,
-                         .target = annotation->span,
-                         .name = b.var->name,
-                         .sinfo = text_of(value),
-                         .preferred = false});
+      // what is known instead. Both rewrite text, so only where the text has the binding.
+      if (!b.var->span.empty() && !annotation->span.empty()) {
+        d.fixes.push_back({.kind = DiagFix::Kind::MatchCastBinding,
+                           .target = b.var->span,
+                           .statement = b.span,
+                           .value = value_span_of(b),
+                           .name = b.var->name,
+                           .sinfo = text_of(annotation),
+                           .shape_vars = shape_var_names(annotation)});
+        d.fixes.push_back({.kind = DiagFix::Kind::ReplaceAnnotation,
+                           .target = annotation->span,
+                           .name = b.var->name,
+                           .sinfo = text_of(value),
+                           .preferred = false});
+      }
       note_annotation(d, annotation);
       report(std::move(d));
     }
