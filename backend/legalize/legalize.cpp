@@ -110,6 +110,12 @@ const ir::ShapeExpr* known_shape(const ir::StructInfo* s, DataType* dtype) {
   return shape;
 }
 
+bool has_tensor(const ir::TupleSInfo* tuple) {
+  for (const ir::StructInfo* f : tuple->fields)
+    if (ir::isa<ir::TensorSInfo>(f)) return true;
+  return false;
+}
+
 class Pass {
  public:
   explicit Pass(const LegalizeInput& input) : input_(input) {
@@ -247,7 +253,10 @@ class Pass {
         inputs.push_back({a, dt, shape});
       } else if (ir::isa<ir::TensorSInfo>(s)) {
         return left(call, op, "the shape or dtype of an argument is not known statically");
-      } else if (const auto* tuple = ir::dyn_cast<ir::TupleSInfo>(s)) {
+      } else if (const auto* tuple = ir::dyn_cast<ir::TupleSInfo>(s); tuple && has_tensor(tuple)) {
+        // A tuple of tensors (concat's operands): each field is an input buffer. A tuple of
+        // PrimValues (`R.reshape(x, (8, 3))`, `R.tile(x, (2, 3))`) is an operand the rule reads
+        // through the attribute readers, like a ShapeExpr.
         const auto* literal_tuple = ir::dyn_cast<ir::Tuple>(a);
         for (size_t i = 0; i < tuple->fields.size(); ++i) {
           const ir::ShapeExpr* shape = known_shape(tuple->fields[i], &dt);

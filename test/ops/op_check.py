@@ -460,6 +460,11 @@ case("manipulate", "R.permute_dims(x, axes=[0, 2, 1])", [T("x", (2, 3, 4))], lam
 case("manipulate", "R.permute_dims(x, axes=[-1, 0])", [T("x", (3, 5))], lambda x: x.T, sym={"x": ("n", "m")})
 case("manipulate", "R.reshape(x, R.shape([4, 6]))", [T("x", (2, 3, 4))], lambda x: x.reshape(4, 6))
 case("manipulate", "R.reshape(x, R.shape([-1]))", [T("x", (2, 3, 4))], lambda x: x.reshape(-1))
+# A Python tuple where a shape or an int-list attribute goes (as TVM's own tests write them).
+case("manipulate", "R.reshape(x, (8, 3))", [T("x", (1, 2, 3, 4))], lambda x: x.reshape(8, 3))
+case("manipulate", "R.tile(x, (2, 3))", [T("x", (2, 3, 4))], lambda x: np.tile(x, (2, 3)))
+case("manipulate", "R.broadcast_to(x, (4, 2, 5, 3))", [T("x", (2, 1, 3))],
+     lambda x: np.broadcast_to(x, (4, 2, 5, 3)))
 case("manipulate", "R.expand_dims(x, axis=[0, -1])", [T("x", (3, 4))], lambda x: x[None, :, :, None])
 case("manipulate", "R.squeeze(x, axis=[1])", [T("x", (3, 1, 4))], lambda x: x.squeeze(1))
 case("manipulate", "R.squeeze(x)", [T("x", (1, 3, 1))], lambda x: x.squeeze())
@@ -537,6 +542,8 @@ case("index", "R.strided_slice(x, axes=[0], begin=[4], end=[0], strides=[-1])", 
 case("create", 'R.zeros(R.shape([2, 3]), "float32")', [], lambda: np.zeros((2, 3), np.float32))
 case("create", 'R.ones(R.shape([4]), "int32")', [], lambda: np.ones((4,), np.int32))
 case("create", "R.full(R.shape([2, 2]), v)", [T("v", ())], lambda v: np.full((2, 2), v))
+case("create", 'R.full((2, 3), v, dtype="float32")', [T("v", (), "int32")],
+     lambda v: np.full((2, 3), v, np.float32))
 case("create", "R.full_like(x, v)", [T("x", (3,), "int32"), T("v", (), "int32")], lambda x, v: np.full_like(x, v))
 case("create", "R.zeros_like(x)", [T("x", (2, 3))], np.zeros_like)
 case("create", "R.ones_like(x)", [T("x", (3,))], np.ones_like, sym={"x": ("n",)})
