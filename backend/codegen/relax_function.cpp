@@ -389,6 +389,7 @@ class FunctionEmitter {
                        binding->var->annotation)}});
     }
     vars_[binding->var] = v;
+    bound_values_[binding->var] = binding->value;
   }
 
   Value* expr(const ir::Expr* e) {
@@ -418,13 +419,27 @@ class FunctionEmitter {
       case K::If: return if_expr(ir::cast<ir::If>(e));
       case K::Call: return call(ir::cast<ir::Call>(e));
       case K::Function: s_.refuse(e->span, "a nested function (closures)");
-      case K::GlobalVar: s_.refuse(e->span, "a global function used as a value");
-      case K::ExternFunc: s_.refuse(e->span, "R.ExternFunc (packed functions)");
-      case K::DataTypeImm: s_.refuse(e->span, "a dtype value");
+      case K::GlobalVar: {
+        const ir::GlobalDef* g = s_.library.module->find(ir::cast<ir::GlobalVar>(e)->name);
+        if (g && g->extern_func()) return packed_ref(g->extern_func()->global_symbol);
+        s_.refuse(e->span, "a global function used as a value");
+      }
+      case K::ExternFunc: return packed_ref(ir::cast<ir::ExternFunc>(e)->global_symbol);
+      case K::DataTypeImm: {
+        ir::DataType t = ir::cast<ir::DataTypeImm>(e)->value;
+        if (dl_code(t) < 0) s_.refuse(e->span, "a dtype value of '" + t.str() + "'");
+        return own(b_.CreateCall(s_.runtime("raxc_rt_dtype"),
+                                 {b_.getInt32(static_cast<uint32_t>(dl_code(t))),
+                                  b_.getInt32(t.bits), b_.getInt32(t.lanes)}));
+      }
       case K::Op: s_.refuse(e->span, "an operator used as a value");
       case K::Error: s_.refuse(e->span, "a part of the program that has an error");
     }
     s_.refuse(e->span, "this expression");
+  }
+
+  Value* packed_ref(const std::string& symbol) {
+    return own(b_.CreateCall(s_.runtime("raxc_rt_packed_ref"), {s_.string_constant(symbol)}));
   }
 
   Value* tuple(const std::vector<const ir::Expr*>& fields) {
@@ -528,23 +543,22 @@ class FunctionEmitter {
                                  {t, s_.error_site(DiagId::RX5020, c->span,
                                                    {"the argument of R.shape_of", "R.Tensor"})}));
       }
+      if (Value* v = language_op(name, c)) return v;
       std::string shown = name.starts_with("relax.") ? "R." + name.substr(6) : name;
       s_.refuse(c->span, "the operator " + shown);
     }
     const auto* gv = ir::dyn_cast<ir::GlobalVar>(c->op);
     const ir::GlobalDef* g = gv ? s_.library.module->find(gv->name) : nullptr;
-    if (!g) s_.refuse(c->span, "a call of a closure, a local function or a packed function");
+    if (!g) return call_value(c);
     if (g->prim_func()) {
       std::vector<Value*> args;
       for (const ir::Expr* a : c->args) args.push_back(expr(a));
       return call_kernel(*g, args, {}, c->span);
     }
-    if (g->extern_func()) s_.refuse(c->span, "a call of an R.ExternFunc (packed functions)");
-    std::vector<Value*> args;
-    for (const ir::Expr* a : c->args) args.push_back(expr(a));
-    llvm::AllocaInst* array = entry_array(b_.getPtrTy(), args.size(), "args");
-    for (size_t i = 0; i < args.size(); ++i)
-      b_.CreateStore(args[i], b_.CreateConstGEP1_64(b_.getPtrTy(), array, i));
+    if (g->extern_func())
+      return call_packed(g->extern_func()->global_symbol, exprs(c->args, 0), c->span);
+    std::vector<Value*> args = exprs(c->args, 0);
+    llvm::AllocaInst* array = handle_array(args);
     llvm::AllocaInst* out = entry_array(b_.getPtrTy(), 1, "result");
     b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), out);
     Value* status = b_.CreateCall(s_.relax_function(*g),
@@ -557,6 +571,121 @@ class FunctionEmitter {
     b_.CreateStore(result, slot);
     fail_if(b_.CreateICmpNE(status, b_.getInt32(0)));
     return result;
+  }
+
+  std::vector<Value*> exprs(const std::vector<const ir::Expr*>& es, size_t from) {
+    std::vector<Value*> values;
+    for (size_t i = from; i < es.size(); ++i) values.push_back(expr(es[i]));
+    return values;
+  }
+
+  llvm::AllocaInst* handle_array(const std::vector<Value*>& values) {
+    llvm::AllocaInst* array = entry_array(b_.getPtrTy(), values.size(), "args");
+    for (size_t i = 0; i < values.size(); ++i)
+      b_.CreateStore(values[i], b_.CreateConstGEP1_64(b_.getPtrTy(), array, i));
+    return array;
+  }
+
+  // The operators of the language other than the call_tir family and R.shape_of: null when
+  // `name` is not one of them.
+  Value* language_op(const std::string& name, const ir::Call* c) {
+    if (name == "relax.call_packed" || name == "relax.call_pure_packed") {
+      std::string symbol = packed_symbol(c);
+      return call_packed(symbol, exprs(c->args, 1), c->span);
+    }
+    if (name == "relax.call_dps_packed") return call_dps_packed(c);
+    if (name == "relax.call_inplace_packed") return call_inplace_packed(c);
+    if (name == "relax.null_value") return own(b_.CreateCall(s_.runtime("raxc_rt_null"), {}));
+    if (name == "relax.shape_to_tensor" && c->args.size() == 1)
+      return own(b_.CreateCall(
+          s_.runtime("raxc_rt_shape_to_tensor"),
+          {expr(c->args[0]), s_.error_site(DiagId::RX5020, c->span,
+                                           {"the argument of R.shape_to_tensor", "a shape"})}));
+    if (name == "relax.tensor_to_shape" && c->args.size() == 1)
+      return own(b_.CreateCall(
+          s_.runtime("raxc_rt_tensor_to_shape"),
+          {expr(c->args[0]),
+           s_.error_site(DiagId::RX5020, c->span,
+                         {"the argument of R.tensor_to_shape", "a 1-d integer tensor"})}));
+    return nullptr;
+  }
+
+  // The name a packed call's first argument gives: R.ExternFunc, a string, a global
+  // R.ExternFunc, or a variable bound to one of these in this function.
+  std::string packed_symbol(const ir::Call* c) {
+    const ir::Expr* e = c->args.empty() ? nullptr : c->args[0];
+    for (int hops = 0; e && hops < 64; ++hops) {
+      if (const auto* ef = ir::dyn_cast<ir::ExternFunc>(e)) return ef->global_symbol;
+      if (const auto* s = ir::dyn_cast<ir::StringImm>(e)) return s->value;
+      if (const auto* gv = ir::dyn_cast<ir::GlobalVar>(e)) {
+        const ir::GlobalDef* g = s_.library.module->find(gv->name);
+        if (g && g->extern_func()) return g->extern_func()->global_symbol;
+        break;
+      }
+      const auto* v = ir::dyn_cast<ir::Var>(e);
+      auto it = v ? bound_values_.find(v) : bound_values_.end();
+      e = it == bound_values_.end() ? nullptr : it->second;
+    }
+    s_.refuse(c->span, "a packed call whose callee is not a name known when building");
+  }
+
+  Value* call_packed(const std::string& symbol, const std::vector<Value*>& args, Span at) {
+    return own(b_.CreateCall(s_.runtime("raxc_rt_call_packed"),
+                             {s_.string_constant(symbol), handle_array(args),
+                              b_.getInt32(static_cast<uint32_t>(args.size())),
+                              s_.error_site(DiagId::RX5022, at, {symbol})}));
+  }
+
+  // A call whose callee is a value (a variable bound to R.ExternFunc, a parameter of function
+  // type): through raxc_rt_call_value.
+  Value* call_value(const ir::Call* c) {
+    Value* callee = expr(c->op);
+    std::vector<Value*> args = exprs(c->args, 0);
+    const auto* var = ir::dyn_cast<ir::Var>(c->op);
+    std::string callee_text = var ? "'" + var->name + "'" : "this value";
+    return own(
+        b_.CreateCall(s_.runtime("raxc_rt_call_value"),
+                      {callee, handle_array(args), b_.getInt32(static_cast<uint32_t>(args.size())),
+                       s_.error_site(DiagId::RX5027, c->span, {callee_text})}));
+  }
+
+  // R.call_dps_packed(f, (inputs...), out_sinfo): f(inputs..., outputs...), the outputs
+  // allocated here.
+  Value* call_dps_packed(const ir::Call* c) {
+    std::string symbol = packed_symbol(c);
+    if (c->sinfo_args.empty()) s_.refuse(c->span, "a call_dps_packed without out_sinfo");
+    std::vector<Value*> args;
+    if (c->args.size() > 1) {
+      if (const auto* t = ir::dyn_cast<ir::Tuple>(c->args[1]))
+        args = exprs(t->fields, 0);
+      else
+        args.push_back(expr(c->args[1]));
+    }
+    std::vector<const ir::StructInfo*> outs;
+    bool is_tuple = ir::isa<ir::TupleSInfo>(c->sinfo_args[0]);
+    if (is_tuple)
+      outs = ir::cast<ir::TupleSInfo>(c->sinfo_args[0])->fields;
+    else
+      outs.push_back(c->sinfo_args[0]);
+    std::vector<Value*> results;
+    for (const ir::StructInfo* o : outs) results.push_back(allocate(o));
+    args.insert(args.end(), results.begin(), results.end());
+    call_packed(symbol, args, c->span);
+    return is_tuple ? tuple_of(results) : results[0];
+  }
+
+  // R.call_inplace_packed(f, args..., inplace_indices): f's result, or the arguments the
+  // indices name when it returns nothing (raxc_rt_inplace_result).
+  Value* call_inplace_packed(const ir::Call* c) {
+    std::string symbol = packed_symbol(c);
+    std::vector<Value*> args = exprs(c->args, 1);
+    Value* returned = call_packed(symbol, args, c->span);
+    std::vector<int64_t> indices = inplace_indices(c);
+    return own(b_.CreateCall(
+        s_.runtime("raxc_rt_inplace_result"),
+        {returned, handle_array(args), b_.getInt32(static_cast<uint32_t>(args.size())),
+         int64_array(indices, ".inplace"), b_.getInt32(static_cast<uint32_t>(indices.size())),
+         s_.string_constant(symbol), s_.error_site(DiagId::RX5032, c->span, {})}));
   }
 
   // Calls the kernel of PrimFunc `g` with `args` (tensors and prims) and then `scalars` (i64);
@@ -680,6 +809,9 @@ class FunctionEmitter {
   std::vector<std::string> slot_names_;
   std::unordered_map<const ir::PrimVar*, int> slot_of_;
   std::unordered_map<const ir::Var*, Value*> vars_;
+  // What each variable of this function is bound to (a packed call's callee may be a variable
+  // bound to R.ExternFunc).
+  std::unordered_map<const ir::Var*, const ir::Expr*> bound_values_;
 };
 
 }  // namespace

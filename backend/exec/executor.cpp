@@ -165,24 +165,6 @@ Value Interpreter::call_prim_func(const ir::GlobalDef& g, const ir::PrimFunc& pf
   return runtime::Tuple{};  // a PrimFunc without a result returns the unit value, R.Tuple()
 }
 
-bool pack_argument(const Value& value, RaxcArg& arg, int32_t& kind) {
-  if (const runtime::TensorPtr* t = value.tensor()) {
-    arg.tensor = (*t)->dl();
-    kind = RAXC_ARG_TENSOR;
-  } else if (const auto* p = value.get_if<runtime::Prim>()) {
-    if (p->is_float()) {
-      arg.f64 = p->f;
-      kind = RAXC_ARG_FLOAT;
-    } else {
-      arg.i64 = p->i;
-      kind = RAXC_ARG_INT;
-    }
-  } else {
-    return false;
-  }
-  return true;
-}
-
 [[noreturn]] void Interpreter::kernel_error(Span call_site) {
   std::optional<runtime::RuntimeError> e = runtime::take_last_error();
   if (!e) raise(diag::UnsupportedOnCpu{.what = "a kernel that failed without an error"}, call_site);
@@ -195,9 +177,9 @@ bool pack_argument(const Value& value, RaxcArg& arg, int32_t& kind) {
 
 Value Interpreter::call_packed(const std::string& symbol, const std::vector<Value>& args,
                                Span call_site) {
-  const PackedFunction* fn = find_packed(symbol);
+  PackedFunction fn = find_packed(symbol);
   if (!fn) raise(diag::UnknownPackedFunction{.function = symbol}, call_site);
-  return (*fn)(*this, args, call_site);
+  return fn(*this, args, call_site);
 }
 
 // ------------------------------------------------------------------------------ expressions

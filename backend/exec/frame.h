@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/runtime/error.h"
+#include "backend/runtime/packed.h"
 #include "backend/runtime/value.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir/module.h"
@@ -25,6 +27,19 @@ struct ExecError {
 
 [[noreturn]] inline void raise(DiagPayload what, Span at) {
   throw ExecError{make_diagnostic(std::move(what), at)};
+}
+
+// A runtime error (backend/runtime/error.h: a code and its message's arguments) located at `at`.
+[[noreturn]] void raise_runtime_error(const runtime::RuntimeError& e, Span at);
+
+// Runs `fn`, a call into the runtime, locating the RuntimeError it may throw at `at`.
+template <class Fn>
+auto located(Span at, Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const runtime::RuntimeError& e) {
+    raise_runtime_error(e, at);
+  }
 }
 
 // A global function used as a value (`cls.f` passed around) or called.
@@ -47,10 +62,7 @@ struct Closure : runtime::Callable {
   std::string describe() const override { return "closure '" + name + "'"; }
 };
 
-// A packed function referred to by name (R.ExternFunc, call_packed).
-struct PackedRef : runtime::Callable {
-  std::string symbol;
-  std::string describe() const override { return "packed function '" + symbol + "'"; }
-};
+// A packed function referred to by name (R.ExternFunc, call_packed): the runtime's.
+using runtime::PackedRef;
 
 }  // namespace raxc::backend

@@ -11,6 +11,7 @@
 
 #include "backend/exec/executor.h"
 #include "backend/exec/frame.h"
+#include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_runtime.h"
 
 namespace raxc::backend {
@@ -21,13 +22,12 @@ class Interpreter;
 // value or raises (ExecError) at `call_site`.
 using PackedFunction =
     std::function<runtime::Value(Interpreter&, const std::vector<runtime::Value>&, Span call_site)>;
-const PackedFunction* find_packed(const std::string& symbol);
+// The function registered under `symbol`, empty when there is none.
+PackedFunction find_packed(const std::string& symbol);
 
 DLDataType to_dl(ir::DataType t);
 
-// A tensor or scalar as the C ABI passes it (raxc_runtime.h); false for any other value. Kernels
-// and plugin functions take their arguments this way.
-bool pack_argument(const runtime::Value& value, RaxcArg& arg, int32_t& kind);
+using runtime::pack_argument;
 
 class Interpreter {
  public:

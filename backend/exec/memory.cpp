@@ -10,8 +10,6 @@
 // elements misaligned (the kernels load them with their natural alignment) are RX5051.
 #include "backend/exec/memory.h"
 
-#include <limits>
-
 #include "backend/exec/checks.h"
 
 namespace raxc::backend {
@@ -19,16 +17,6 @@ namespace raxc::backend {
 using runtime::Value;
 
 namespace {
-
-constexpr const char* kStorableDtypes =
-    "the runtime stores elements of bool, int8-int64, uint8-uint64, float16, float32, float64 "
-    "and bfloat16 only";
-
-std::string dims_list(const std::vector<int64_t>& dims) {
-  std::string s = "(";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + (dims.size() == 1 ? ",)" : ")");
-}
 
 // The operands of an operator with a Python-style signature: each is a positional argument or
 // a keyword attribute (`R.memory.alloc_tensor(storage, offset=0, shape=..., dtype="float32")`
@@ -112,7 +100,7 @@ class Operands {
       else
         mismatch(i, "a dtype", v);
     }
-    return storable_dtype(name, span(i));
+    return located(span(i), [&] { return runtime::storable_dtype(name); });
   }
 
   [[noreturn]] void mismatch(size_t i, const char* expected, const Value& v) {
@@ -169,7 +157,8 @@ Value memory_alloc_storage(Interpreter& in, const ir::Call* c, Frame& frame) {
                {"size", "virtual_device_index", "storage_scope", "dtype"});
   std::vector<int64_t> size = ops.shape(0);
   if (ops.present(3)) ops.dtype(3);  // a hint TVM's lowering drops, but it must be a dtype
-  return allocate_storage(storage_bytes(size, 1, c->span), c->span);
+  return located(c->span,
+                 [&] { return runtime::allocate_storage(runtime::storage_bytes(size, 1)); });
 }
 
 // R.vm.alloc_storage(size, runtime_device_index, dtype, storage_scope): size × dtype bytes.
@@ -178,7 +167,8 @@ Value vm_alloc_storage(Interpreter& in, const ir::Call* c, Frame& frame) {
                {"size", "runtime_device_index", "dtype", "storage_scope"});
   std::vector<int64_t> size = ops.shape(0);
   int64_t element = ops.present(2) ? runtime::dtype_bytes(ops.dtype(2)) : 1;
-  return allocate_storage(storage_bytes(size, element, c->span), c->span);
+  return located(c->span,
+                 [&] { return runtime::allocate_storage(runtime::storage_bytes(size, element)); });
 }
 
 // R.memory.alloc_tensor / R.vm.alloc_tensor(storage, offset, shape, dtype[, device]): a tensor
@@ -189,7 +179,8 @@ Value alloc_tensor_in(Interpreter& in, const ir::Call* c, Frame& frame, std::str
   int64_t offset = ops.present(1) ? ops.integer(1) : 0;
   std::vector<int64_t> shape = ops.shape(2);
   DLDataType dtype = ops.dtype(3);
-  return tensor_in_storage(*storage, offset, shape, dtype, c->span);
+  return located(c->span,
+                 [&] { return runtime::tensor_in_storage(*storage, offset, shape, dtype); });
 }
 
 Value memory_alloc_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {
@@ -222,7 +213,7 @@ Value memory_view(Interpreter& in, const ir::Call* c, Frame& frame) {
   std::vector<int64_t> shape = ops.present(1) ? ops.shape(1) : (*t)->shape();
   DLDataType dtype = ops.present(2) ? ops.dtype(2) : (*t)->dtype();
   int64_t offset = ops.present(3) ? ops.integer(3) : 0;
-  return view_of(*t, offset, shape, dtype, c->span);
+  return located(c->span, [&] { return runtime::view_of(*t, offset, shape, dtype); });
 }
 
 // R.vm.call_tir_dyn(f, (args..., shape)): f(args..., shape's dimensions...), nothing returned.
@@ -284,124 +275,6 @@ Value call_builtin_with_ctx(Interpreter& in, const ir::Call* c, Frame& frame) {
 
 }  // namespace
 
-const Storage* as_storage(const Value& v) {
-  const auto* c = v.get_if<runtime::CallablePtr>();
-  return c ? dynamic_cast<const Storage*>(c->get()) : nullptr;
-}
-
-std::string dtype_text(DLDataType dtype) {
-  if (dtype.code == kDLOpaqueHandle) return dtype.bits == 0 ? "void" : "handle";
-  return runtime::dtype_name(dtype);
-}
-
-DLDataType storable_dtype(const std::string& name, Span at) {
-  std::optional<DLDataType> d = runtime::parse_dtype(name);
-  if (!d) raise(diag::DtypeNotStorable{.dtype = name, .storable = kStorableDtypes}, at);
-  return *d;
-}
-
-int64_t storage_bytes(const std::vector<int64_t>& dims, int64_t element_bytes, Span at) {
-  int64_t n = element_bytes;
-  for (int64_t d : dims) {
-    if (d < 0)
-      raise(diag::StorageAllocationFailed{.size = "size " + dims_list(dims),
-                                          .reason = "a dimension is negative"},
-            at);
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
-      raise(diag::StorageAllocationFailed{.size = "size " + dims_list(dims),
-                                          .reason = "its size in bytes overflows int64"},
-            at);
-    n *= d;
-  }
-  return n;
-}
-
-Value allocate_storage(int64_t bytes, Span at) {
-  if (bytes > runtime::allocation_limit())
-    raise(diag::StorageAllocationFailed{.size = std::to_string(bytes) + " bytes",
-                                        .reason = "more than this machine's memory (" +
-                                                  std::to_string(runtime::allocation_limit()) +
-                                                  " bytes)"},
-          at);
-  auto storage = std::make_shared<Storage>();
-  storage->bytes = runtime::Tensor::empty({bytes}, DLDataType{kDLUInt, 8, 1});
-  if (!storage->bytes)
-    raise(diag::StorageAllocationFailed{.size = std::to_string(bytes) + " bytes",
-                                        .reason = "out of memory"},
-          at);
-  return runtime::CallablePtr(storage);
-}
-
-namespace {
-
-// Checks that [offset, offset + bytes of shape × dtype) lies in [0, extent) and that `base` +
-// offset is aligned for the elements; returns the tensor's byte count.
-int64_t placed_bytes(const char* base, int64_t extent, const std::string& where, int64_t offset,
-                     const std::vector<int64_t>& shape, DLDataType dtype, Span at) {
-  std::optional<int64_t> bytes = runtime::Tensor::byte_size(shape, dtype);
-  std::string shape_text = dims_list(shape);
-  if (!bytes) {
-    bool negative = false;
-    for (int64_t d : shape) negative |= d < 0;
-    raise(diag::TensorDoesNotFitStorage{.size = "shape " + shape_text,
-                                        .offset = offset,
-                                        .storage = where,
-                                        .reason = negative ? "a dimension is negative"
-                                                           : "its size in bytes overflows int64"},
-          at);
-  }
-  std::string size = std::to_string(*bytes) + " bytes";
-  if (offset < 0)
-    raise(
-        diag::TensorDoesNotFitStorage{
-            .size = size, .offset = offset, .storage = where, .reason = "the offset is negative"},
-        at);
-  if (offset > extent || *bytes > extent - offset)
-    raise(
-        diag::TensorDoesNotFitStorage{
-            .size = size,
-            .offset = offset,
-            .storage = where,
-            .reason = "a " + runtime::dtype_name(dtype) + " tensor of shape " + shape_text +
-                      (*bytes > std::numeric_limits<int64_t>::max() - offset
-                           ? std::string(" would end past byte 2^63")
-                           : " would end at byte " + std::to_string(offset + *bytes))},
-        at);
-  int64_t element = runtime::dtype_bytes(dtype);
-  if (reinterpret_cast<uintptr_t>(base + offset) % static_cast<uintptr_t>(element) != 0)
-    raise(
-        diag::TensorDoesNotFitStorage{
-            .size = size,
-            .offset = offset,
-            .storage = where,
-            .reason = "its " + std::to_string(element) + "-byte " + runtime::dtype_name(dtype) +
-                      " elements would be misaligned (the address must be a multiple of " +
-                      std::to_string(element) + ")"},
-        at);
-  return *bytes;
-}
-
-}  // namespace
-
-runtime::TensorPtr tensor_in_storage(const Storage& storage, int64_t offset,
-                                     const std::vector<int64_t>& shape, DLDataType dtype, Span at) {
-  char* base = static_cast<char*>(storage.bytes->data());
-  placed_bytes(base, storage.size(), storage.describe(), offset, shape, dtype, at);
-  return runtime::Tensor::view(storage.bytes, base + offset, shape, dtype);
-}
-
-runtime::TensorPtr view_of(const runtime::TensorPtr& source, int64_t byte_offset,
-                           const std::vector<int64_t>& shape, DLDataType dtype, Span at) {
-  char* base = static_cast<char*>(source->data());
-  placed_bytes(base, source->nbytes(),
-               "the " + std::to_string(source->nbytes()) + " bytes of the viewed " +
-                   runtime::dtype_name(source->dtype()) + " tensor of shape " +
-                   dims_list(source->shape()),
-               byte_offset, shape, dtype, at);
-  // The view shares the source's owner (a view of a view keeps the first buffer alive).
-  return runtime::Tensor::view(source, base + byte_offset, shape, dtype);
-}
-
 Value call_tir_dyn(Interpreter& in, const Value& callee, std::vector<Value> args, const Value& last,
                    Span at) {
   const auto* shape = last.get_if<runtime::Shape>();
@@ -412,6 +285,33 @@ Value call_tir_dyn(Interpreter& in, const Value& callee, std::vector<Value> args
           at);
   for (int64_t d : shape->dims) args.push_back(runtime::Prim{DLDataType{kDLInt, 64, 1}, d, 0});
   return in.call_value(callee, std::move(args), at);
+}
+
+namespace {
+
+Value call_tir_dyn_packed(Interpreter& in, const std::vector<Value>& v, Span at) {
+  if (v.size() < 2)
+    raise(diag::PackedFunctionFailed{.message = "vm.builtin.call_tir_dyn: takes at least 2 "
+                                                "argument(s), " +
+                                                std::to_string(v.size()) + " given"},
+          at);
+  std::vector<Value> args(v.begin() + 1, v.end() - 1);
+  return call_tir_dyn(in, v[0], std::move(args), v.back(), at);
+}
+
+Value invoke_closure(Interpreter& in, const std::vector<Value>& v, Span at) {
+  if (v.empty())
+    raise(diag::PackedFunctionFailed{.message = "vm.builtin.invoke_closure: takes at least 1 "
+                                                "argument(s), 0 given"},
+          at);
+  return in.call_value(v[0], std::vector<Value>(v.begin() + 1, v.end()), at);
+}
+
+}  // namespace
+
+void register_vm_builtins(std::unordered_map<std::string, PackedFunction>& functions) {
+  functions.emplace("vm.builtin.call_tir_dyn", call_tir_dyn_packed);
+  functions.emplace("vm.builtin.invoke_closure", invoke_closure);
 }
 
 const std::unordered_map<std::string_view, MemoryOpHandler>& memory_ops() {

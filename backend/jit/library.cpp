@@ -6,7 +6,8 @@
 //      -lstdc++ -lm -pthread
 //
 // The version script exports the entries and the runtime's C API (raxc_value_*,
-// raxc_last_error, threads) and hides everything else; -Bsymbolic binds the library's own
+// raxc_last_error, threads, the packed-function registry and raxc_plugin_fail, which plugins
+// call) and hides everything else; -Bsymbolic binds the library's own
 // references to its own runtime copy, so a program that links two libraries (or raxc itself)
 // never mixes their error slots.
 #include "backend/jit/library.h"
@@ -124,24 +125,20 @@ std::optional<std::string> link(const std::string& object, const fs::path& outpu
     o.write(object.data(), static_cast<std::streamsize>(object.size()));
     std::ofstream m(script);
     m << "{\n  global:\n    " << prefix << "*;\n    raxc_value_*;\n    raxc_last_error;\n"
-      << "    raxc_set_num_threads;\n    raxc_num_threads;\n  local: *;\n};\n";
+      << "    raxc_set_num_threads;\n    raxc_num_threads;\n    raxc_load_plugin;\n"
+      << "    raxc_register_function;\n    raxc_plugin_fail;\n  local: *;\n};\n";
     if (!o || !m) {
       cleanup();
       return "cannot write temporary files in '" + dir.string() + "'";
     }
   }
   const char* env_cc = std::getenv("RAXC_CC");
-  std::vector<std::string> argv{env_cc && *env_cc ? env_cc : "cc",
-                                "-shared",
-                                "-o",
-                                temp.string(),
-                                obj.string(),
-                                archive,
-                                "-Wl,--version-script=" + script.string(),
-                                "-Wl,-Bsymbolic",
-                                "-lstdc++",
-                                "-lm",
-                                "-pthread"};
+  std::vector<std::string> argv{
+      env_cc && *env_cc ? env_cc : "cc", "-shared", "-o", temp.string(), obj.string(),
+      // The packed-function registry a program fills before it
+      // calls an entry, even when no entry makes a packed call.
+      "-Wl,--undefined=raxc_load_plugin", archive, "-Wl,--version-script=" + script.string(),
+      "-Wl,-Bsymbolic", "-lstdc++", "-lm", "-pthread"};
   for (const std::string& f : split_words(RAXC_RUNTIME_LINK_FLAGS)) argv.push_back(f);
   int status = run_process(argv, log);
   if (status != 0) {

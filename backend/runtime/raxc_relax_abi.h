@@ -44,6 +44,30 @@ int32_t raxc_rt_cond(const RaxcValue* value, const RaxcErrorSite* site);
  * recording RX5020 (site args: what, StructInfo text; the reason is appended). */
 int32_t raxc_rt_check(const RaxcValue* value, const int64_t* desc, int64_t* slots, uint8_t* bound,
                       const char* const* names, int32_t phase, const RaxcErrorSite* site);
+/* Packed calls (the registry of raxc_runtime.h: plugins, raxc_register_function). Each returns
+ * the function's result (the empty tuple for none), NULL after recording the error at `site`'s
+ * location: RX5022 (site arg: the name) for an unknown name, else the function's own (RX5032). */
+RaxcValue* raxc_rt_call_packed(const char* name, RaxcValue* const* args, int32_t num_args,
+                               const RaxcErrorSite* site);
+/* R.ExternFunc("name") as a value. */
+RaxcValue* raxc_rt_packed_ref(const char* name);
+/* Calls a callable value; NULL after recording RX5027 at `site` (site args: the callee's text;
+ * the value is appended) when it is not callable, or the callee's error. */
+RaxcValue* raxc_rt_call_value(const RaxcValue* callee, RaxcValue* const* args, int32_t num_args,
+                              const RaxcErrorSite* site);
+/* R.call_inplace_packed's result: what `name` returned or, when it returned nothing, the
+ * arguments `indices` names (one, or a tuple); NULL after recording RX5032 at `site` when an
+ * index asks for a new tensor the function did not make. */
+RaxcValue* raxc_rt_inplace_result(const RaxcValue* returned, RaxcValue* const* args,
+                                  int32_t num_args, const int64_t* indices, int32_t num_indices,
+                                  const char* name, const RaxcErrorSite* site);
+/* R.null_value(), a dtype value (R.dtype("float32")). */
+RaxcValue* raxc_rt_null(void);
+RaxcValue* raxc_rt_dtype(int32_t code, int32_t bits, int32_t lanes);
+/* R.shape_to_tensor / R.tensor_to_shape; NULL after recording RX5020 at `site` (site args: what,
+ * the expected kind; the reason is appended). */
+RaxcValue* raxc_rt_shape_to_tensor(const RaxcValue* shape, const RaxcErrorSite* site);
+RaxcValue* raxc_rt_tensor_to_shape(const RaxcValue* tensor, const RaxcErrorSite* site);
 /* Call depth: enter returns 1 after recording RX5024 when the limit is reached. */
 int32_t raxc_rt_enter(const RaxcErrorSite* site);
 void raxc_rt_leave(void);

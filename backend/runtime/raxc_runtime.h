@@ -10,11 +10,11 @@
  *   int32_t f(const RaxcArg* args, const int32_t* kinds, int32_t num_args, RaxcArg* ret);
  *
  * One RaxcArg per PrimFunc parameter, in order: a buffer parameter takes a DLTensor*, a scalar
- * parameter its value; a PrimFunc that returns a value (`-> T.int32`) writes it to *ret. The entry checks the count, each kind, and every tensor's ndim, dtype,
- * shape (binding the symbolic variables it declares) and strides before it runs the body.
- * It returns 0 on success; on failure it has recorded the error with raxc_fail() and returns
- * that error's non-zero status. Errors are values, never exceptions or aborts: nothing unwinds
- * through generated frames.
+ * parameter its value; a PrimFunc that returns a value (`-> T.int32`) writes it to *ret. The entry
+ * checks the count, each kind, and every tensor's ndim, dtype, shape (binding the symbolic
+ * variables it declares) and strides before it runs the body. It returns 0 on success; on failure
+ * it has recorded the error with raxc_fail() and returns that error's non-zero status. Errors are
+ * values, never exceptions or aborts: nothing unwinds through generated frames.
  */
 #ifndef RAXC_RUNTIME_H_
 #define RAXC_RUNTIME_H_
@@ -54,6 +54,10 @@ typedef int32_t (*RaxcPluginFunc)(const RaxcArg* args, const int32_t* kinds, int
                                   RaxcArg* ret, int32_t* ret_kind);
 typedef void (*RaxcRegisterFunc)(void* context, const char* name, RaxcPluginFunc function);
 typedef int32_t (*RaxcPluginRegister)(RaxcRegisterFunc register_function, void* context);
+/* Registers `function` under `name` for every packed call of this process (R.call_packed,
+ * R.ExternFunc, ... in `raxc run` and in the libraries `raxc build` writes), as a plugin's
+ * register_function does. Returns 0; 1 for a NULL name or function. */
+int32_t raxc_register_function(const char* name, RaxcPluginFunc function);
 /* Records the message of a failing plugin function (RX5032 at the call); returns 1. */
 int32_t raxc_plugin_fail(const char* message);
 

@@ -69,9 +69,16 @@ double raxc_value_prim_f64(const RaxcValue* value);
 int32_t raxc_value_shape_ndim(const RaxcValue* value); /* -1 if not a shape */
 const int64_t* raxc_value_shape_dims(const RaxcValue* value);
 const char* raxc_value_string_get(const RaxcValue* value); /* NULL if not a string */
+/* A dtype value's dtype (R.dtype("float16")); {kDLOpaqueHandle, 0, 0} if not a dtype. */
+DLDataType raxc_value_dtype_get(const RaxcValue* value);
 
 void raxc_value_retain(RaxcValue* value);
 void raxc_value_release(RaxcValue* value); /* NULL is ignored */
+
+/* ---- packed functions (R.call_packed, R.ExternFunc, ... in a built library) ---- */
+/* Loads a plugin (a shared library exporting raxc_plugin_register, as `raxc run --load` takes)
+ * and registers its functions. 0, or non-zero with the reason in raxc_last_error() (RX5033). */
+int32_t raxc_load_plugin(const char* path);
 
 /* The last error recorded on this thread (also declared in raxc_runtime.h). */
 const char* raxc_last_error(void);

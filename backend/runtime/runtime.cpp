@@ -34,7 +34,8 @@ extern "C" int32_t raxc_fail(const RaxcErrorSite* site, int64_t v0, int64_t v1, 
   e.end = site->end;
   for (int32_t i = 0; i < site->num_static; ++i) e.args.emplace_back(site->args[i]);
   const int64_t values[3] = {v0, v1, v2};
-  for (int32_t i = 0; i < site->num_values && i < 3; ++i) e.args.push_back(std::to_string(values[i]));
+  for (int32_t i = 0; i < site->num_values && i < 3; ++i)
+    e.args.push_back(std::to_string(values[i]));
   raxc::runtime::set_last_error(std::move(e));
   return 1;
 }

@@ -167,4 +167,6 @@ extern "C" void raxc_set_num_threads(int32_t n) {
   raxc::runtime::ThreadPool::instance().set_threads(n);
 }
 
-extern "C" int32_t raxc_num_threads(void) { return raxc::runtime::ThreadPool::instance().threads(); }
+extern "C" int32_t raxc_num_threads(void) {
+  return raxc::runtime::ThreadPool::instance().threads();
+}

@@ -4,8 +4,8 @@
 namespace raxc::runtime {
 
 const char* Value::kind_name() const {
-  static constexpr const char* names[] = {"null",  "tensor", "tuple", "shape",
-                                          "prim",  "string", "dtype", "callable"};
+  static constexpr const char* names[] = {"null", "tensor", "tuple", "shape",
+                                          "prim", "string", "dtype", "callable"};
   return names[v.index()];
 }
 

@@ -12,19 +12,18 @@
 #include "backend/runtime/error.h"
 #include "backend/runtime/raxc_relax_abi.h"
 #include "backend/runtime/value.h"
-
-struct RaxcValue {
-  std::atomic<int64_t> refs{1};
-  raxc::runtime::Value value;
-};
+#include "backend/runtime/value_handle.h"
 
 namespace raxc::runtime {
-namespace {
 
-// Deep enough for real recursion, shallow enough that native frames never exhaust the stack
-// (the interpreter's default limit is the same).
-constexpr int kMaxDepth = 4096;
-thread_local int depth = 0;
+namespace {
+std::string dims_text(const int64_t* dims, size_t n) {
+  std::string s = "(";
+  for (size_t i = 0; i < n; ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  if (n == 1) s += ",";
+  return s + ")";
+}
+}  // namespace
 
 RaxcValue* box(Value v) {
   auto* h = new (std::nothrow) RaxcValue;
@@ -32,16 +31,9 @@ RaxcValue* box(Value v) {
   return h;
 }
 
-std::string dims_text(const int64_t* dims, size_t n) {
-  std::string s = "(";
-  for (size_t i = 0; i < n; ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  if (n == 1) s += ",";
-  return s + ")";
-}
+std::string describe(const RaxcValue* h) { return h ? describe(h->value) : "a null handle"; }
 
-std::string describe(const RaxcValue* h) {
-  if (!h) return "a null handle";
-  const Value& v = h->value;
+std::string describe(const Value& v) {
   if (const TensorPtr* t = v.tensor())
     return "a " + dtype_name((*t)->dtype()) + " tensor of shape " +
            dims_text((*t)->shape().data(), (*t)->shape().size());
@@ -60,7 +52,6 @@ std::string describe(const RaxcValue* h) {
   return std::string("a ") + v.kind_name();
 }
 
-// Records an error at `site` whose template takes the site's strings, then `extra`.
 int32_t fail(const RaxcErrorSite* site, std::vector<std::string> extra) {
   RuntimeError e;
   e.code = site->code;
@@ -71,6 +62,13 @@ int32_t fail(const RaxcErrorSite* site, std::vector<std::string> extra) {
   set_last_error(std::move(e));
   return 1;
 }
+
+namespace {
+
+// Deep enough for real recursion, shallow enough that native frames never exhaust the stack
+// (the interpreter's default limit is the same).
+constexpr int kMaxDepth = 4096;
+thread_local int depth = 0;
 
 DLDataType dl_type(int32_t code, int32_t bits) {
   return DLDataType{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
@@ -375,6 +373,11 @@ extern "C" const int64_t* raxc_value_shape_dims(const RaxcValue* h) {
 extern "C" const char* raxc_value_string_get(const RaxcValue* h) {
   const auto* s = h ? h->value.get_if<String>() : nullptr;
   return s ? s->value.c_str() : nullptr;
+}
+
+extern "C" DLDataType raxc_value_dtype_get(const RaxcValue* h) {
+  const auto* d = h ? h->value.get_if<DType>() : nullptr;
+  return d ? d->dtype : DLDataType{kDLOpaqueHandle, 0, 0};
 }
 
 extern "C" void raxc_value_retain(RaxcValue* h) {

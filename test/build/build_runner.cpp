@@ -1,12 +1,13 @@
 // raxc_build_runner LIB.so FILE.rx ENTRY [ARG...] [--bind N=V]... [--default-dim N] [--random]
-//                   [--seed S] [--repeat N]
+//                   [--seed S] [--repeat N] [--load PLUGIN.so]...
 // Calls ENTRY of a library `raxc build` wrote from FILE.rx with the arguments `raxc run` would
 // make from the same words (backend/exec/arguments.h), and prints the result as
 // `raxc run --output-format json` prints it, so test/build/run_goldens.py can compare the two.
 // Everything it calls in the library goes through the library's own exported C API (looked up
 // with dlsym), as a C program would. A failing entry prints "error: " and raxc_last_error();
 // exit 1. --repeat N calls the entry N times and prints the min and median time on stderr
-// (the same measurement as `raxc run --repeat`).
+// (the same measurement as `raxc run --repeat`). --load registers a plugin's functions in the
+// library's packed-function registry (raxc_load_plugin) before the call.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -99,6 +100,8 @@ Value from_handle(Api& api, RaxcValue* h) {
         p.i = api.get<int64_t (*)(const RaxcValue*)>("raxc_value_prim_i64")(h);
       return p;
     }
+    case RAXC_VALUE_DTYPE:
+      return rt::DType{api.get<DLDataType (*)(const RaxcValue*)>("raxc_value_dtype_get")(h)};
     case RAXC_VALUE_STRING:
       return rt::String{api.get<const char* (*)(const RaxcValue*)>("raxc_value_string_get")(h)};
     default: return rt::Null{};
@@ -116,6 +119,7 @@ int main(int argc, char** argv) {
   raxc::backend::ArgumentOptions options;
   std::vector<std::string> texts;
   int repeat = 1;
+  std::vector<std::string> plugins;
   for (int i = 4; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--random")
@@ -124,6 +128,8 @@ int main(int argc, char** argv) {
       options.seed = std::stoull(argv[++i]);
     else if (a == "--repeat" && i + 1 < argc)
       repeat = std::max(1, std::stoi(argv[++i]));
+    else if (a == "--load" && i + 1 < argc)
+      plugins.push_back(argv[++i]);
     else if (a == "--default-dim" && i + 1 < argc)
       options.default_dim = std::stoll(argv[++i]);
     else if (a == "--bind" && i + 1 < argc) {
@@ -149,10 +155,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   Api api;
-  api.lib = dlopen(lib_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // Global, as a program linked with the library sees it: plugins resolve raxc_plugin_fail.
+  api.lib = dlopen(lib_path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!api.lib) {
     std::cerr << dlerror() << "\n";
     return 2;
+  }
+  for (const std::string& p : plugins) {
+    if (api.get<int32_t (*)(const char*)>("raxc_load_plugin")(p.c_str()) != 0) {
+      std::cerr << "error: " << api.get<const char* (*)()>("raxc_last_error")() << "\n";
+      return 2;
+    }
   }
   std::string prefix = std::filesystem::path(lib_path).stem().string().substr(3) + "_";
   auto fn = api.get<int32_t (*)(RaxcValue* const*, int32_t, RaxcValue**)>((prefix + entry).c_str());

@@ -16,7 +16,7 @@ import shlex
 import subprocess
 import sys
 
-RUN_ONLY = {"--load", "--threads", "--repeat", "--check-bounds", "--save", "--output-format"}
+RUN_ONLY = {"--threads", "--repeat", "--check-bounds", "--save", "--output-format"}
 
 
 def close(a, b):

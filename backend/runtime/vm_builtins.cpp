@@ -1,6 +1,7 @@
 // The `vm.builtin.*` packed functions of TVM's Relax VM (src/runtime/vm/builtin.cc) that
 // VM-lowered programs call through R.call_packed / R.call_builtin_with_ctx, with TVM's
-// arguments and meaning, plus runtime.TVMTensorCreateView (what R.memory.view lowers to).
+// arguments and meaning, plus runtime.TVMTensorCreateView (what R.memory.view lowers to): in
+// the runtime's packed-function registry, so `raxc run` and built libraries share them.
 // The VM context TVM passes to some of them is not an argument here (R.call_builtin_with_ctx
 // drops it). A call with arguments of the wrong kind, or a check that fails, is RX5032 with the
 // message TVM would raise (its error-context string first); sizes and offsets that do not fit
@@ -16,16 +17,17 @@
 //                       shape, dtype[, scope]), reshape(x, shape), ensure_zero_offset(x),
 //                       to_device(x, type, id[, scope]), runtime.TVMTensorCreateView(x, shape,
 //                       dtype, offset)
-//   values and calls    null_value(), make_tuple(...), tuple_getitem(t, i), read_if_cond(c),
-//                       call_tir_dyn(f, args..., shape), invoke_closure(f, args...)
+//   values              copy(x), null_value(), make_tuple(...), tuple_getitem(t, i),
+//                       read_if_cond(c)
+// call_tir_dyn and invoke_closure call back into the program: the executor has them
+// (backend/exec/memory.cpp).
 #include <cstring>
 
-#include "backend/exec/checks.h"
-#include "backend/exec/memory.h"
+#include "backend/runtime/packed.h"
+#include "backend/runtime/storage.h"
+#include "backend/runtime/value_handle.h"
 
-namespace raxc::backend {
-
-using runtime::Value;
+namespace raxc::runtime {
 
 namespace {
 
@@ -41,11 +43,11 @@ enum MakeCode : int64_t { kUseImm = 0, kLoadShape = 1 };
 // The calls of one packed function: argument readers that fail with its name.
 class Args {
  public:
-  Args(const char* name, const std::vector<Value>& args, Span at)
-      : name_(name), args_(args), at_(at) {}
+  Args(const char* name, const std::vector<Value>& args) : name_(name), args_(args) {}
 
+  // RX5032 "packed function failed: {message}".
   [[noreturn]] void fail(const std::string& message) const {
-    raise(diag::PackedFunctionFailed{.message = std::string(name_) + ": " + message}, at_);
+    throw_error("RX5032", {std::string(name_) + ": " + message});
   }
   void count(size_t low, size_t high) const {
     if (args_.size() < low || args_.size() > high)
@@ -58,8 +60,7 @@ class Args {
   const Value& operator[](size_t i) const { return args_[i]; }
 
   [[noreturn]] void wrong(size_t i, const char* expected) const {
-    fail("argument " + std::to_string(i) + " must be " + expected + ", not " +
-         describe_value(args_[i]));
+    fail("argument " + std::to_string(i) + " must be " + expected + ", not " + describe(args_[i]));
   }
   int64_t integer(size_t i) const {
     const auto* p = args_[i].get_if<runtime::Prim>();
@@ -95,34 +96,41 @@ class Args {
   int64_t& heap(size_t heap_index, int64_t reg) const {
     const runtime::TensorPtr* t = args_[heap_index].tensor();
     if (!t)
-      fail("the shape heap is " + describe_value(args_[heap_index]) + ", but register " +
+      fail("the shape heap is " + describe(args_[heap_index]) + ", but register " +
            std::to_string(reg) + " is used");
     const runtime::Tensor& h = **t;
     if (!runtime::same_dtype(h.dtype(), DLDataType{kDLInt, 64, 1}) || h.ndim() != 1)
-      fail("the shape heap must be a 1-d int64 tensor, not " + describe_value(args_[heap_index]));
+      fail("the shape heap must be a 1-d int64 tensor, not " + describe(args_[heap_index]));
     if (reg < 0 || reg >= h.numel())
       fail("register " + std::to_string(reg) + " is outside the shape heap of " +
            std::to_string(h.numel()) + " registers");
     return h.data_as<int64_t>()[reg];
   }
-  Span at() const { return at_; }
 
  private:
   const char* name_;
   const std::vector<Value>& args_;
-  Span at_;
 };
+
+// vm.builtin.copy(x): x itself. TVM's VM emits it to copy a register (a binding `y = x`), which
+// copies the reference, not the data (src/runtime/vm/builtin.cc returns its argument): y and x
+// are the same tensor afterwards.
+Value copy(const std::vector<Value>& v) {
+  Args a("vm.builtin.copy", v);
+  a.count(1, 1);
+  return v[0];
+}
 
 // ----------------------------------------------------------------------------- checks
 
-Value check_tensor_info(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.check_tensor_info", v, at);
+Value check_tensor_info(const std::vector<Value>& v) {
+  Args a("vm.builtin.check_tensor_info", v);
   a.count(3, 4);
   int64_t ndim = a.integer(1);
   std::optional<DLDataType> dtype = a.size() == 4 ? a.dtype(2) : std::nullopt;
   std::string ctx = a.context(a.size() - 1);
   const runtime::TensorPtr* t = v[0].tensor();
-  if (!t) a.fail(ctx + "expect a Tensor but get " + describe_value(v[0]));
+  if (!t) a.fail(ctx + "expect a Tensor but get " + describe(v[0]));
   if (ndim != -1 && (*t)->ndim() != ndim)
     a.fail(ctx + "expect Tensor with ndim " + std::to_string(ndim) + " but get " +
            std::to_string((*t)->ndim()));
@@ -132,13 +140,13 @@ Value check_tensor_info(Interpreter&, const std::vector<Value>& v, Span at) {
   return runtime::Null{};
 }
 
-Value check_shape_info(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.check_shape_info", v, at);
+Value check_shape_info(const std::vector<Value>& v) {
+  Args a("vm.builtin.check_shape_info", v);
   a.count(3, 3);
   int64_t ndim = a.integer(1);
   std::string ctx = a.context(2);
   const auto* s = v[0].get_if<runtime::Shape>();
-  if (!s) a.fail(ctx + "expect a Shape but get " + describe_value(v[0]));
+  if (!s) a.fail(ctx + "expect a Shape but get " + describe(v[0]));
   if (ndim != -1 && static_cast<int64_t>(s->dims.size()) != ndim)
     a.fail(ctx + "expect Shape with ndim " + std::to_string(ndim) + " but get " +
            std::to_string(s->dims.size()));
@@ -147,52 +155,54 @@ Value check_shape_info(Interpreter&, const std::vector<Value>& v, Span at) {
 
 // The value must be a scalar convertible to `dtype`: an integer for int/uint/bool, any number
 // for float; void (opaque, 0 bits) means any scalar.
-Value check_prim_value_info(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.check_prim_value_info", v, at);
+Value check_prim_value_info(const std::vector<Value>& v) {
+  Args a("vm.builtin.check_prim_value_info", v);
   a.count(3, 3);
   std::optional<DLDataType> dtype = a.dtype(1);
   std::string ctx = a.context(2);
   const auto* p = v[0].get_if<runtime::Prim>();
   std::string want = dtype ? dtype_text(*dtype) : "void";
-  if (!p) a.fail(ctx + "expected dtype " + want + ", but received " + describe_value(v[0]));
+  if (!p) a.fail(ctx + "expected dtype " + want + ", but received " + describe(v[0]));
   if (dtype && (dtype->code == kDLInt || dtype->code == kDLUInt) && p->is_float())
-    a.fail(ctx + "expected dtype " + want + ", but received " + describe_value(v[0]));
+    a.fail(ctx + "expected dtype " + want + ", but received " + describe(v[0]));
   return runtime::Null{};
 }
 
-Value check_tuple_info(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.check_tuple_info", v, at);
+Value check_tuple_info(const std::vector<Value>& v) {
+  Args a("vm.builtin.check_tuple_info", v);
   a.count(3, 3);
   int64_t size = a.integer(1);
   std::string ctx = a.context(2);
   const auto* t = v[0].get_if<runtime::Tuple>();
-  if (!t) a.fail(ctx + "expect a Tuple but get " + describe_value(v[0]));
+  if (!t) a.fail(ctx + "expect a Tuple but get " + describe(v[0]));
   if (static_cast<int64_t>(t->fields.size()) != size)
     a.fail(ctx + "expect a Tuple with " + std::to_string(size) +
            " elements, but get a Tuple with " + std::to_string(t->fields.size()) + " elements");
   return runtime::Null{};
 }
 
-Value check_func_info(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.check_func_info", v, at);
+Value check_func_info(const std::vector<Value>& v) {
+  Args a("vm.builtin.check_func_info", v);
   a.count(2, 2);
   if (!v[0].is<runtime::CallablePtr>() || as_storage(v[0]))
-    a.fail(a.context(1) + "expect a Function but get " + describe_value(v[0]));
+    a.fail(a.context(1) + "expect a Function but get " + describe(v[0]));
   return runtime::Null{};
 }
 
 // ------------------------------------------------------------------- the shape heap
 
-Value alloc_shape_heap(Interpreter& in, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.alloc_shape_heap", v, at);
+Value alloc_shape_heap(const std::vector<Value>& v) {
+  Args a("vm.builtin.alloc_shape_heap", v);
   a.count(1, 1);
   int64_t size = a.integer(0);
   if (size < 0) a.fail("a heap of " + std::to_string(size) + " registers");
-  return in.allocate({size}, ir::DataType::Int(64), at);
+  TensorPtr heap = Tensor::empty({size}, DLDataType{kDLInt, 64, 1});
+  if (!heap) throw_error("RX5026", {dims_list({size}), "int64"});
+  return heap;
 }
 
-Value match_shape(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.match_shape", v, at);
+Value match_shape(const std::vector<Value>& v) {
+  Args a("vm.builtin.match_shape", v);
   if (v.size() < 3) a.count(3, 3);
   std::vector<int64_t> input;
   if (const runtime::TensorPtr* t = v[0].tensor())
@@ -225,8 +235,8 @@ Value match_shape(Interpreter&, const std::vector<Value>& v, Span at) {
   return runtime::Null{};
 }
 
-Value make_shape(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.make_shape", v, at);
+Value make_shape(const std::vector<Value>& v) {
+  Args a("vm.builtin.make_shape", v);
   if (v.size() < 2) a.count(2, 2);
   int64_t size = a.integer(1);
   if (size < 0 || size > static_cast<int64_t>(v.size()) ||
@@ -246,8 +256,8 @@ Value make_shape(Interpreter&, const std::vector<Value>& v, Span at) {
   return out;
 }
 
-Value match_prim_value(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.match_prim_value", v, at);
+Value match_prim_value(const std::vector<Value>& v) {
+  Args a("vm.builtin.match_prim_value", v);
   a.count(4, 5);
   int64_t value = a.integer(0), code = a.integer(2), reg = a.integer(3);
   std::string ctx = a.context(4);
@@ -264,8 +274,8 @@ Value match_prim_value(Interpreter&, const std::vector<Value>& v, Span at) {
   return runtime::Null{};
 }
 
-Value make_prim_value(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.make_prim_value", v, at);
+Value make_prim_value(const std::vector<Value>& v) {
+  Args a("vm.builtin.make_prim_value", v);
   a.count(3, 3);
   int64_t code = a.integer(1), reg = a.integer(2);
   if (code == kUseImm) return runtime::Prim{DLDataType{kDLInt, 64, 1}, reg, 0};
@@ -273,18 +283,18 @@ Value make_prim_value(Interpreter&, const std::vector<Value>& v, Span at) {
   a.fail("invalid shape code " + std::to_string(code));
 }
 
-Value shape_of(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.shape_of", v, at);
+Value shape_of(const std::vector<Value>& v) {
+  Args a("vm.builtin.shape_of", v);
   a.count(1, 1);
   return runtime::Shape{a.tensor(0)->shape()};
 }
 
-Value tensor_to_shape(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.tensor_to_shape", v, at);
+Value tensor_to_shape(const std::vector<Value>& v) {
+  Args a("vm.builtin.tensor_to_shape", v);
   a.count(1, 1);
   const runtime::TensorPtr& t = a.tensor(0);
   if (t->ndim() != 1 || t->dtype().code != kDLInt || t->dtype().bits < 16)
-    a.fail("expects a 1-d int16, int32 or int64 tensor, not " + describe_value(v[0]));
+    a.fail("expects a 1-d int16, int32 or int64 tensor, not " + describe(v[0]));
   runtime::Shape s;
   for (int64_t i = 0; i < t->numel(); ++i) s.dims.push_back(t->get_i64(i));
   return s;
@@ -292,18 +302,18 @@ Value tensor_to_shape(Interpreter&, const std::vector<Value>& v, Span at) {
 
 // ---------------------------------------------------------------------------- memory
 
-Value alloc_storage(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.alloc_storage", v, at);
+Value alloc_storage(const std::vector<Value>& v) {
+  Args a("vm.builtin.alloc_storage", v);
   a.count(3, 4);
   const std::vector<int64_t>& size = a.shape(0);
   a.integer(1);  // the device index: every device of a CPU run is host memory
   std::optional<DLDataType> hint = a.dtype(2);
-  int64_t element = hint ? runtime::dtype_bytes(storable_dtype(dtype_text(*hint), at)) : 1;
-  return allocate_storage(storage_bytes(size, element, at), at);
+  int64_t element = hint ? runtime::dtype_bytes(storable_dtype(dtype_text(*hint))) : 1;
+  return allocate_storage(storage_bytes(size, element));
 }
 
-Value alloc_tensor(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.alloc_tensor", v, at);
+Value alloc_tensor(const std::vector<Value>& v) {
+  Args a("vm.builtin.alloc_tensor", v);
   a.count(4, 5);
   const Storage* storage = as_storage(v[0]);
   if (!storage) a.wrong(0, "a storage");
@@ -311,64 +321,61 @@ Value alloc_tensor(Interpreter&, const std::vector<Value>& v, Span at) {
   const std::vector<int64_t>& shape = a.shape(2);
   std::optional<DLDataType> dtype = a.dtype(3);
   if (!dtype) a.wrong(3, "a dtype");
-  return tensor_in_storage(*storage, offset, shape, storable_dtype(dtype_text(*dtype), at), at);
+  return tensor_in_storage(*storage, offset, shape, storable_dtype(dtype_text(*dtype)));
 }
 
 // A view with the same dtype and a new shape (TVM: Tensor::CreateView, which lets the view be
 // smaller than the tensor).
-Value reshape(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.reshape", v, at);
+Value reshape(const std::vector<Value>& v) {
+  Args a("vm.builtin.reshape", v);
   a.count(2, 2);
   const runtime::TensorPtr& t = a.tensor(0);
-  return view_of(t, 0, a.shape(1), t->dtype(), at);
+  return view_of(t, 0, a.shape(1), t->dtype());
 }
 
-Value create_view(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("runtime.TVMTensorCreateView", v, at);
+Value create_view(const std::vector<Value>& v) {
+  Args a("runtime.TVMTensorCreateView", v);
   a.count(3, 4);
   const runtime::TensorPtr& t = a.tensor(0);
   std::optional<DLDataType> dtype = a.dtype(2);
-  DLDataType d = dtype ? storable_dtype(dtype_text(*dtype), at) : t->dtype();
+  DLDataType d = dtype ? storable_dtype(dtype_text(*dtype)) : t->dtype();
   int64_t offset = a.size() == 4 ? a.integer(3) : 0;
-  return view_of(t, offset, a.shape(1), d, at);
+  return view_of(t, offset, a.shape(1), d);
 }
 
 // Views here never carry a byte_offset (memory.cpp moves the pointer instead), so every tensor
 // already has the zero offset TVM's kernels want.
-Value ensure_zero_offset(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.ensure_zero_offset", v, at);
+Value ensure_zero_offset(const std::vector<Value>& v) {
+  Args a("vm.builtin.ensure_zero_offset", v);
   a.count(1, 1);
   return a.tensor(0);
 }
 
 // Every device of a CPU run is host memory; the copy keeps the result from aliasing its
 // source, as a transfer to another device would.
-Value to_device(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.to_device", v, at);
+Value to_device(const std::vector<Value>& v) {
+  Args a("vm.builtin.to_device", v);
   a.count(3, 4);
   const runtime::TensorPtr& t = a.tensor(0);
   a.integer(1);
   a.integer(2);
   runtime::TensorPtr out = runtime::Tensor::empty(t->shape(), t->dtype());
-  if (!out)
-    raise(diag::TensorAllocationFailed{.shape = describe_value(v[0]),
-                                       .dtype = runtime::dtype_name(t->dtype())},
-          at);
+  if (!out) throw_error("RX5026", {dims_list(t->shape()), runtime::dtype_name(t->dtype())});
   std::memcpy(out->data(), t->data(), static_cast<size_t>(t->nbytes()));
   return out;
 }
 
 // -------------------------------------------------------------------- values and calls
 
-Value null_value(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args("vm.builtin.null_value", v, at).count(0, 0);
+Value null_value(const std::vector<Value>& v) {
+  Args("vm.builtin.null_value", v).count(0, 0);
   return runtime::Null{};
 }
 
-Value make_tuple(Interpreter&, const std::vector<Value>& v, Span) { return runtime::Tuple{v}; }
+Value make_tuple(const std::vector<Value>& v) { return runtime::Tuple{v}; }
 
-Value tuple_getitem(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.tuple_getitem", v, at);
+Value tuple_getitem(const std::vector<Value>& v) {
+  Args a("vm.builtin.tuple_getitem", v);
   a.count(2, 2);
   const auto* t = v[0].get_if<runtime::Tuple>();
   if (!t) a.wrong(0, "a tuple");
@@ -381,8 +388,8 @@ Value tuple_getitem(Interpreter&, const std::vector<Value>& v, Span at) {
 
 // The value of an If's condition: a bool or integer scalar, or the first element of an
 // integer/bool tensor (TVM reads element 0 whatever the shape).
-Value read_if_cond(Interpreter&, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.read_if_cond", v, at);
+Value read_if_cond(const std::vector<Value>& v) {
+  Args a("vm.builtin.read_if_cond", v);
   a.count(1, 1);
   bool result = false;
   if (const auto* p = v[0].get_if<runtime::Prim>()) {
@@ -391,29 +398,17 @@ Value read_if_cond(Interpreter&, const std::vector<Value>& v, Span at) {
   } else {
     const runtime::TensorPtr& t = a.tensor(0);
     if (t->dtype().code == kDLFloat || t->dtype().code == kDLBfloat || t->numel() == 0)
-      a.fail("expects a non-empty bool or integer tensor, not " + describe_value(v[0]));
+      a.fail("expects a non-empty bool or integer tensor, not " + describe(v[0]));
     result = t->get_i64(0) != 0;
   }
   return runtime::Prim{DLDataType{kDLUInt, 1, 1}, result ? 1 : 0, 0};
 }
 
-Value call_tir_dyn_packed(Interpreter& in, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.call_tir_dyn", v, at);
-  if (v.size() < 2) a.count(2, 2);
-  std::vector<Value> args(v.begin() + 1, v.end() - 1);
-  return call_tir_dyn(in, v[0], std::move(args), v.back(), at);
-}
-
-Value invoke_closure(Interpreter& in, const std::vector<Value>& v, Span at) {
-  Args a("vm.builtin.invoke_closure", v, at);
-  if (v.empty()) a.count(1, 1);
-  return in.call_value(v[0], std::vector<Value>(v.begin() + 1, v.end()), at);
-}
-
 }  // namespace
 
-void register_vm_builtins(std::unordered_map<std::string, PackedFunction>& functions) {
-  const std::pair<const char*, PackedFunction> builtins[] = {
+std::vector<std::pair<const char*, PackedFunction>> vm_builtins() {
+  return {
+      {"vm.builtin.copy", copy},
       {"vm.builtin.check_tensor_info", check_tensor_info},
       {"vm.builtin.check_shape_info", check_shape_info},
       {"vm.builtin.check_prim_value_info", check_prim_value_info},
@@ -436,10 +431,7 @@ void register_vm_builtins(std::unordered_map<std::string, PackedFunction>& funct
       {"vm.builtin.make_tuple", make_tuple},
       {"vm.builtin.tuple_getitem", tuple_getitem},
       {"vm.builtin.read_if_cond", read_if_cond},
-      {"vm.builtin.call_tir_dyn", call_tir_dyn_packed},
-      {"vm.builtin.invoke_closure", invoke_closure},
   };
-  for (const auto& [name, fn] : builtins) functions.emplace(name, fn);
 }
 
-}  // namespace raxc::backend
+}  // namespace raxc::runtime

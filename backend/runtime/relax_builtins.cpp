@@ -1,0 +1,132 @@
+// The language's builtins as the Relax code of a `raxc build` library calls them
+// (raxc_relax_abi.h): packed calls through the registry of packed.h, callable values, and the
+// small value operators (R.null_value, dtype values, R.shape_to_tensor, R.tensor_to_shape).
+// `raxc run`'s executor implements the same operators in backend/exec; run_goldens.py holds
+// the two to the same results.
+#include <new>
+#include <string>
+#include <vector>
+
+#include "backend/runtime/error.h"
+#include "backend/runtime/packed.h"
+#include "backend/runtime/raxc_relax_abi.h"
+#include "backend/runtime/value_handle.h"
+
+namespace raxc::runtime {
+namespace {
+
+std::vector<Value> values_of(RaxcValue* const* args, int32_t n) {
+  std::vector<Value> values;
+  values.reserve(n > 0 ? static_cast<size_t>(n) : 0);
+  for (int32_t i = 0; i < n; ++i) values.push_back(args[i] ? args[i]->value : Value{Null{}});
+  return values;
+}
+
+// Runs `fn`, recording what it throws at the site's location; null then.
+template <class Fn>
+RaxcValue* guarded(const RaxcErrorSite* site, Fn&& fn) {
+  try {
+    return box(fn());
+  } catch (RuntimeError& e) {
+    e.begin = site->begin;
+    e.end = site->end;
+    set_last_error(std::move(e));
+  } catch (const std::bad_alloc&) {
+    fail(site, {});
+  }
+  return nullptr;
+}
+
+Value call_packed(const std::string& name, std::vector<Value> args) {
+  std::shared_ptr<const PackedFunction> fn = find_packed(name);
+  if (!fn) {
+    RuntimeError e;
+    e.code = "RX5022";  // "packed function '{function}' is not registered"
+    e.args.push_back(name);
+    throw e;
+  }
+  return (*fn)(args);
+}
+
+}  // namespace
+}  // namespace raxc::runtime
+
+using namespace raxc::runtime;
+
+extern "C" RaxcValue* raxc_rt_call_packed(const char* name, RaxcValue* const* args,
+                                          int32_t num_args, const RaxcErrorSite* site) {
+  return guarded(site, [&] { return call_packed(name, values_of(args, num_args)); });
+}
+
+extern "C" RaxcValue* raxc_rt_packed_ref(const char* name) {
+  auto ref = std::make_shared<PackedRef>();
+  ref->symbol = name;
+  return box(CallablePtr(std::move(ref)));
+}
+
+extern "C" RaxcValue* raxc_rt_call_value(const RaxcValue* callee, RaxcValue* const* args,
+                                         int32_t num_args, const RaxcErrorSite* site) {
+  const auto* c = callee ? callee->value.get_if<CallablePtr>() : nullptr;
+  if (const auto* ref = c ? dynamic_cast<const PackedRef*>(c->get()) : nullptr)
+    return raxc_rt_call_packed(ref->symbol.c_str(), args, num_args, site);
+  fail(site, {describe(callee)});
+  return nullptr;
+}
+
+extern "C" RaxcValue* raxc_rt_inplace_result(const RaxcValue* returned, RaxcValue* const* args,
+                                             int32_t num_args, const int64_t* indices,
+                                             int32_t num_indices, const char* name,
+                                             const RaxcErrorSite* site) {
+  // Something returned: that is the result. Nothing (the plugin ABI's none, or null): the
+  // arguments the indices name, mutated in place, as TVM defines.
+  const auto* unit = returned->value.get_if<Tuple>();
+  if ((!returned->value.is<Null>() && (!unit || !unit->fields.empty())) || num_indices == 0) {
+    raxc_value_retain(const_cast<RaxcValue*>(returned));
+    return const_cast<RaxcValue*>(returned);
+  }
+  std::vector<Value> outs;
+  for (int32_t i = 0; i < num_indices; ++i) {
+    if (indices[i] < 0 || indices[i] >= num_args) {
+      fail(site,
+           {"'" + std::string(name) + "' returned nothing, so output " + std::to_string(i) +
+            " (inplace_indices " + std::to_string(indices[i]) + ": a new tensor) has no value"});
+      return nullptr;
+    }
+    outs.push_back(args[indices[i]]->value);
+  }
+  if (outs.size() == 1) return box(outs[0]);
+  return box(Tuple{std::move(outs)});
+}
+
+extern "C" RaxcValue* raxc_rt_null(void) { return box(Null{}); }
+
+extern "C" RaxcValue* raxc_rt_dtype(int32_t code, int32_t bits, int32_t lanes) {
+  return box(DType{DLDataType{static_cast<uint8_t>(code), static_cast<uint8_t>(bits),
+                              static_cast<uint16_t>(lanes)}});
+}
+
+extern "C" RaxcValue* raxc_rt_shape_to_tensor(const RaxcValue* shape, const RaxcErrorSite* site) {
+  const auto* s = shape ? shape->value.get_if<Shape>() : nullptr;
+  if (!s) {
+    fail(site, {"it is " + describe(shape)});
+    return nullptr;
+  }
+  TensorPtr t = Tensor::empty({static_cast<int64_t>(s->dims.size())}, DLDataType{kDLInt, 64, 1});
+  if (!t) {
+    fail(site, {"out of memory"});
+    return nullptr;
+  }
+  for (size_t i = 0; i < s->dims.size(); ++i) t->set_i64(static_cast<int64_t>(i), s->dims[i]);
+  return box(t);
+}
+
+extern "C" RaxcValue* raxc_rt_tensor_to_shape(const RaxcValue* tensor, const RaxcErrorSite* site) {
+  const TensorPtr* t = tensor ? tensor->value.tensor() : nullptr;
+  if (!t || (*t)->ndim() != 1 || (*t)->dtype().code == kDLFloat) {
+    fail(site, {"it is " + describe(tensor)});
+    return nullptr;
+  }
+  Shape s;
+  for (int64_t i = 0; i < (*t)->numel(); ++i) s.dims.push_back((*t)->get_i64(i));
+  return box(std::move(s));
+}
