@@ -425,13 +425,7 @@ class FunctionEmitter {
         s_.refuse(e->span, "a global function used as a value");
       }
       case K::ExternFunc: return packed_ref(ir::cast<ir::ExternFunc>(e)->global_symbol);
-      case K::DataTypeImm: {
-        ir::DataType t = ir::cast<ir::DataTypeImm>(e)->value;
-        if (dl_code(t) < 0) s_.refuse(e->span, "a dtype value of '" + t.str() + "'");
-        return own(b_.CreateCall(s_.runtime("raxc_rt_dtype"),
-                                 {b_.getInt32(static_cast<uint32_t>(dl_code(t))),
-                                  b_.getInt32(t.bits), b_.getInt32(t.lanes)}));
-      }
+      case K::DataTypeImm: return dtype_value(ir::cast<ir::DataTypeImm>(e)->value, e->span);
       case K::Op: s_.refuse(e->span, "an operator used as a value");
       case K::Error: s_.refuse(e->span, "a part of the program that has an error");
     }
@@ -596,6 +590,12 @@ class FunctionEmitter {
     if (name == "relax.call_dps_packed") return call_dps_packed(c);
     if (name == "relax.call_inplace_packed") return call_inplace_packed(c);
     if (name == "relax.null_value") return own(b_.CreateCall(s_.runtime("raxc_rt_null"), {}));
+    if (name == "relax.hint_on_device" || name == "relax.builtin.stop_lift_params")
+      return expr(c->args.at(0));    // no effect at run time on one CPU
+    if (name == "relax.to_vdevice")  // every vdevice is host memory: a copy, as to another device
+      return call_packed("vm.builtin.to_device", {expr(c->args.at(0)), int_value(0), int_value(0)},
+                         c->span);
+    if (Value* v = memory_op(name, c)) return v;
     if (name == "relax.shape_to_tensor" && c->args.size() == 1)
       return own(b_.CreateCall(
           s_.runtime("raxc_rt_shape_to_tensor"),
@@ -608,6 +608,126 @@ class FunctionEmitter {
            s_.error_site(DiagId::RX5020, c->span,
                          {"the argument of R.tensor_to_shape", "a 1-d integer tensor"})}));
     return nullptr;
+  }
+
+  // ------------------------------------------------------------ explicit memory
+
+  // The explicit-memory operators as the runtime's vm.builtin.* functions (the same ones
+  // `raxc run` calls, backend/runtime/vm_builtins.cpp), the way TVM's VM lowers them. Null when
+  // `name` is not one of them.
+  Value* memory_op(const std::string& name, const ir::Call* c) {
+    if (name == "relax.memory.alloc_storage") {
+      // (size, virtual_device_index, storage_scope, dtype): `size` bytes.
+      Operands ops{c, {"size", "virtual_device_index", "storage_scope", "dtype"}};
+      return call_packed("vm.builtin.alloc_storage",
+                         {operand(ops, 0), int_value(0), dtype_value(ir::DataType::UInt(8))},
+                         c->span);
+    }
+    if (name == "relax.vm.alloc_storage") {
+      // (size, runtime_device_index, dtype, storage_scope): size × dtype bytes.
+      Operands ops{c, {"size", "runtime_device_index", "dtype", "storage_scope"}};
+      return call_packed("vm.builtin.alloc_storage",
+                         {operand(ops, 0), int_value(0), optional_operand(ops, 2)}, c->span);
+    }
+    if (name == "relax.memory.alloc_tensor" || name == "relax.vm.alloc_tensor") {
+      Operands ops{c, {"storage", "offset", "shape", "dtype", "runtime_device_index"}};
+      Value* offset = present(ops, 1) ? operand(ops, 1) : int_value(0);
+      return call_packed("vm.builtin.alloc_tensor",
+                         {operand(ops, 0), offset, operand(ops, 2), operand(ops, 3)}, c->span);
+    }
+    if (name == "relax.memory.view") {
+      Operands ops{c, {"data", "shape", "dtype", "relative_byte_offset"}};
+      Value* data = operand(ops, 0);
+      Value* shape = present(ops, 1)
+                         ? operand(ops, 1)
+                         : own(b_.CreateCall(
+                               s_.runtime("raxc_rt_shape_of"),
+                               {data, s_.error_site(DiagId::RX5020, c->span,
+                                                    {"the 'data' of R.memory.view", "a tensor"})}));
+      return call_packed(
+          "runtime.TVMTensorCreateView",
+          {data, shape, optional_operand(ops, 2), present(ops, 3) ? operand(ops, 3) : int_value(0)},
+          c->span);
+    }
+    if (name == "relax.memory.kill_storage" || name == "relax.memory.kill_tensor" ||
+        name == "relax.vm.kill_object") {
+      // The handle is released when the function returns; the kill only has to evaluate it.
+      if (!c->args.empty()) expr(c->args[0]);
+      return tuple_of({});
+    }
+    if (name == "relax.call_builtin_with_ctx") {
+      // TVM passes the VM as a leading context argument; the runtime's built-ins take none.
+      std::string symbol = packed_symbol(c);
+      std::vector<Value*> args;
+      if (c->args.size() > 1) {
+        if (const auto* t = ir::dyn_cast<ir::Tuple>(c->args[1]))
+          args = exprs(t->fields, 0);
+        else
+          s_.refuse(c->args[1]->span, "R.call_builtin_with_ctx arguments that are not a tuple");
+      }
+      return call_packed(symbol, args, c->span);
+    }
+    return nullptr;
+  }
+
+  // An operator's operands by position or keyword (`R.memory.alloc_tensor(s, offset=0, ...)`
+  // and the all-positional form TVM prints both occur).
+  struct Operands {
+    const ir::Call* call;
+    std::vector<std::string_view> names;
+  };
+
+  const ir::AttrValue* operand_attr(const Operands& ops, size_t i) {
+    const ir::AttrValue* a = ops.call->attrs.find(ops.names[i]);
+    return a && !a->is_none() ? a : nullptr;
+  }
+  bool present(const Operands& ops, size_t i) {
+    return i < ops.call->args.size() || operand_attr(ops, i);
+  }
+  Value* optional_operand(const Operands& ops, size_t i) {
+    return present(ops, i) ? operand(ops, i) : own(b_.CreateCall(s_.runtime("raxc_rt_null"), {}));
+  }
+
+  Value* operand(const Operands& ops, size_t i) {
+    if (i < ops.call->args.size()) return expr(ops.call->args[i]);
+    const ir::AttrValue* a = operand_attr(ops, i);
+    std::string what = "the '" + std::string(ops.names[i]) + "' of this call";
+    if (!a) s_.refuse(ops.call->span, "this form of the call (without " + what + ")");
+    if (const auto* e = a->get_if<const ir::Expr*>()) return expr(*e);
+    if (const auto* n = a->get_if<int64_t>()) return int_value(*n);
+    if (const auto* d = a->get_if<ir::DataType>()) return dtype_value(*d, a->span);
+    if (const auto* s = a->get_if<std::string>())
+      return own(b_.CreateCall(s_.runtime("raxc_value_string"), {s_.string_constant(*s)}));
+    if (const auto* list = a->get_if<ir::AttrValue::List>()) {  // shape=[m, n]
+      std::vector<const ir::PrimExpr*> dims;
+      for (const ir::AttrValue& v : *list) {
+        if (const auto* p = v.get_if<const ir::PrimExpr*>())
+          dims.push_back(*p);
+        else if (!v.get_if<int64_t>())
+          s_.refuse(a->span.empty() ? ops.call->span : a->span, what);
+      }
+      if (dims.size() == list->size()) return shape(dims);
+      std::vector<int64_t> ints;
+      for (const ir::AttrValue& v : *list)
+        if (const auto* n = v.get_if<int64_t>()) ints.push_back(*n);
+      if (ints.size() == list->size()) {
+        llvm::Constant* array = int64_array(ints, ".dims");
+        return own(b_.CreateCall(s_.runtime("raxc_rt_shape"),
+                                 {array, b_.getInt32(static_cast<uint32_t>(ints.size()))}));
+      }
+    }
+    s_.refuse(a->span.empty() ? ops.call->span : a->span, what);
+  }
+
+  Value* int_value(int64_t v) {
+    return own(b_.CreateCall(s_.runtime("raxc_rt_prim_int"),
+                             {b_.getInt64(v), b_.getInt32(kDLInt), b_.getInt32(64)}));
+  }
+  Value* dtype_value(ir::DataType t, Span at = {}) {
+    if (dl_code(t) < 0) s_.refuse(at, "a dtype value of '" + t.str() + "'");
+    return own(
+        b_.CreateCall(s_.runtime("raxc_rt_dtype"), {b_.getInt32(static_cast<uint32_t>(dl_code(t))),
+                                                    b_.getInt32(t.bits), b_.getInt32(t.lanes)}));
   }
 
   // The name a packed call's first argument gives: R.ExternFunc, a string, a global
