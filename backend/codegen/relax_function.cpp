@@ -9,6 +9,7 @@
 
 #include "backend/codegen/relax_emitter.h"
 #include "backend/runtime/raxc_runtime.h"
+#include "frontend/ir/walks.h"
 #include "frontend/printer/printer.h"
 
 namespace raxc::backend {
@@ -29,11 +30,25 @@ int64_t dl_code(ir::DataType t) {
   return -1;
 }
 
+// What a local function closes over: its leading arguments, before its parameters (see
+// raxc_rt_closure).
+struct Captures {
+  const ir::Var* self = nullptr;         // a local function that recurs: the closure itself
+  std::vector<const ir::Var*> vars;      // the enclosing functions' variables it uses
+  std::vector<const ir::PrimVar*> dims;  // their shape variables, as R.Prim int64 values
+  size_t count() const { return (self ? 1 : 0) + vars.size() + dims.size(); }
+};
+
 class FunctionEmitter {
  public:
-  FunctionEmitter(RelaxModuleState& s, const ir::GlobalDef& g, const ir::Function& f,
-                  llvm::Function* fn)
-      : s_(s), b_(s.context), f_(f), name_(g.gvar->name), fn_(fn) {}
+  FunctionEmitter(RelaxModuleState& s, std::string name, const ir::Function& f, llvm::Function* fn,
+                  Captures captures = {})
+      : s_(s),
+        b_(s.context),
+        f_(f),
+        name_(std::move(name)),
+        fn_(fn),
+        captures_(std::move(captures)) {}
 
   void emit() {
     entry_ = block("entry");
@@ -240,7 +255,7 @@ class FunctionEmitter {
     }
     switch (s->kind) {
       case ir::SInfoKind::Object: out.push_back(kObject); return;
-      case ir::SInfoKind::Func: s_.refuse(s->span, "a value of function type (closures)");
+      case ir::SInfoKind::Func: out.push_back(kFunc); return;
       case ir::SInfoKind::Tensor: {
         const auto* t = ir::cast<ir::TensorSInfo>(s);
         const auto* shape = ir::dyn_cast<ir::ShapeExpr>(t->shape);
@@ -322,15 +337,29 @@ class FunctionEmitter {
     b_.SetInsertPoint(go);
 
     size_t n = f_.params.size();
-    fail_with(b_.CreateICmpNE(fn_->getArg(1), b_.getInt32(static_cast<uint32_t>(n))),
+    size_t k = captures_.count();
+    Value* given = b_.CreateSub(fn_->getArg(1), b_.getInt32(static_cast<uint32_t>(k)));
+    fail_with(b_.CreateICmpNE(given, b_.getInt32(static_cast<uint32_t>(n))),
               s_.error_site(DiagId::RX5002, f_.name_span.empty() ? f_.span : f_.name_span,
                             {name_, std::to_string(n)}, 1),
-              {b_.CreateSExt(fn_->getArg(1), b_.getInt64Ty())});
+              {b_.CreateSExt(given, b_.getInt64Ty())});
+    auto argument = [&](size_t i, const std::string& name) -> Value* {
+      return b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), fn_->getArg(0), i),
+                           name);
+    };
+    size_t next = 0;
+    if (captures_.self) vars_[captures_.self] = argument(next++, captures_.self->name);
+    for (const ir::Var* v : captures_.vars) vars_[v] = argument(next++, v->name);
+    for (const ir::PrimVar* d : captures_.dims) {
+      Value* value = b_.CreateCall(s_.runtime("raxc_value_prim_i64"), {argument(next++, d->name)});
+      int index = slot_of(d);
+      b_.CreateStore(value, slot_ptr(index));
+      b_.CreateStore(b_.getInt8(1), b_.CreateConstGEP1_64(b_.getInt8Ty(), bound_, index));
+    }
     std::vector<Check> checks;
     for (size_t i = 0; i < n; ++i) {
       const ir::Var* p = f_.params[i];
-      Value* h = b_.CreateLoad(b_.getPtrTy(),
-                               b_.CreateConstGEP1_64(b_.getPtrTy(), fn_->getArg(0), i), p->name);
+      Value* h = argument(k + i, p->name);
       vars_[p] = h;
       if (p->annotation)
         checks.push_back(
@@ -376,9 +405,8 @@ class FunctionEmitter {
   }
 
   void bind(const ir::Binding* binding) {
-    if (ir::isa<ir::Function>(binding->value))
-      s_.refuse(binding->value->span, "a nested function (closures)");
-    Value* v = expr(binding->value);
+    const auto* local = ir::dyn_cast<ir::Function>(binding->value);
+    Value* v = local ? closure(*local, binding->var) : expr(binding->value);
     if (binding->match_cast) {
       check({{v, binding->match_cast,
               site_for(DiagId::RX5020, binding->span, "the value of R.match_cast",
@@ -418,11 +446,12 @@ class FunctionEmitter {
       case K::ShapeExpr: return shape(ir::cast<ir::ShapeExpr>(e)->values);
       case K::If: return if_expr(ir::cast<ir::If>(e));
       case K::Call: return call(ir::cast<ir::Call>(e));
-      case K::Function: s_.refuse(e->span, "a nested function (closures)");
+      case K::Function: return closure(*ir::cast<ir::Function>(e), nullptr);
       case K::GlobalVar: {
         const ir::GlobalDef* g = s_.library.module->find(ir::cast<ir::GlobalVar>(e)->name);
         if (g && g->extern_func()) return packed_ref(g->extern_func()->global_symbol);
-        s_.refuse(e->span, "a global function used as a value");
+        if (!g || !g->function()) s_.refuse(e->span, "a PrimFunc used as a value");
+        return closure_of(s_.relax_function(*g), {}, g->gvar->name, false);
       }
       case K::ExternFunc: return packed_ref(ir::cast<ir::ExternFunc>(e)->global_symbol);
       case K::DataTypeImm: return dtype_value(ir::cast<ir::DataTypeImm>(e)->value, e->span);
@@ -430,6 +459,69 @@ class FunctionEmitter {
       case K::Error: s_.refuse(e->span, "a part of the program that has an error");
     }
     s_.refuse(e->span, "this expression");
+  }
+
+  // ---------------------------------------------------------------- closures
+
+  // A local function: compiled now as a function of its own whose leading arguments are what it
+  // closes over (Captures), and a closure value over it.
+  Value* closure(const ir::Function& local, const ir::Var* self) {
+    ir::FreeVars used = ir::free_vars(&local);
+    Captures captures;
+    for (const ir::Var* v : used.vars) {
+      if (v == self)
+        captures.self = v;
+      else
+        captures.vars.push_back(v);
+    }
+    captures.dims = used.shape_vars;
+    std::string name =
+        name_ + "." + (self ? self->name : "lambda" + std::to_string(++local_functions_));
+    auto* lifted =
+        llvm::Function::Create(fn_->getFunctionType(), llvm::GlobalValue::InternalLinkage,
+                               "raxc_relax." + name, s_.module);
+    lifted->addFnAttr(llvm::Attribute::NoUnwind);
+    bool pass_self = captures.self != nullptr;
+    std::vector<Value*> captured;
+    for (const ir::Var* v : captures.vars) {
+      auto it = vars_.find(v);
+      if (it == vars_.end())
+        s_.refuse(local.span, "a local function using '" + v->name + "' before it has a value");
+      captured.push_back(it->second);
+    }
+    for (const ir::PrimVar* d : captures.dims) captured.push_back(int_from(prim(d)));
+    FunctionEmitter(s_, name, local, lifted, std::move(captures)).emit();
+    return closure_of(lifted, captured, name, pass_self);
+  }
+
+  Value* closure_of(llvm::Function* function, const std::vector<Value*>& captured,
+                    const std::string& name, bool pass_self) {
+    return own(b_.CreateCall(
+        s_.runtime("raxc_rt_closure"),
+        {function, handle_array(captured), b_.getInt32(static_cast<uint32_t>(captured.size())),
+         s_.string_constant(name), b_.getInt32(pass_self ? 1 : 0)}));
+  }
+
+  // R.make_closure(global, (captured...)).
+  Value* make_closure(const ir::Call* c) {
+    const auto* gv = c->args.empty() ? nullptr : ir::dyn_cast<ir::GlobalVar>(c->args[0]);
+    const ir::GlobalDef* g = gv ? s_.library.module->find(gv->name) : nullptr;
+    if (!g || !g->function())
+      s_.refuse(c->span, "R.make_closure of something other than a Relax global");
+    return closure_of(s_.relax_function(*g), tuple_fields(c, 1), g->gvar->name, false);
+  }
+
+  // The fields of argument `i`, a tuple literal (a call's argument list); none when absent.
+  std::vector<Value*> tuple_fields(const ir::Call* c, size_t i) {
+    if (c->args.size() <= i) return {};
+    const auto* t = ir::dyn_cast<ir::Tuple>(c->args[i]);
+    if (!t) s_.refuse(c->args[i]->span, "arguments that are not a tuple literal");
+    return exprs(t->fields, 0);
+  }
+
+  Value* int_from(Value* i64) {
+    return own(
+        b_.CreateCall(s_.runtime("raxc_rt_prim_int"), {i64, b_.getInt32(kDLInt), b_.getInt32(64)}));
   }
 
   Value* packed_ref(const std::string& symbol) {
@@ -588,6 +680,9 @@ class FunctionEmitter {
       return call_packed(symbol, exprs(c->args, 1), c->span);
     }
     if (name == "relax.call_dps_packed") return call_dps_packed(c);
+    if (name == "relax.make_closure") return make_closure(c);
+    if (name == "relax.invoke_closure" || name == "relax.invoke_pure_closure")
+      return call_callable(expr(c->args.at(0)), tuple_fields(c, 1), c);
     if (name == "relax.call_inplace_packed") return call_inplace_packed(c);
     if (name == "relax.null_value") return own(b_.CreateCall(s_.runtime("raxc_rt_null"), {}));
     if (name == "relax.hint_on_device" || name == "relax.builtin.stop_lift_params")
@@ -760,8 +855,12 @@ class FunctionEmitter {
   // type): through raxc_rt_call_value.
   Value* call_value(const ir::Call* c) {
     Value* callee = expr(c->op);
-    std::vector<Value*> args = exprs(c->args, 0);
-    const auto* var = ir::dyn_cast<ir::Var>(c->op);
+    return call_callable(callee, exprs(c->args, 0), c);
+  }
+
+  Value* call_callable(Value* callee, const std::vector<Value*>& args, const ir::Call* c) {
+    const ir::Expr* callee_expr = ir::isa<ir::Op>(c->op) ? c->args.at(0) : c->op;
+    const auto* var = ir::dyn_cast<ir::Var>(callee_expr);
     std::string callee_text = var ? "'" + var->name + "'" : "this value";
     return own(
         b_.CreateCall(s_.runtime("raxc_rt_call_value"),
@@ -932,13 +1031,15 @@ class FunctionEmitter {
   // What each variable of this function is bound to (a packed call's callee may be a variable
   // bound to R.ExternFunc).
   std::unordered_map<const ir::Var*, const ir::Expr*> bound_values_;
+  Captures captures_;
+  int local_functions_ = 0;
 };
 
 }  // namespace
 
 void emit_relax_function(RelaxModuleState& state, const ir::GlobalDef& g, const ir::Function& f,
                          llvm::Function* fn) {
-  FunctionEmitter(state, g, f, fn).emit();
+  FunctionEmitter(state, g.gvar->name, f, fn).emit();
 }
 
 }  // namespace raxc::backend

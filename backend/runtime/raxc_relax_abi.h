@@ -49,6 +49,14 @@ int32_t raxc_rt_check(const RaxcValue* value, const int64_t* desc, int64_t* slot
  * location: RX5022 (site arg: the name) for an unknown name, else the function's own (RX5032). */
 RaxcValue* raxc_rt_call_packed(const char* name, RaxcValue* const* args, int32_t num_args,
                                const RaxcErrorSite* site);
+/* The internal form of every Relax function of a library (and of the entries): borrowed
+ * arguments in, a new reference in *result, 0 on success. */
+typedef int32_t (*RaxcRelaxFunc)(RaxcValue* const* args, int32_t num_args, RaxcValue** result);
+/* A closure over `function`: calling it with args... calls function(captured..., args...), or
+ * function(closure, captured..., args...) when `pass_self` (a local function that recurs sees
+ * itself as its first argument). The closure takes its own references to `captured`. */
+RaxcValue* raxc_rt_closure(RaxcRelaxFunc function, RaxcValue* const* captured, int32_t num_captured,
+                           const char* name, int32_t pass_self);
 /* R.ExternFunc("name") as a value. */
 RaxcValue* raxc_rt_packed_ref(const char* name);
 /* Calls a callable value; NULL after recording RX5027 at `site` (site args: the callee's text;

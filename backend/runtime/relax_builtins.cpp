@@ -37,6 +37,18 @@ RaxcValue* guarded(const RaxcErrorSite* site, Fn&& fn) {
   return nullptr;
 }
 
+// A Relax function of a built library with the values it closes over (raxc_rt_closure).
+struct CompiledClosure : Callable {
+  RaxcRelaxFunc function = nullptr;
+  std::vector<RaxcValue*> captured;  // owned references
+  std::string name;
+  bool pass_self = false;
+  ~CompiledClosure() override {
+    for (RaxcValue* h : captured) raxc_value_release(h);
+  }
+  std::string describe() const override { return "closure '" + name + "'"; }
+};
+
 Value call_packed(const std::string& name, std::vector<Value> args) {
   std::shared_ptr<const PackedFunction> fn = find_packed(name);
   if (!fn) {
@@ -64,11 +76,35 @@ extern "C" RaxcValue* raxc_rt_packed_ref(const char* name) {
   return box(CallablePtr(std::move(ref)));
 }
 
+extern "C" RaxcValue* raxc_rt_closure(RaxcRelaxFunc function, RaxcValue* const* captured,
+                                      int32_t num_captured, const char* name, int32_t pass_self) {
+  auto closure = std::make_shared<CompiledClosure>();
+  closure->function = function;
+  closure->name = name;
+  closure->pass_self = pass_self != 0;
+  for (int32_t i = 0; i < num_captured; ++i) {
+    raxc_value_retain(captured[i]);
+    closure->captured.push_back(captured[i]);
+  }
+  return box(CallablePtr(std::move(closure)));
+}
+
 extern "C" RaxcValue* raxc_rt_call_value(const RaxcValue* callee, RaxcValue* const* args,
                                          int32_t num_args, const RaxcErrorSite* site) {
   const auto* c = callee ? callee->value.get_if<CallablePtr>() : nullptr;
   if (const auto* ref = c ? dynamic_cast<const PackedRef*>(c->get()) : nullptr)
     return raxc_rt_call_packed(ref->symbol.c_str(), args, num_args, site);
+  if (const auto* closure = c ? dynamic_cast<const CompiledClosure*>(c->get()) : nullptr) {
+    std::vector<RaxcValue*> all;
+    if (closure->pass_self) all.push_back(const_cast<RaxcValue*>(callee));
+    all.insert(all.end(), closure->captured.begin(), closure->captured.end());
+    all.insert(all.end(), args, args + num_args);
+    RaxcValue* result = nullptr;
+    // The callee recorded its error (located at its own site) when it fails.
+    if (closure->function(all.data(), static_cast<int32_t>(all.size()), &result) != 0)
+      return nullptr;
+    return result;
+  }
   fail(site, {describe(callee)});
   return nullptr;
 }
