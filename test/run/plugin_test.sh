@@ -3,8 +3,9 @@
 # compiler, registers its packed functions and computes what it should; a failing plugin
 # function is RX5032 at the call; a plugin that cannot be loaded is RX5033 (exit 2); a packed
 # function nobody registered is RX5022; R.call_inplace_packed of a plugin function returns the
-# argument it wrote.
-# Usage: plugin_test.sh RAXC ROOT
+# argument it wrote. With RUNNER (raxc_build_runner), the same through libraries `raxc build`
+# writes: the program registers the plugin with the library's raxc_load_plugin.
+# Usage: plugin_test.sh RAXC ROOT [RUNNER]
 set -u
 raxc=$1
 root=$2
@@ -72,5 +73,26 @@ class Module:
         return y
 RX
 check "call_inplace_packed -1 of a function returning nothing: RX5032" 1 "has no value [RX5032]" "$raxc" run "$tmp/inplace_new.rx" "[1, 2, 3]" --load "$tmp/scale.so"
+
+# Built libraries: the runner calls only the library's exported C API, as a C program would.
+if [ $# -ge 3 ]; then
+  runner=$3
+  lib() {  # FILE.rx NAME: builds lib NAME.so from FILE.rx
+    "$raxc" build "$1" -o "$tmp/lib$2.so" || {
+      echo "FAIL: raxc build $1"
+      failures=$((failures + 1))
+    }
+  }
+  lib "$rx" scale
+  check "built: plugin result" 0 '"data":[2.5,5.0,7.5]' "$runner" "$tmp/libscale.so" "$rx" main "[1, 2, 3]" 2.5 --load "$tmp/scale.so"
+  check "built: no plugin: RX5022" 1 "RX5022: scale.rx:11:13: packed function 'example.scale' is not registered" "$runner" "$tmp/libscale.so" "$rx" main "[1, 2, 3]" 2.5
+  check "built: missing plugin: RX5033" 2 "RX5033: cannot load plugin" "$runner" "$tmp/libscale.so" "$rx" main "[1, 2, 3]" 2.5 --load "$tmp/nope.so"
+  lib "$tmp/bad.rx" bad
+  check "built: failing plugin function: RX5032" 1 "RX5032" "$runner" "$tmp/libbad.so" "$tmp/bad.rx" main "[1, 2]" --load "$tmp/scale.so"
+  lib "$tmp/inplace.rx" inplace
+  check "built: call_inplace_packed aliases its argument" 0 '{"tuple":[{"tensor":{"data":[2.0,4.0,6.0],"dtype":"float32","shape":[3]}},{"tensor":{"data":[2.0,4.0,6.0],"dtype":"float32","shape":[3]}}]}' "$runner" "$tmp/libinplace.so" "$tmp/inplace.rx" main "[1, 2, 3]" --load "$tmp/scale.so"
+  lib "$tmp/inplace_new.rx" inplace_new
+  check "built: call_inplace_packed -1: RX5032" 1 "has no value" "$runner" "$tmp/libinplace_new.so" "$tmp/inplace_new.rx" main "[1, 2, 3]" --load "$tmp/scale.so"
+fi
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
