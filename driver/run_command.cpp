@@ -259,7 +259,6 @@ int run_run(const RunOptions& options) {
 
   backend::Program program{&module, normalized};
   backend::ExecOptions exec_options;
-  exec_options.format = [](const runtime::Value& v) { return io::format_value(v); };
   backend::Executor executor(program, *kernels, exec_options);
   std::vector<double> times;
   std::optional<runtime::Value> result;

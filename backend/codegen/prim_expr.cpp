@@ -120,7 +120,8 @@ Value* TirEmitter::expr(const ir::PrimExpr* e) {
       Value* v = expr(c->value);
       if (!v) return nullptr;
       Value* r = cast(v, c->value->dtype, c->dtype);
-      if (!r) unsupported(e->span, "a cast from " + c->value->dtype.str() + " to " + c->dtype.str());
+      if (!r)
+        unsupported(e->span, "a cast from " + c->value->dtype.str() + " to " + c->dtype.str());
       return r;
     }
     case K::BufferLoad: return load(ir::cast<ir::BufferLoad>(e));
@@ -132,8 +133,10 @@ Value* TirEmitter::expr(const ir::PrimExpr* e) {
       auto saved = vars_.find(l->var) != vars_.end() ? std::optional(vars_[l->var]) : std::nullopt;
       vars_[l->var] = v;
       Value* body = expr(l->body);
-      if (saved) vars_[l->var] = *saved;
-      else vars_.erase(l->var);
+      if (saved)
+        vars_[l->var] = *saved;
+      else
+        vars_.erase(l->var);
       return body;
     }
     default:
@@ -156,8 +159,8 @@ Value* TirEmitter::int_division(const ir::PrimBinary* e, Value* a, Value* b) {
   Value* safe_b = b;
   if (is_signed && !llvm::isa<llvm::ConstantInt>(b)) {
     Value* overflow = builder_.CreateAnd(
-        builder_.CreateICmpEQ(a, llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(
-                                                                t->getIntegerBitWidth()))),
+        builder_.CreateICmpEQ(
+            a, llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(t->getIntegerBitWidth()))),
         builder_.CreateICmpEQ(b, llvm::ConstantInt::get(t, -1, true)));
     safe_b = builder_.CreateSelect(overflow, llvm::ConstantInt::get(t, 1), b);
   }
@@ -227,11 +230,11 @@ Value* TirEmitter::binary(const ir::PrimBinary* e) {
       case K::FloorDiv:
       case K::FloorMod: return int_division(e, a, b);
       case K::Min:
-        return builder_.CreateSelect(s ? builder_.CreateICmpSLT(a, b) : builder_.CreateICmpULT(a, b),
-                                     a, b);
+        return builder_.CreateSelect(
+            s ? builder_.CreateICmpSLT(a, b) : builder_.CreateICmpULT(a, b), a, b);
       case K::Max:
-        return builder_.CreateSelect(s ? builder_.CreateICmpSGT(a, b) : builder_.CreateICmpUGT(a, b),
-                                     a, b);
+        return builder_.CreateSelect(
+            s ? builder_.CreateICmpSGT(a, b) : builder_.CreateICmpUGT(a, b), a, b);
       case K::EQ: return builder_.CreateICmpEQ(a, b);
       case K::NE: return builder_.CreateICmpNE(a, b);
       case K::LT: return s ? builder_.CreateICmpSLT(a, b) : builder_.CreateICmpULT(a, b);

@@ -685,6 +685,8 @@ class FunctionEmitter {
       return call_callable(expr(c->args.at(0)), tuple_fields(c, 1), c);
     if (name == "relax.call_inplace_packed") return call_inplace_packed(c);
     if (name == "relax.null_value") return own(b_.CreateCall(s_.runtime("raxc_rt_null"), {}));
+    if (name == "relax.print") return print(c);
+    if (name == "relax.assert_op") return assert_op(c);
     if (name == "relax.hint_on_device" || name == "relax.builtin.stop_lift_params")
       return expr(c->args.at(0));    // no effect at run time on one CPU
     if (name == "relax.to_vdevice")  // every vdevice is host memory: a copy, as to another device
@@ -703,6 +705,46 @@ class FunctionEmitter {
            s_.error_site(DiagId::RX5020, c->span,
                          {"the argument of R.tensor_to_shape", "a 1-d integer tensor"})}));
     return nullptr;
+  }
+
+  // ------------------------------------------------------------ R.print, R.assert_op
+
+  // The `format` attribute, or null.
+  const std::string* format_attr(const ir::Call* c) {
+    const ir::AttrValue* a = c->attrs.find("format");
+    return a ? a->get_if<std::string>() : nullptr;
+  }
+
+  // The printed form keeps a leading format string argument, as TVM's printer emits it.
+  Value* print(const ir::Call* c) {
+    size_t first = 0;
+    std::string format;
+    if (const std::string* f = format_attr(c); f && !f->empty()) {
+      format = *f;
+    } else if (!c->args.empty()) {
+      if (const auto* s = ir::dyn_cast<ir::StringImm>(c->args[0])) {
+        format = s->value;
+        first = 1;
+      }
+    }
+    std::vector<Value*> values = exprs(c->args, first);
+    return own(b_.CreateCall(s_.runtime("raxc_rt_print"),
+                             {s_.string_constant(format), handle_array(values),
+                              b_.getInt32(static_cast<uint32_t>(values.size()))}));
+  }
+
+  Value* assert_op(const ir::Call* c) {
+    if (c->args.empty()) s_.refuse(c->span, "R.assert_op without a condition");
+    Value* condition = expr(c->args[0]);
+    std::vector<Value*> values = exprs(c->args, 1);
+    const std::string* f = format_attr(c);
+    llvm::Value* format = f && !f->empty() ? static_cast<llvm::Value*>(s_.string_constant(*f))
+                                           : llvm::ConstantPointerNull::get(b_.getPtrTy());
+    return own(b_.CreateCall(
+        s_.runtime("raxc_rt_assert"),
+        {condition, format, handle_array(values), b_.getInt32(static_cast<uint32_t>(values.size())),
+         s_.error_site(DiagId::RX5023, c->span, {}),
+         s_.error_site(DiagId::RX5025, c->args[0]->span, {})}));
   }
 
   // ------------------------------------------------------------ explicit memory
@@ -750,6 +792,7 @@ class FunctionEmitter {
       if (!c->args.empty()) expr(c->args[0]);
       return tuple_of({});
     }
+    if (name == "relax.vm.call_tir_dyn") return vm_call_tir_dyn(c);
     if (name == "relax.call_builtin_with_ctx") {
       // TVM passes the VM as a leading context argument; the runtime's built-ins take none.
       std::string symbol = packed_symbol(c);
@@ -763,6 +806,29 @@ class FunctionEmitter {
       return call_packed(symbol, args, c->span);
     }
     return nullptr;
+  }
+
+  // R.vm.call_tir_dyn(f, (args..., shape)): the PrimFunc f called with args and then the
+  // shape's values as scalars; nothing returned.
+  Value* vm_call_tir_dyn(const ir::Call* c) {
+    const ir::GlobalDef* g = nullptr;
+    if (const auto* gv = c->args.empty() ? nullptr : ir::dyn_cast<ir::GlobalVar>(c->args[0]))
+      g = s_.library.module->find(gv->name);
+    else if (const auto* s = c->args.empty() ? nullptr : ir::dyn_cast<ir::StringImm>(c->args[0]))
+      g = s_.library.module->find(s->value);
+    const auto* t = c->args.size() == 2 ? ir::dyn_cast<ir::Tuple>(c->args[1]) : nullptr;
+    const auto* shape =
+        t && !t->fields.empty() ? ir::dyn_cast<ir::ShapeExpr>(t->fields.back()) : nullptr;
+    if (!g || !g->prim_func() || !shape)
+      s_.refuse(c->span,
+                "this form of R.vm.call_tir_dyn (a PrimFunc of the module and a tuple literal "
+                "ending with a shape literal are compiled)");
+    std::vector<Value*> args;
+    for (size_t i = 0; i + 1 < t->fields.size(); ++i) args.push_back(expr(t->fields[i]));
+    std::vector<Value*> scalars;
+    for (const ir::PrimExpr* d : shape->values) scalars.push_back(prim(d));
+    call_kernel(*g, args, scalars, c->span);
+    return tuple_of({});
   }
 
   // An operator's operands by position or keyword (`R.memory.alloc_tensor(s, offset=0, ...)`

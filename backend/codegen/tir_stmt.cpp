@@ -169,15 +169,14 @@ void TirEmitter::parallel_loop(const ir::For* loop, Value* begin, Value* end) {
     for (Value* v : view.extents) capture(v);
   }
   llvm::Type* i64t = builder_.getInt64Ty();
-  llvm::Value* closure =
-      entry_alloca(i64t, i64(static_cast<int64_t>(std::max<size_t>(captured.size(), 1))),
-                   "closure", 8);
+  llvm::Value* closure = entry_alloca(
+      i64t, i64(static_cast<int64_t>(std::max<size_t>(captured.size(), 1))), "closure", 8);
   for (size_t k = 0; k < captured.size(); ++k)
     builder_.CreateStore(captured[k], builder_.CreateConstGEP1_64(i64t, closure, k));
 
   // Emit the body function with the emitter switched over to it.
-  auto* body_type = llvm::FunctionType::get(builder_.getInt32Ty(),
-                                            {i64t, i64t, builder_.getPtrTy()}, false);
+  auto* body_type =
+      llvm::FunctionType::get(builder_.getInt32Ty(), {i64t, i64t, builder_.getPtrTy()}, false);
   auto* body_fn = llvm::Function::Create(body_type, llvm::GlobalValue::InternalLinkage,
                                          function_->getName() + ".parallel", module_);
   body_fn->addFnAttr(llvm::Attribute::NoUnwind);
@@ -231,10 +230,9 @@ void TirEmitter::parallel_loop(const ir::For* loop, Value* begin, Value* end) {
   heap_scopes_ = std::move(saved_heap);
   builder_.SetInsertPoint(saved_block);
 
-  Value* status = builder_.CreateCall(
-      runtime_function("raxc_parallel_for"),
-      {builder_.CreateIntCast(begin, i64t, true), builder_.CreateIntCast(end, i64t, true), body_fn,
-       closure});
+  Value* status = builder_.CreateCall(runtime_function("raxc_parallel_for"),
+                                      {builder_.CreateIntCast(begin, i64t, true),
+                                       builder_.CreateIntCast(end, i64t, true), body_fn, closure});
   fail_if(builder_.CreateICmpNE(status, builder_.getInt32(0)), nullptr);
 }
 
@@ -420,7 +418,8 @@ void TirEmitter::match_buffer_region(const ir::MatchBufferRegion& m, Span at) {
   for (size_t k = 0; k < m.source.region.size() && k < src.strides.size(); ++k) {
     Value* start = as_i64(m.source.region[k].min);
     if (!start) return;
-    view.elem_offset = builder_.CreateAdd(view.elem_offset, builder_.CreateMul(start, src.strides[k]));
+    view.elem_offset =
+        builder_.CreateAdd(view.elem_offset, builder_.CreateMul(start, src.strides[k]));
   }
   // The view's axes are the region's axes, less those of extent 1 when the view has fewer
   // axes than the source (A[0:3, j] viewed as a (3,) buffer walks axis 0 with its stride).
@@ -460,8 +459,8 @@ Value* TirEmitter::element_address(const ir::Buffer* buffer,
   if (indices.size() != view.strides.size()) {
     // A flat access to a multi-dimensional buffer (TVM's flattened form) indexes the elements.
     if (indices.size() != 1) {
-      unsupported(at, "an access to '" + buffer->name + "' with " +
-                          std::to_string(indices.size()) + " indices");
+      unsupported(at, "an access to '" + buffer->name + "' with " + std::to_string(indices.size()) +
+                          " indices");
       return nullptr;
     }
   }

@@ -10,6 +10,7 @@
 #include "backend/exec/interpreter.h"
 #include "backend/exec/memory.h"
 #include "backend/legalize/legalize.h"
+#include "backend/runtime/format.h"
 
 namespace raxc::backend {
 
@@ -229,47 +230,6 @@ Value shape_to_tensor(Interpreter& in, const ir::Call* c, Frame& frame) {
   return t;
 }
 
-// Python's str.format with positional `{}` fields, which is how TVM formats R.print and
-// R.assert_op messages.
-std::string format_values(Interpreter& in, const std::string& format,
-                          const std::vector<Value>& values) {
-  auto text = [&](const Value& v) {
-    if (const auto* s = v.get_if<runtime::String>()) return s->value;
-    return in.options.format ? in.options.format(v) : describe_value(v);
-  };
-  if (format.empty()) {
-    std::string out;
-    for (size_t i = 0; i < values.size(); ++i) out += (i ? " " : "") + text(values[i]);
-    return out;
-  }
-  std::string out;
-  size_t next = 0;
-  for (size_t i = 0; i < format.size(); ++i) {
-    if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '{') {
-      out += '{';
-      ++i;
-    } else if (format[i] == '}' && i + 1 < format.size() && format[i + 1] == '}') {
-      out += '}';
-      ++i;
-    } else if (format[i] == '{') {
-      size_t close = format.find('}', i);
-      if (close == std::string::npos) {
-        out += format.substr(i);
-        break;
-      }
-      std::string field = format.substr(i + 1, close - i - 1);
-      size_t index = next++;
-      if (!field.empty() && std::isdigit(static_cast<unsigned char>(field[0])))
-        index = std::stoul(field);
-      out += index < values.size() ? text(values[index]) : "{" + field + "}";
-      i = close;
-    } else {
-      out += format[i];
-    }
-  }
-  return out;
-}
-
 std::string format_attr(const ir::Call* c) {
   if (const ir::AttrValue* a = c->attrs.find("format"))
     if (const auto* s = a->get_if<std::string>()) return *s;
@@ -285,7 +245,7 @@ Value print(Interpreter& in, const ir::Call* c, Frame& frame) {
     format = values[0].get_if<runtime::String>()->value;
     values.erase(values.begin());
   }
-  in.out() << format_values(in, format, values) << "\n";
+  in.out() << runtime::format_message(format, values) << "\n";
   return runtime::Tuple{};  // R.Tuple(): Relax's unit value
 }
 
@@ -300,7 +260,7 @@ Value assert_op(Interpreter& in, const ir::Call* c, Frame& frame) {
     format = rest[0].get_if<runtime::String>()->value;
     rest.erase(rest.begin());
   }
-  raise(diag::AssertOpFailed{.message = format_values(in, format, rest)}, c->span);
+  raise(diag::AssertOpFailed{.message = runtime::format_message(format, rest)}, c->span);
 }
 
 Value null_value(Interpreter&, const ir::Call*, Frame&) { return runtime::Null{}; }

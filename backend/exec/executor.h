@@ -31,8 +31,6 @@ struct Program {
 struct ExecOptions {
   int max_call_depth = 4096;
   std::ostream* out = nullptr;  // where R.print writes (null: std::cout)
-  // How R.print and R.assert_op show a value (the driver passes the numpy-style printer).
-  std::function<std::string(const runtime::Value&)> format;
 };
 
 class Executor {

@@ -69,6 +69,16 @@ RaxcValue* raxc_rt_call_value(const RaxcValue* callee, RaxcValue* const* args, i
 RaxcValue* raxc_rt_inplace_result(const RaxcValue* returned, RaxcValue* const* args,
                                   int32_t num_args, const int64_t* indices, int32_t num_indices,
                                   const char* name, const RaxcErrorSite* site);
+/* R.print: writes the values, formatted by `format` as Python's str.format does (values
+ * separated by spaces when it is empty), and a newline to stdout; returns the empty tuple. */
+RaxcValue* raxc_rt_print(const char* format, RaxcValue* const* values, int32_t num_values);
+/* R.assert_op: the empty tuple when `condition` (a bool scalar) holds; else NULL after
+ * recording RX5023 at `failed` with the message: the values formatted by `format`, or by a
+ * leading string value when `format` is NULL. A condition that is not a bool scalar is RX5025
+ * at `not_bool`. */
+RaxcValue* raxc_rt_assert(const RaxcValue* condition, const char* format, RaxcValue* const* values,
+                          int32_t num_values, const RaxcErrorSite* failed,
+                          const RaxcErrorSite* not_bool);
 /* R.null_value(), a dtype value (R.dtype("float32")). */
 RaxcValue* raxc_rt_null(void);
 RaxcValue* raxc_rt_dtype(int32_t code, int32_t bits, int32_t lanes);

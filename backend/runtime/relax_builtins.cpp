@@ -3,11 +3,13 @@
 // small value operators (R.null_value, dtype values, R.shape_to_tensor, R.tensor_to_shape).
 // `raxc run`'s executor implements the same operators in backend/exec; run_goldens.py holds
 // the two to the same results.
+#include <cstdio>
 #include <new>
 #include <string>
 #include <vector>
 
 #include "backend/runtime/error.h"
+#include "backend/runtime/format.h"
 #include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_relax_abi.h"
 #include "backend/runtime/value_handle.h"
@@ -132,6 +134,29 @@ extern "C" RaxcValue* raxc_rt_inplace_result(const RaxcValue* returned, RaxcValu
   }
   if (outs.size() == 1) return box(outs[0]);
   return box(Tuple{std::move(outs)});
+}
+
+extern "C" RaxcValue* raxc_rt_print(const char* format, RaxcValue* const* values,
+                                    int32_t num_values) {
+  std::string text = format_message(format, values_of(values, num_values)) + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return box(Tuple{});
+}
+
+extern "C" RaxcValue* raxc_rt_assert(const RaxcValue* condition, const char* format,
+                                     RaxcValue* const* values, int32_t num_values,
+                                     const RaxcErrorSite* failed, const RaxcErrorSite* not_bool) {
+  int32_t truth = raxc_rt_cond(condition, not_bool);
+  if (truth < 0) return nullptr;
+  if (truth) return box(Tuple{});
+  std::vector<Value> rest = values_of(values, num_values);
+  std::string chosen = format ? format : "";
+  if (!format && !rest.empty() && rest[0].is<String>()) {
+    chosen = rest[0].get_if<String>()->value;
+    rest.erase(rest.begin());
+  }
+  fail(failed, {format_message(chosen, rest)});
+  return nullptr;
 }
 
 extern "C" RaxcValue* raxc_rt_null(void) { return box(Null{}); }

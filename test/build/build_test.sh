@@ -99,28 +99,37 @@ def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
 RX
 check "module with errors" 1 "RX1164" "$raxc" build "$tmp/bad.rx" -o "$tmp/libbad.so"
 
-# RX5040: a construct raxc build does not compile yet (a closure), at its location, exit 1; an
-# existing file at the output path is left as it was.
-cat > "$tmp/closure.rx" <<'RX'
-@R.function
-def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+# RX5040: a construct raxc build does not compile yet (a PrimFunc used as a value), at its
+# location, exit 1; an existing file at the output path is left as it was.
+cat > "$tmp/primfunc_value.rx" <<'RX'
+@I.ir_module
+class Module:
+    @T.prim_func
+    def f(a: T.int64) -> T.int64:
+        return a + 1
+
     @R.function
-    def inner(y: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
-        return y
-    z = inner(x)
-    return z
+    def main(x: R.Prim("int64")) -> R.Object:
+        g = Module.f
+        return g
 RX
-echo "keep me" > "$tmp/libclosure.so"
-check "RX5040 closure" 1 "error: raxc build does not compile a nested function (closures) yet [RX5040]" \
-  "$raxc" build "$tmp/closure.rx" -o "$tmp/libclosure.so" --color never
-check "RX5040 located" 1 "closure.rx:3:" "$raxc" build "$tmp/closure.rx" -o "$tmp/libclosure.so" --color never
-check "failed build keeps the file" 0 "keep me" cat "$tmp/libclosure.so"
-# near miss (RX5040): the same function without the closure builds.
+echo "keep me" > "$tmp/libprimfunc_value.so"
+check "RX5040 PrimFunc value" 1 "error: raxc build does not compile a PrimFunc used as a value yet [RX5040]" \
+  "$raxc" build "$tmp/primfunc_value.rx" -o "$tmp/libprimfunc_value.so" --color never
+check "RX5040 located" 1 "primfunc_value.rx:9:13:" "$raxc" build "$tmp/primfunc_value.rx" -o "$tmp/libprimfunc_value.so" --color never
+check "failed build keeps the file" 0 "keep me" cat "$tmp/libprimfunc_value.so"
+# near miss (RX5040): the PrimFunc called, not used as a value, builds.
 cat > "$tmp/plain.rx" <<'RX'
-@R.function
-def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
-    z = x
-    return z
+@I.ir_module
+class Module:
+    @T.prim_func
+    def f(a: T.int64) -> T.int64:
+        return a + 1
+
+    @R.function
+    def main(x: R.Prim("int64")) -> R.Prim("int64"):
+        g = Module.f(x)
+        return g
 RX
 absent "RX5040 near miss" "RX5040" "$raxc" build "$tmp/plain.rx" -o "$tmp/libplain.so"
 

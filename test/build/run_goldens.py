@@ -2,7 +2,8 @@
 """Every run golden through `raxc build`: each `# run:` line of test/cases/run/*.rx that `raxc run`
 runs successfully is run again through a library built from the same file (`raxc build`, the
 whole file, or `--entry` when a function of it is refused), called by raxc_build_runner with the
-same argument words, and the two results must be the same JSON (floats within 1e-6 relative).
+same argument words, and the two results must be the same JSON (floats within 1e-6 relative),
+after the same R.print output.
 A function the build refuses must be refused with RX5040 ("raxc build does not compile X yet"),
 never anything else; the refusals are counted by construct.
 
@@ -31,6 +32,12 @@ def close(a, b):
             return True
         return a == b or abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-30)
     return a == b
+
+
+def split_output(stdout):
+    """(the lines R.print wrote, the JSON result on the last line)"""
+    lines = stdout.rstrip("\n").split("\n")
+    return "\n".join(lines[:-1]), json.loads(lines[-1])
 
 
 def split_entry(words):
@@ -95,12 +102,13 @@ def main():
                 continue
             r = subprocess.run([runner, lib, path, entry, *args], cwd=cases,
                                capture_output=True, text=True, timeout=120)
-            want = json.loads(ran.stdout)
+            # What R.print wrote comes first; the result is the last line.
+            want_printed, want = split_output(ran.stdout)
             try:
-                got = json.loads(r.stdout) if r.returncode == 0 else None
+                got_printed, got = split_output(r.stdout) if r.returncode == 0 else ("", None)
             except json.JSONDecodeError:
-                got = None
-            if got is None or not close(want, got):
+                got_printed, got = "", None
+            if got is None or not close(want, got) or got_printed != want_printed:
                 print("FAIL %s --entry %s %s: raxc run gave %s, the library %s (exit %d) %s" % (
                     name, entry, " ".join(args), ran.stdout.strip()[:300], r.stdout.strip()[:300],
                     r.returncode, r.stderr.strip()[:300]))
