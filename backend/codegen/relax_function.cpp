@@ -793,6 +793,13 @@ class FunctionEmitter {
       return tuple_of({});
     }
     if (name == "relax.vm.call_tir_dyn") return vm_call_tir_dyn(c);
+    if (name == "relax.builtin.alloc_tensor") {
+      // (shape, dtype, runtime_device_index): a new zero-filled tensor.
+      Operands ops{c, {"shape", "dtype", "runtime_device_index"}};
+      return own(b_.CreateCall(
+          s_.runtime("raxc_rt_empty"),
+          {operand(ops, 0), operand(ops, 1), s_.error_site(DiagId::RX5026, c->span, {})}));
+    }
     if (name == "relax.call_builtin_with_ctx") {
       // TVM passes the VM as a leading context argument; the runtime's built-ins take none.
       std::string symbol = packed_symbol(c);

@@ -95,6 +95,7 @@ llvm::FunctionCallee RelaxModuleState::runtime(const std::string& name) {
       {"raxc_rt_call_value", p, {p, p, i32, p}},
       {"raxc_rt_inplace_result", p, {p, p, i32, p, i32, p, p}},
       {"raxc_rt_null", p, {}},
+      {"raxc_rt_empty", p, {p, p, p}},
       {"raxc_rt_print", p, {p, p, i32}},
       {"raxc_rt_assert", p, {p, p, p, i32, p, p}},
       {"raxc_rt_dtype", p, {i32, i32, i32}},

@@ -79,6 +79,10 @@ RaxcValue* raxc_rt_print(const char* format, RaxcValue* const* values, int32_t n
 RaxcValue* raxc_rt_assert(const RaxcValue* condition, const char* format, RaxcValue* const* values,
                           int32_t num_values, const RaxcErrorSite* failed,
                           const RaxcErrorSite* not_bool);
+/* R.builtin.alloc_tensor: a zero-filled tensor of a shape value and a dtype value (or its name
+ * as a string); NULL after recording RX5026 at `site` (the shape and dtype are appended). */
+RaxcValue* raxc_rt_empty(const RaxcValue* shape, const RaxcValue* dtype,
+                         const RaxcErrorSite* site);
 /* R.null_value(), a dtype value (R.dtype("float32")). */
 RaxcValue* raxc_rt_null(void);
 RaxcValue* raxc_rt_dtype(int32_t code, int32_t bits, int32_t lanes);

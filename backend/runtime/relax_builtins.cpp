@@ -159,6 +159,21 @@ extern "C" RaxcValue* raxc_rt_assert(const RaxcValue* condition, const char* for
   return nullptr;
 }
 
+extern "C" RaxcValue* raxc_rt_empty(const RaxcValue* shape, const RaxcValue* dtype,
+                                    const RaxcErrorSite* site) {
+  const auto* s = shape ? shape->value.get_if<Shape>() : nullptr;
+  std::optional<DLDataType> d;
+  if (const auto* given = dtype ? dtype->value.get_if<DType>() : nullptr) d = given->dtype;
+  if (const auto* name = dtype ? dtype->value.get_if<String>() : nullptr)
+    d = parse_dtype(name->value);
+  TensorPtr t = s && d ? Tensor::empty(s->dims, *d) : nullptr;
+  if (!t) {
+    fail(site, {describe(shape), d ? dtype_name(*d) : describe(dtype)});
+    return nullptr;
+  }
+  return box(std::move(t));
+}
+
 extern "C" RaxcValue* raxc_rt_null(void) { return box(Null{}); }
 
 extern "C" RaxcValue* raxc_rt_dtype(int32_t code, int32_t bits, int32_t lanes) {
