@@ -450,7 +450,8 @@ class FunctionEmitter {
       case K::GlobalVar: {
         const ir::GlobalDef* g = s_.library.module->find(ir::cast<ir::GlobalVar>(e)->name);
         if (g && g->extern_func()) return packed_ref(g->extern_func()->global_symbol);
-        if (!g || !g->function()) s_.refuse(e->span, "a PrimFunc used as a value");
+        if (g && g->prim_func()) return kernel_ref(*g, e->span);
+        if (!g || !g->function()) s_.refuse(e->span, "a global that is not defined");
         return closure_of(s_.relax_function(*g), {}, g->gvar->name, false);
       }
       case K::ExternFunc: return packed_ref(ir::cast<ir::ExternFunc>(e)->global_symbol);
@@ -500,6 +501,20 @@ class FunctionEmitter {
         s_.runtime("raxc_rt_closure"),
         {function, handle_array(captured), b_.getInt32(static_cast<uint32_t>(captured.size())),
          s_.string_constant(name), b_.getInt32(pass_self ? 1 : 0)}));
+  }
+
+  Value* kernel_ref(const ir::GlobalDef& g, Span at) {
+    const ir::PrimFunc& pf = *g.prim_func();
+    int64_t code = -1, bits = 0;
+    if (pf.ret_type && !pf.ret_type->is_void()) {
+      code = dl_code(*pf.ret_type);
+      bits = pf.ret_type->bits;
+      if (code < 0) s_.refuse(at, "a PrimFunc result of type '" + pf.ret_type->str() + "'");
+    }
+    return own(b_.CreateCall(
+        s_.runtime("raxc_rt_kernel_ref"),
+        {s_.kernel(g), s_.string_constant(g.gvar->name), b_.getInt32(static_cast<uint32_t>(code)),
+         b_.getInt32(static_cast<uint32_t>(bits))}));
   }
 
   // R.make_closure(global, (captured...)).
@@ -675,10 +690,8 @@ class FunctionEmitter {
   // The operators of the language other than the call_tir family and R.shape_of: null when
   // `name` is not one of them.
   Value* language_op(const std::string& name, const ir::Call* c) {
-    if (name == "relax.call_packed" || name == "relax.call_pure_packed") {
-      std::string symbol = packed_symbol(c);
-      return call_packed(symbol, exprs(c->args, 1), c->span);
-    }
+    if (name == "relax.call_packed" || name == "relax.call_pure_packed")
+      return call_packed_or_value(c, packed_symbol(c), exprs(c->args, 1));
     if (name == "relax.call_dps_packed") return call_dps_packed(c);
     if (name == "relax.make_closure") return make_closure(c);
     if (name == "relax.invoke_closure" || name == "relax.invoke_pure_closure")
@@ -802,7 +815,7 @@ class FunctionEmitter {
     }
     if (name == "relax.call_builtin_with_ctx") {
       // TVM passes the VM as a leading context argument; the runtime's built-ins take none.
-      std::string symbol = packed_symbol(c);
+      std::optional<std::string> symbol = packed_symbol(c);
       std::vector<Value*> args;
       if (c->args.size() > 1) {
         if (const auto* t = ir::dyn_cast<ir::Tuple>(c->args[1]))
@@ -810,7 +823,7 @@ class FunctionEmitter {
         else
           s_.refuse(c->args[1]->span, "R.call_builtin_with_ctx arguments that are not a tuple");
       }
-      return call_packed(symbol, args, c->span);
+      return call_packed_or_value(c, symbol, args);
     }
     return nullptr;
   }
@@ -900,7 +913,7 @@ class FunctionEmitter {
 
   // The name a packed call's first argument gives: R.ExternFunc, a string, a global
   // R.ExternFunc, or a variable bound to one of these in this function.
-  std::string packed_symbol(const ir::Call* c) {
+  std::optional<std::string> packed_symbol(const ir::Call* c) {
     const ir::Expr* e = c->args.empty() ? nullptr : c->args[0];
     for (int hops = 0; e && hops < 64; ++hops) {
       if (const auto* ef = ir::dyn_cast<ir::ExternFunc>(e)) return ef->global_symbol;
@@ -914,7 +927,16 @@ class FunctionEmitter {
       auto it = v ? bound_values_.find(v) : bound_values_.end();
       e = it == bound_values_.end() ? nullptr : it->second;
     }
-    s_.refuse(c->span, "a packed call whose callee is not a name known when building");
+    return std::nullopt;  // a value: called through raxc_rt_call_value
+  }
+
+  // A packed call: by name when the callee is one, else of the callee's value (a parameter
+  // holding an R.ExternFunc, a closure).
+  Value* call_packed_or_value(const ir::Call* c, const std::optional<std::string>& symbol,
+                              const std::vector<Value*>& args) {
+    if (symbol) return call_packed(*symbol, args, c->span);
+    if (c->args.empty()) s_.refuse(c->span, "a packed call without a callee");
+    return call_callable(expr(c->args[0]), args, c);
   }
 
   Value* call_packed(const std::string& symbol, const std::vector<Value*>& args, Span at) {
@@ -944,7 +966,7 @@ class FunctionEmitter {
   // R.call_dps_packed(f, (inputs...), out_sinfo): f(inputs..., outputs...), the outputs
   // allocated here.
   Value* call_dps_packed(const ir::Call* c) {
-    std::string symbol = packed_symbol(c);
+    std::optional<std::string> symbol = packed_symbol(c);
     if (c->sinfo_args.empty()) s_.refuse(c->span, "a call_dps_packed without out_sinfo");
     std::vector<Value*> args;
     if (c->args.size() > 1) {
@@ -962,22 +984,23 @@ class FunctionEmitter {
     std::vector<Value*> results;
     for (const ir::StructInfo* o : outs) results.push_back(allocate(o));
     args.insert(args.end(), results.begin(), results.end());
-    call_packed(symbol, args, c->span);
+    call_packed_or_value(c, symbol, args);
     return is_tuple ? tuple_of(results) : results[0];
   }
 
   // R.call_inplace_packed(f, args..., inplace_indices): f's result, or the arguments the
   // indices name when it returns nothing (raxc_rt_inplace_result).
   Value* call_inplace_packed(const ir::Call* c) {
-    std::string symbol = packed_symbol(c);
+    std::optional<std::string> symbol = packed_symbol(c);
     std::vector<Value*> args = exprs(c->args, 1);
-    Value* returned = call_packed(symbol, args, c->span);
+    Value* returned = call_packed_or_value(c, symbol, args);
     std::vector<int64_t> indices = inplace_indices(c);
     return own(b_.CreateCall(
         s_.runtime("raxc_rt_inplace_result"),
         {returned, handle_array(args), b_.getInt32(static_cast<uint32_t>(args.size())),
          int64_array(indices, ".inplace"), b_.getInt32(static_cast<uint32_t>(indices.size())),
-         s_.string_constant(symbol), s_.error_site(DiagId::RX5032, c->span, {})}));
+         s_.string_constant(symbol.value_or("the callee")),
+         s_.error_site(DiagId::RX5032, c->span, {})}));
   }
 
   // Calls the kernel of PrimFunc `g` with `args` (tensors and prims) and then `scalars` (i64);

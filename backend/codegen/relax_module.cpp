@@ -90,6 +90,7 @@ llvm::FunctionCallee RelaxModuleState::runtime(const std::string& name) {
       {"raxc_rt_locate", v, {p}},
       {"raxc_rt_call_packed", p, {p, p, i32, p}},
       {"raxc_rt_packed_ref", p, {p}},
+      {"raxc_rt_kernel_ref", p, {p, p, i32, i32}},
       {"raxc_rt_closure", p, {p, p, i32, p, i32}},
       {"raxc_value_prim_i64", i64, {p}},
       {"raxc_rt_call_value", p, {p, p, i32, p}},

@@ -129,21 +129,34 @@ Value call_tir_inplace(Interpreter& in, const ir::Call* c, Frame& frame) {
   return outputs_value(c, std::move(outs));
 }
 
-std::string packed_symbol(Interpreter& in, const ir::Expr* e, Frame& frame) {
-  if (const auto* ef = ir::dyn_cast<ir::ExternFunc>(e)) return ef->global_symbol;
-  if (const auto* s = ir::dyn_cast<ir::StringImm>(e)) return s->value;
+// The callee of a packed call: a name (R.ExternFunc, a string, a value holding one), or another
+// callable value (a closure, a function), which is called as such.
+struct PackedCallee {
+  std::string symbol;
+  Value value;  // when not a name
+};
+
+PackedCallee packed_callee(Interpreter& in, const ir::Expr* e, Frame& frame) {
+  if (const auto* ef = ir::dyn_cast<ir::ExternFunc>(e)) return {ef->global_symbol, {}};
+  if (const auto* s = ir::dyn_cast<ir::StringImm>(e)) return {s->value, {}};
   Value v = in.eval(e, frame);
   if (const auto* c = v.get_if<runtime::CallablePtr>())
-    if (const auto* p = dynamic_cast<const PackedRef*>(c->get())) return p->symbol;
-  raise(diag::UnsupportedOnCpu{.what = "a packed call whose callee is not a name"}, e->span);
+    if (const auto* p = dynamic_cast<const PackedRef*>(c->get())) return {p->symbol, {}};
+  return {"", std::move(v)};
+}
+
+Value call_packed_callee(Interpreter& in, const PackedCallee& callee, std::vector<Value> args,
+                         Span at) {
+  if (callee.symbol.empty()) return in.call_value(callee.value, std::move(args), at);
+  return in.call_packed(callee.symbol, args, at);
 }
 
 // R.call_pure_packed(f, args...) / R.call_packed(f, args...): f(args...).
 Value call_packed_op(Interpreter& in, const ir::Call* c, Frame& frame) {
   if (c->args.empty())
     raise(diag::UnsupportedOnCpu{.what = "a packed call without a callee"}, c->span);
-  std::string symbol = packed_symbol(in, c->args[0], frame);
-  return in.call_packed(symbol, eval_args(in, c, frame, 1), c->span);
+  PackedCallee callee = packed_callee(in, c->args[0], frame);
+  return call_packed_callee(in, callee, eval_args(in, c, frame, 1), c->span);
 }
 
 // R.call_inplace_packed(f, args..., inplace_indices=[...]): f(args...), which mutates the
@@ -154,9 +167,10 @@ Value call_packed_op(Interpreter& in, const ir::Call* c, Frame& frame) {
 Value call_inplace_packed(Interpreter& in, const ir::Call* c, Frame& frame) {
   if (c->args.empty())
     raise(diag::UnsupportedOnCpu{.what = "a packed call without a callee"}, c->span);
-  std::string symbol = packed_symbol(in, c->args[0], frame);
+  PackedCallee callee = packed_callee(in, c->args[0], frame);
+  const std::string symbol = callee.symbol.empty() ? "the callee" : callee.symbol;
   std::vector<Value> args = eval_args(in, c, frame, 1);
-  Value result = in.call_packed(symbol, args, c->span);
+  Value result = call_packed_callee(in, callee, args, c->span);
   // Nothing: the plugin ABI's RAXC_RET_NONE (the unit value) or a built-in's null.
   const auto* unit = result.get_if<runtime::Tuple>();
   if (!result.is<runtime::Null>() && (!unit || !unit->fields.empty())) return result;
@@ -178,13 +192,14 @@ Value call_inplace_packed(Interpreter& in, const ir::Call* c, Frame& frame) {
 
 // R.call_dps_packed(f, (inputs...), out_sinfo): f(inputs..., outputs...).
 Value call_dps_packed(Interpreter& in, const ir::Call* c, Frame& frame) {
-  std::string symbol = packed_symbol(in, c->args[0], frame);
-  if (!find_packed(symbol)) raise(diag::UnknownPackedFunction{.function = symbol}, c->span);
+  PackedCallee callee = packed_callee(in, c->args[0], frame);
+  if (!callee.symbol.empty() && !find_packed(callee.symbol))
+    raise(diag::UnknownPackedFunction{.function = callee.symbol}, c->span);
   std::vector<Value> args =
       c->args.size() > 1 ? flatten(in.eval(c->args[1], frame)) : std::vector<Value>{};
   std::vector<runtime::TensorPtr> outputs = allocate_outputs(in, c, frame);
   for (const runtime::TensorPtr& t : outputs) args.push_back(t);
-  in.call_packed(symbol, args, c->span);
+  call_packed_callee(in, callee, args, c->span);
   return outputs_value(c, std::vector<Value>(outputs.begin(), outputs.end()));
 }
 

@@ -20,8 +20,8 @@ Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at);
 
 namespace {
 
-// The executor's own built-ins; the runtime's registry (plugins, functions a program
-// registered) is searched first, so a plugin can replace a built-in.
+// The executor's own built-ins, searched before the runtime's registry (TVM's other vm.builtin.*
+// functions, plugins, functions a program registered).
 struct Builtins {
   Builtins() { register_vm_builtins(functions); }
   std::unordered_map<std::string, PackedFunction> functions{
@@ -38,13 +38,15 @@ const Builtins& builtins() {
 }  // namespace
 
 PackedFunction find_packed(const std::string& symbol) {
-  if (std::shared_ptr<const runtime::PackedFunction> fn = runtime::find_packed(symbol)) {
-    return [fn](Interpreter&, const std::vector<Value>& args, Span at) -> Value {
-      return located(at, [&] { return (*fn)(args); });
-    };
-  }
+  // The executor's own first: vm.builtin.invoke_closure and call_tir_dyn call the executor's
+  // callables, which the runtime's versions (for built libraries) do not know.
   auto it = builtins().functions.find(symbol);
-  return it == builtins().functions.end() ? PackedFunction{} : it->second;
+  if (it != builtins().functions.end()) return it->second;
+  std::shared_ptr<const runtime::PackedFunction> fn = runtime::find_packed(symbol);
+  if (!fn) return {};
+  return [fn](Interpreter&, const std::vector<Value>& args, Span at) -> Value {
+    return located(at, [&] { return (*fn)(args); });
+  };
 }
 
 void raise_runtime_error(const runtime::RuntimeError& e, Span at) {

@@ -14,14 +14,18 @@
 namespace raxc::runtime {
 namespace {}  // namespace
 
-// TVM's vm.builtin.* functions (vm_builtins.cpp): the registry starts with them.
+// TVM's vm.builtin.* functions (vm_builtins.cpp, and relax_builtins.cpp for those that call a
+// callable of a built library): the registry starts with them.
 std::vector<std::pair<const char*, PackedFunction>> vm_builtins();
+std::vector<std::pair<const char*, PackedFunction>> callable_builtins();
 
 namespace {
 
 struct Registry {
   Registry() {
     for (auto& [name, fn] : vm_builtins())
+      functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
+    for (auto& [name, fn] : callable_builtins())
       functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
   }
   std::mutex mutex;

@@ -57,6 +57,11 @@ typedef int32_t (*RaxcRelaxFunc)(RaxcValue* const* args, int32_t num_args, RaxcV
  * itself as its first argument). The closure takes its own references to `captured`. */
 RaxcValue* raxc_rt_closure(RaxcRelaxFunc function, RaxcValue* const* captured, int32_t num_captured,
                            const char* name, int32_t pass_self);
+/* A PrimFunc as a value: calling it packs the arguments (tensors and scalars, RX5003 at the
+ * call otherwise) and runs the kernel; its result is an R.Prim of {ret_code, ret_bits}, or the
+ * empty tuple when ret_code is negative. */
+RaxcValue* raxc_rt_kernel_ref(RaxcPackedFunc kernel, const char* name, int32_t ret_code,
+                              int32_t ret_bits);
 /* R.ExternFunc("name") as a value. */
 RaxcValue* raxc_rt_packed_ref(const char* name);
 /* Calls a callable value; NULL after recording RX5027 at `site` (site args: the callee's text;
@@ -81,8 +86,7 @@ RaxcValue* raxc_rt_assert(const RaxcValue* condition, const char* format, RaxcVa
                           const RaxcErrorSite* not_bool);
 /* R.builtin.alloc_tensor: a zero-filled tensor of a shape value and a dtype value (or its name
  * as a string); NULL after recording RX5026 at `site` (the shape and dtype are appended). */
-RaxcValue* raxc_rt_empty(const RaxcValue* shape, const RaxcValue* dtype,
-                         const RaxcErrorSite* site);
+RaxcValue* raxc_rt_empty(const RaxcValue* shape, const RaxcValue* dtype, const RaxcErrorSite* site);
 /* R.null_value(), a dtype value (R.dtype("float32")). */
 RaxcValue* raxc_rt_null(void);
 RaxcValue* raxc_rt_dtype(int32_t code, int32_t bits, int32_t lanes);

@@ -12,6 +12,7 @@
 #include "backend/runtime/format.h"
 #include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_relax_abi.h"
+#include "backend/runtime/storage.h"
 #include "backend/runtime/value_handle.h"
 
 namespace raxc::runtime {
@@ -49,6 +50,14 @@ struct CompiledClosure : Callable {
     for (RaxcValue* h : captured) raxc_value_release(h);
   }
   std::string describe() const override { return "closure '" + name + "'"; }
+};
+
+// A compiled PrimFunc as a value (raxc_rt_kernel_ref).
+struct KernelRef : Callable {
+  RaxcPackedFunc kernel = nullptr;
+  std::string name;
+  int32_t ret_code = -1, ret_bits = 0;
+  std::string describe() const override { return "function '" + name + "'"; }
 };
 
 Value call_packed(const std::string& name, std::vector<Value> args) {
@@ -91,11 +100,51 @@ extern "C" RaxcValue* raxc_rt_closure(RaxcRelaxFunc function, RaxcValue* const* 
   return box(CallablePtr(std::move(closure)));
 }
 
+extern "C" RaxcValue* raxc_rt_kernel_ref(RaxcPackedFunc kernel, const char* name, int32_t ret_code,
+                                         int32_t ret_bits) {
+  auto ref = std::make_shared<KernelRef>();
+  ref->kernel = kernel;
+  ref->name = name;
+  ref->ret_code = ret_code;
+  ref->ret_bits = ret_bits;
+  return box(CallablePtr(std::move(ref)));
+}
+
+namespace {
+
+RaxcValue* call_kernel(const KernelRef& k, RaxcValue* const* args, int32_t num_args,
+                       const RaxcErrorSite* site) {
+  std::vector<RaxcArg> packed(static_cast<size_t>(num_args));
+  std::vector<int32_t> kinds(static_cast<size_t>(num_args));
+  for (int32_t i = 0; i < num_args; ++i) {
+    if (!pack_argument(args[i]->value, packed[i], kinds[i])) {
+      RuntimeError e;
+      e.code = "RX5003";  // "argument {index} of '{callee}' must be {expected}"
+      e.begin = site->begin;
+      e.end = site->end;
+      e.args = {std::to_string(i), k.name, "a tensor or a scalar, not " + describe(args[i])};
+      set_last_error(std::move(e));
+      return nullptr;
+    }
+  }
+  RaxcArg ret{};
+  // The kernel recorded its error (located at its own site) when it fails.
+  if (k.kernel(packed.data(), kinds.data(), num_args, &ret) != 0) return nullptr;
+  if (k.ret_code < 0) return box(Tuple{});
+  DLDataType t{static_cast<uint8_t>(k.ret_code), static_cast<uint8_t>(k.ret_bits), 1};
+  if (k.ret_code == kDLFloat || k.ret_code == kDLBfloat) return box(Prim{t, 0, ret.f64});
+  return box(Prim{t, ret.i64, 0});
+}
+
+}  // namespace
+
 extern "C" RaxcValue* raxc_rt_call_value(const RaxcValue* callee, RaxcValue* const* args,
                                          int32_t num_args, const RaxcErrorSite* site) {
   const auto* c = callee ? callee->value.get_if<CallablePtr>() : nullptr;
   if (const auto* ref = c ? dynamic_cast<const PackedRef*>(c->get()) : nullptr)
     return raxc_rt_call_packed(ref->symbol.c_str(), args, num_args, site);
+  if (const auto* k = c ? dynamic_cast<const KernelRef*>(c->get()) : nullptr)
+    return call_kernel(*k, args, num_args, site);
   if (const auto* closure = c ? dynamic_cast<const CompiledClosure*>(c->get()) : nullptr) {
     std::vector<RaxcValue*> all;
     if (closure->pass_self) all.push_back(const_cast<RaxcValue*>(callee));
@@ -206,3 +255,52 @@ extern "C" RaxcValue* raxc_rt_tensor_to_shape(const RaxcValue* tensor, const Rax
   for (int64_t i = 0; i < (*t)->numel(); ++i) s.dims.push_back((*t)->get_i64(i));
   return box(std::move(s));
 }
+
+namespace raxc::runtime {
+namespace {
+
+// Calls a callable value of a built library with evaluated arguments, as a packed function:
+// the callee's error is rethrown for the caller to locate.
+Value call_callable(const Value& callee, const std::vector<Value>& args) {
+  std::vector<RaxcValue*> handles;
+  RaxcValue* function = box(callee);
+  for (const Value& a : args) handles.push_back(box(a));
+  static const char* const kNoStatics[] = {"this value"};
+  RaxcErrorSite site{"RX5027", 0, 0, 1, 0, kNoStatics};
+  RaxcValue* result =
+      raxc_rt_call_value(function, handles.data(), static_cast<int32_t>(handles.size()), &site);
+  raxc_value_release(function);
+  for (RaxcValue* h : handles) raxc_value_release(h);
+  if (!result) {
+    std::optional<RuntimeError> e = take_last_error();
+    if (e) throw *e;
+    throw_error("RX5032", {"the callee failed"});
+  }
+  Value v = result->value;
+  raxc_value_release(result);
+  return v;
+}
+
+// vm.builtin.invoke_closure(f, args...): f(args...).
+Value invoke_closure(const std::vector<Value>& v) {
+  if (v.empty()) throw_error("RX5032", {"vm.builtin.invoke_closure: takes at least 1 argument"});
+  return call_callable(v[0], std::vector<Value>(v.begin() + 1, v.end()));
+}
+
+// vm.builtin.call_tir_dyn(f, args..., shape): f(args..., the shape's values as int64 scalars).
+Value call_tir_dyn(const std::vector<Value>& v) {
+  const auto* shape = v.size() >= 2 ? v.back().get_if<Shape>() : nullptr;
+  if (!shape)
+    throw_error("RX5032", {"vm.builtin.call_tir_dyn: takes a callee, its arguments and a shape"});
+  std::vector<Value> args(v.begin() + 1, v.end() - 1);
+  for (int64_t d : shape->dims) args.push_back(Prim{DLDataType{kDLInt, 64, 1}, d, 0});
+  return call_callable(v[0], args);
+}
+
+}  // namespace
+
+std::vector<std::pair<const char*, PackedFunction>> callable_builtins() {
+  return {{"vm.builtin.invoke_closure", invoke_closure}, {"vm.builtin.call_tir_dyn", call_tir_dyn}};
+}
+
+}  // namespace raxc::runtime

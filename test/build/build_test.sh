@@ -99,37 +99,25 @@ def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
 RX
 check "module with errors" 1 "RX1164" "$raxc" build "$tmp/bad.rx" -o "$tmp/libbad.so"
 
-# RX5040: a construct raxc build does not compile yet (a PrimFunc used as a value), at its
-# location, exit 1; an existing file at the output path is left as it was.
-cat > "$tmp/primfunc_value.rx" <<'RX'
-@I.ir_module
-class Module:
-    @T.prim_func
-    def f(a: T.int64) -> T.int64:
-        return a + 1
-
-    @R.function
-    def main(x: R.Prim("int64")) -> R.Object:
-        g = Module.f
-        return g
+# RX5040: a construct raxc build does not compile yet (a float R.Prim computed, not a
+# literal), at its location, exit 1; an existing file at the output path is left as it was.
+cat > "$tmp/float_prim.rx" <<'RX'
+@R.function
+def main(x: R.Tensor((2,), "float32")) -> R.Prim("float32"):
+    y = R.prim_value(T.float32(2.5) + T.float32(1.0))
+    return y
 RX
-echo "keep me" > "$tmp/libprimfunc_value.so"
-check "RX5040 PrimFunc value" 1 "error: raxc build does not compile a PrimFunc used as a value yet [RX5040]" \
-  "$raxc" build "$tmp/primfunc_value.rx" -o "$tmp/libprimfunc_value.so" --color never
-check "RX5040 located" 1 "primfunc_value.rx:9:13:" "$raxc" build "$tmp/primfunc_value.rx" -o "$tmp/libprimfunc_value.so" --color never
-check "failed build keeps the file" 0 "keep me" cat "$tmp/libprimfunc_value.so"
-# near miss (RX5040): the PrimFunc called, not used as a value, builds.
+echo "keep me" > "$tmp/libfloat_prim.so"
+check "RX5040 float R.Prim" 1 "error: raxc build does not compile a float R.Prim value that is not a literal yet [RX5040]" \
+  "$raxc" build "$tmp/float_prim.rx" -o "$tmp/libfloat_prim.so" --color never
+check "RX5040 located" 1 "float_prim.rx:3:9:" "$raxc" build "$tmp/float_prim.rx" -o "$tmp/libfloat_prim.so" --color never
+check "failed build keeps the file" 0 "keep me" cat "$tmp/libfloat_prim.so"
+# near miss (RX5040): the literal builds.
 cat > "$tmp/plain.rx" <<'RX'
-@I.ir_module
-class Module:
-    @T.prim_func
-    def f(a: T.int64) -> T.int64:
-        return a + 1
-
-    @R.function
-    def main(x: R.Prim("int64")) -> R.Prim("int64"):
-        g = Module.f(x)
-        return g
+@R.function
+def main(x: R.Tensor((2,), "float32")) -> R.Prim("float32"):
+    y = R.prim_value(T.float32(3.5))
+    return y
 RX
 absent "RX5040 near miss" "RX5040" "$raxc" build "$tmp/plain.rx" -o "$tmp/libplain.so"
 
