@@ -104,6 +104,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
                    "A plugin (shared library) whose packed functions the module calls "
                    "(repeatable; C ABI in backend/runtime/raxc_runtime.h)")
       ->allow_extra_args(false);
+  command->add_flag("--no-cache", options.no_cache,
+                    "Compile the kernels even when the compiled-code cache has them (see "
+                    "RAXC_CACHE_DIR)");
   command->add_flag("--check-bounds", options.check_bounds,
                     "Check every buffer access of every PrimFunc against its shape");
   command->add_flag("--emit-llvm", options.emit_llvm,
@@ -248,7 +251,7 @@ int run_run(const RunOptions& options) {
   DiagnosticSink compile_sink;
   backend::CompileStats stats;
   std::unique_ptr<backend::KernelLibrary> kernels =
-      backend::KernelLibrary::compile(module, codegen, compile_sink, &stats);
+      backend::KernelLibrary::compile(module, codegen, compile_sink, &stats, !options.no_cache);
   double compile_ms = ms_since(compile_start);
   if (!kernels) {
     std::vector<Diagnostic> ds;
@@ -281,10 +284,11 @@ int run_run(const RunOptions& options) {
   if (options.repeat > 1) {
     std::sort(times.begin(), times.end());
     std::fprintf(stderr,
-                 "compile %.2f ms (%zu kernels: codegen %.2f, O3 %.2f, jit %.2f); run over %d "
+                 "compile %.2f ms (%zu kernels%s: codegen %.2f, O3 %.2f, jit %.2f); run over %d "
                  "with %d thread(s): min %.3f ms, median %.3f ms\n",
-                 compile_ms, stats.kernels, stats.codegen_ms, stats.optimize_ms, stats.jit_ms,
-                 options.repeat, raxc_num_threads(), times.front(), times[times.size() / 2]);
+                 compile_ms, stats.kernels, stats.cached ? ", machine code cached" : "",
+                 stats.codegen_ms, stats.optimize_ms, stats.jit_ms, options.repeat,
+                 raxc_num_threads(), times.front(), times[times.size() / 2]);
   }
   return kExitClean;
 }

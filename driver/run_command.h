@@ -24,6 +24,7 @@ struct RunOptions {
   int threads = 0;
   std::vector<std::string> plugins;  // --load  // 0: every CPU this process may use
   bool check_bounds = false;
+  bool no_cache = false;
   bool emit_llvm = false;
   DiagnosticOutput diagnostics;  // --diagnostics-format, --color
   std::string params;            // --params DIR: parameters no argument binds, from DIR/<name>.npy

@@ -1,9 +1,11 @@
 // The host target and the O3 pipeline shared by the JIT and `raxc build` (host_target.h).
 #include "backend/jit/host_target.h"
 
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <mutex>
 
@@ -49,6 +51,16 @@ void optimize_o3(llvm::Module& module, llvm::TargetMachine& tm) {
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
+}
+
+std::optional<std::string> machine_code(llvm::Module& module, llvm::TargetMachine& tm,
+                                        llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) return std::nullopt;
+  pm.run(module);
+  return std::string(buffer.begin(), buffer.end());
 }
 
 }  // namespace raxc::backend

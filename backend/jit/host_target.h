@@ -23,6 +23,11 @@ std::optional<llvm::orc::JITTargetMachineBuilder> host_target(std::string* error
 // Runs LLVM's default O3 module pipeline for `tm` on `module`.
 void optimize_o3(llvm::Module& module, llvm::TargetMachine& tm);
 
+// `module`'s machine code for `tm`: an object file or assembly text; nullopt when the target
+// cannot emit that kind of file.
+std::optional<std::string> machine_code(llvm::Module& module, llvm::TargetMachine& tm,
+                                        llvm::CodeGenFileType type);
+
 // Milliseconds since `start` (compile-time statistics).
 double ms_since(std::chrono::steady_clock::time_point start);
 

@@ -11,12 +11,14 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <chrono>
 
 #include "backend/jit/host_target.h"
+#include "backend/jit/object_cache.h"
 
 namespace raxc::backend {
 namespace {
@@ -58,10 +60,29 @@ RaxcPackedFunc KernelLibrary::find(std::string_view global) const {
 
 std::unique_ptr<KernelLibrary> KernelLibrary::compile(const ir::IRModule& module,
                                                       const CodegenOptions& options,
-                                                      DiagnosticSink& diags, CompileStats* stats) {
-  initialize_llvm();
+                                                      DiagnosticSink& diags, CompileStats* stats,
+                                                      bool use_cache) {
   CompileStats local;
   CompileStats& st = stats ? *stats : local;
+  std::optional<ObjectCache> cache = use_cache ? ObjectCache::open() : std::nullopt;
+  DiagnosticSink attempt;
+  std::unique_ptr<KernelLibrary> library =
+      compile_with(module, options, attempt, st, cache ? &*cache : nullptr, CacheUse::Load);
+  if (!library && st.cached) {
+    // A cached object that does not load (written by a different build, damaged): compile
+    // again and replace it.
+    st = CompileStats{};
+    return compile_with(module, options, diags, st, &*cache, CacheUse::Replace);
+  }
+  for (Diagnostic& d : attempt.take()) diags.report(std::move(d));
+  return library;
+}
+
+std::unique_ptr<KernelLibrary> KernelLibrary::compile_with(const ir::IRModule& module,
+                                                           const CodegenOptions& options,
+                                                           DiagnosticSink& diags, CompileStats& st,
+                                                           const ObjectCache* cache, CacheUse use) {
+  initialize_llvm();
   std::string error;
   auto jtmb = host_target(&error);
   if (!jtmb) {
@@ -83,9 +104,29 @@ std::unique_ptr<KernelLibrary> KernelLibrary::compile(const ir::IRModule& module
   llvm_module->setTargetTriple((*tm)->getTargetTriple().str());
   st.codegen_ms = ms_since(start);
 
-  start = std::chrono::steady_clock::now();
-  optimize_o3(*llvm_module, **tm);
-  st.optimize_ms = ms_since(start);
+  // Machine code: from the cache, or O3 and the target's code generator (then cached).
+  std::string key;
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  if (cache) {
+    key = ObjectCache::key(*llvm_module, **tm);
+    if (use == CacheUse::Load) object = cache->load(key);
+    st.cached = object != nullptr;
+  }
+  if (!object) {
+    start = std::chrono::steady_clock::now();
+    optimize_o3(*llvm_module, **tm);
+    st.optimize_ms = ms_since(start);
+    start = std::chrono::steady_clock::now();
+    std::optional<std::string> code =
+        machine_code(*llvm_module, **tm, llvm::CodeGenFileType::ObjectFile);
+    if (!code) {
+      report_llvm_error(diags, "the target cannot emit an object file");
+      return nullptr;
+    }
+    if (cache) cache->store(key, *code);
+    object = llvm::MemoryBuffer::getMemBufferCopy(*code, "raxc-kernels.o");
+    st.jit_ms = ms_since(start);
+  }
 
   start = std::chrono::steady_clock::now();
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
@@ -117,8 +158,7 @@ std::unique_ptr<KernelLibrary> KernelLibrary::compile(const ir::IRModule& module
   }
   dylib.addGenerator(std::move(*process));
 
-  if (auto err = (*jit)->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(llvm_module), std::move(context)))) {
+  if (auto err = (*jit)->addObjectFile(std::move(object))) {
     report_llvm_error(diags, llvm::toString(std::move(err)));
     return nullptr;
   }
@@ -136,7 +176,7 @@ std::unique_ptr<KernelLibrary> KernelLibrary::compile(const ir::IRModule& module
     }
     library->kernels_[g.gvar->name] = symbol->toPtr<RaxcPackedFunc>();
   }
-  st.jit_ms = ms_since(start);
+  st.jit_ms += ms_since(start);
   library->impl_->jit = std::move(*jit);
   return library;
 }

@@ -17,11 +17,14 @@
 
 namespace raxc::backend {
 
+class ObjectCache;
+
 struct CompileStats {
   size_t kernels = 0;
   double codegen_ms = 0;   // TIR -> LLVM IR
   double optimize_ms = 0;  // O3
   double jit_ms = 0;       // machine code and linking
+  bool cached = false;     // the machine code came from the object cache (object_cache.h)
 };
 
 class KernelLibrary {
@@ -31,11 +34,13 @@ class KernelLibrary {
   // such PrimFunc.
   RaxcPackedFunc find(std::string_view global) const;
 
-  // Compiles every PrimFunc of `module`. Refusals (RX5000) and LLVM failures are reported into
-  // `diags`; null is returned then.
+  // Compiles every PrimFunc of `module`, through the object cache when `use_cache` (the code a
+  // previous run compiled from the same IR is loaded instead). Refusals (RX5000) and LLVM
+  // failures are reported into `diags`; null is returned then.
   static std::unique_ptr<KernelLibrary> compile(const ir::IRModule& module,
                                                 const CodegenOptions& options,
-                                                DiagnosticSink& diags, CompileStats* stats);
+                                                DiagnosticSink& diags, CompileStats* stats,
+                                                bool use_cache = false);
 
   // The optimised LLVM IR of the module's PrimFuncs as text (`raxc run --emit-llvm`), or the
   // diagnostics' reason for not producing it.
@@ -44,6 +49,11 @@ class KernelLibrary {
                                             DiagnosticSink& diags);
 
  private:
+  enum class CacheUse { Load, Replace };
+  static std::unique_ptr<KernelLibrary> compile_with(const ir::IRModule& module,
+                                                     const CodegenOptions& options,
+                                                     DiagnosticSink& diags, CompileStats& st,
+                                                     const ObjectCache* cache, CacheUse use);
   KernelLibrary();
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -58,16 +58,6 @@ std::unique_ptr<llvm::TargetMachine> host_machine(std::string* error) {
   return std::move(*tm);
 }
 
-std::optional<std::string> machine_code(llvm::Module& module, llvm::TargetMachine& tm,
-                                        llvm::CodeGenFileType type) {
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) return std::nullopt;
-  pm.run(module);
-  return std::string(buffer.begin(), buffer.end());
-}
-
 // Runs argv, its output into `log`; the exit status (or -1 when it could not start).
 int run_process(const std::vector<std::string>& argv, const fs::path& log) {
   posix_spawn_file_actions_t actions;

@@ -78,6 +78,28 @@ expect_in "$tmp/out" "(source_file"
 expect_status 0 "$raxc" parse --dump=ast "$root/examples/mlp.rx"
 expect_in "$tmp/out" "(IRModule"
 
+# The compiled-code cache of raxc run: the second run of an unchanged module loads the machine
+# code; --no-cache and RAXC_CACHE_DIR="" compile; a damaged entry is compiled again and
+# replaced, with the same results.
+cache=$tmp/cache
+mlp="$root/examples/mlp_tir.rx"
+run_mlp() { "$raxc" run "$mlp" --random --bind n=2 --repeat 2 "$@"; }
+RAXC_CACHE_DIR=$cache expect_status 0 run_mlp
+expect_in "$tmp/err" "3 kernels:"
+cp "$tmp/out" "$tmp/first"
+RAXC_CACHE_DIR=$cache expect_status 0 run_mlp
+expect_in "$tmp/err" "3 kernels, machine code cached:"
+cmp -s "$tmp/out" "$tmp/first" || fail "the cached kernels gave other results"
+RAXC_CACHE_DIR=$cache expect_status 0 run_mlp --no-cache
+grep -q "machine code cached" "$tmp/err" && fail "--no-cache used the cache"
+RAXC_CACHE_DIR= expect_status 0 run_mlp
+grep -q "machine code cached" "$tmp/err" && fail "RAXC_CACHE_DIR= used the cache"
+for entry in "$cache"/*.o; do printf 'not an object' >"$entry"; done
+RAXC_CACHE_DIR=$cache expect_status 0 run_mlp
+cmp -s "$tmp/out" "$tmp/first" || fail "a damaged cache entry changed the results"
+RAXC_CACHE_DIR=$cache expect_status 0 run_mlp
+expect_in "$tmp/err" "machine code cached:"
+
 if [ "$failures" -ne 0 ]; then
   echo "driver_cli_test: $failures failure(s)"
   exit 1
