@@ -3,8 +3,10 @@
 
   1. examples/mlp_tir.rx (a 784-128-10 perceptron of call_tir kernels with softmax), batch n:
      `raxc check` of the file (the anchor for compile time), `raxc run`'s compile time (TIR ->
-     LLVM, O3, JIT) and its run time (min and median of --repeat) with 1 and 2 threads, and
-     numpy's time for the same computation (the anchor for run time; it names its BLAS).
+     LLVM, O3, JIT) first (an empty compiled-code cache) and warm (the cache has the machine
+     code), the whole process cold and warm, and its run time (min and median of --repeat) with
+     1 and 2 threads, and numpy's time for the same computation (the anchor for run time; it
+     names its BLAS).
   2. The generated 20k-line transformer module (test/bench/gen_model.py): `raxc check` against
      compiling all of its PrimFuncs (`raxc run --emit-llvm`: codegen + O3, no machine code).
 
@@ -37,9 +39,9 @@ def wall(cmd, runs):
     return best * 1000, out
 
 
-def run_stats(raxc, n, threads, repeat):
+def run_stats(raxc, n, threads, repeat, extra=()):
     _, out = wall([raxc, "run", MLP, "--random", "--bind", f"n={n}", "--repeat", str(repeat),
-                   "--threads", str(threads)], 1)
+                   "--threads", str(threads), *extra], 1)
     m = re.search(r"compile ([\d.]+) ms .*min ([\d.]+) ms, median ([\d.]+) ms", out.stderr)
     return float(m.group(1)), float(m.group(2)), float(m.group(3))
 
@@ -86,11 +88,24 @@ def main():
     print(f"== examples/mlp_tir.rx, n={n} (784-128-10, softmax), best of {args.runs}")
     check_ms, _ = wall([args.raxc, "check", MLP], args.runs)
     print(f"raxc check (anchor for compile)           {check_ms:9.2f} ms")
-    whole_ms, _ = wall([args.raxc, "run", MLP, "--random", "--bind", f"n={n}"], args.runs)
-    print(f"raxc run, whole process                   {whole_ms:9.2f} ms   "
-          f"{whole_ms / check_ms:6.1f}x check")
+    run_cmd = [args.raxc, "run", MLP, "--random", "--bind", f"n={n}"]
+    cold_ms, _ = wall(run_cmd + ["--no-cache"], args.runs)
+    print(f"raxc run, whole process, cold             {cold_ms:9.2f} ms   "
+          f"{cold_ms / check_ms:6.1f}x check")
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["RAXC_CACHE_DIR"] = cache
+        wall(run_cmd, 1)  # fills the cache
+        warm_ms, _ = wall(run_cmd, args.runs)
+        print(f"raxc run, whole process, warm cache       {warm_ms:9.2f} ms   "
+              f"{warm_ms / check_ms:6.1f}x check")
+        first = run_stats(args.raxc, n, 1, 2, ["--no-cache"])[0]
+        warm = run_stats(args.raxc, n, 1, 2)[0]
+        print(f"compile step: first {first:8.2f} ms ({first / check_ms:5.1f}x check), "
+              f"warm {warm:8.2f} ms ({warm / check_ms:5.1f}x check)")
+        del os.environ["RAXC_CACHE_DIR"]
     for threads in (1, 2):
-        compile_ms, run_min, run_med = run_stats(args.raxc, n, threads, args.repeat)
+        compile_ms, run_min, run_med = run_stats(args.raxc, n, threads, args.repeat,
+                                                 ["--no-cache"])
         anchor, blas = numpy_mlp(n, threads, args.repeat)
         line = (f"{threads} thread(s): compile {compile_ms:8.2f} ms ({compile_ms / check_ms:5.1f}x "
                 f"check); run min {run_min:8.3f} ms, median {run_med:8.3f} ms")
