@@ -9,6 +9,7 @@
 
 #include "backend/codegen/relax_emitter.h"
 #include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/storage.h"
 #include "frontend/ir/walks.h"
 #include "frontend/printer/printer.h"
 
@@ -699,6 +700,7 @@ class FunctionEmitter {
     if (name == "relax.call_inplace_packed") return call_inplace_packed(c);
     if (name == "relax.null_value") return own(b_.CreateCall(s_.runtime("raxc_rt_null"), {}));
     if (name == "relax.print") return print(c);
+    if (name == "relax.device") return device(c);
     if (name == "relax.assert_op") return assert_op(c);
     if (name == "relax.hint_on_device" || name == "relax.builtin.stop_lift_params")
       return expr(c->args.at(0));    // no effect at run time on one CPU
@@ -718,6 +720,20 @@ class FunctionEmitter {
            s_.error_site(DiagId::RX5020, c->span,
                          {"the argument of R.tensor_to_shape", "a 1-d integer tensor"})}));
     return nullptr;
+  }
+
+  // R.device(dev_type, index) of literal values: its name, as `raxc run` makes it.
+  Value* device(const ir::Call* c) {
+    auto literal = [&](size_t i, int64_t otherwise) -> int64_t {
+      if (i >= c->args.size()) return otherwise;
+      const auto* p = ir::dyn_cast<ir::PrimValue>(c->args[i]);
+      const auto* imm = p ? ir::dyn_cast<ir::IntImm>(p->value) : nullptr;
+      if (!imm) s_.refuse(c->args[i]->span, "an R.device argument that is not a literal");
+      return imm->value;
+    };
+    if (c->args.empty()) s_.refuse(c->span, "R.device without a device type");
+    std::string name = runtime::device_name(literal(0, 0), literal(1, 0));
+    return own(b_.CreateCall(s_.runtime("raxc_value_string"), {s_.string_constant(name)}));
   }
 
   // ------------------------------------------------------------ R.print, R.assert_op

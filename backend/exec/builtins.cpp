@@ -280,6 +280,17 @@ Value assert_op(Interpreter& in, const ir::Call* c, Frame& frame) {
 
 Value null_value(Interpreter&, const ir::Call*, Frame&) { return runtime::Null{}; }
 
+// R.device(dev_type, index): the device as TVM writes it ("cpu(0)", "cuda(1)"); on one CPU it
+// only names where a value would live (R.hint_on_device).
+Value device(Interpreter& in, const ir::Call* c, Frame& frame) {
+  std::vector<Value> v = eval_args(in, c, frame);
+  const auto* type = v.empty() ? nullptr : v[0].get_if<runtime::Prim>();
+  const auto* index = v.size() > 1 ? v[1].get_if<runtime::Prim>() : nullptr;
+  if (!type || type->is_float() || (index && index->is_float()))
+    raise(diag::UnsupportedOnCpu{.what = "R.device with these arguments"}, c->span);
+  return runtime::String{runtime::device_name(type->i, index ? index->i : 0)};
+}
+
 Value hint_on_device(Interpreter& in, const ir::Call* c, Frame& frame) {
   return in.eval(c->args.at(0), frame);
 }
@@ -363,6 +374,7 @@ const std::unordered_map<std::string_view, OpHandler>& op_table() {
       {"relax.print", print},
       {"relax.assert_op", assert_op},
       {"relax.null_value", null_value},
+      {"relax.device", device},
       {"relax.hint_on_device", hint_on_device},
       {"relax.to_vdevice", to_vdevice},
       {"relax.make_closure", make_closure},

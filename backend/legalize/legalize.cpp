@@ -413,10 +413,10 @@ class Pass {
   // The operators of the language itself run in the executor (builtins.cpp), not as TIR.
   static bool is_language_op(std::string_view op) {
     static const std::set<std::string_view> ops = {
-        "relax.shape_of",       "relax.tensor_to_shape",    "relax.shape_to_tensor",
-        "relax.print",          "relax.assert_op",          "relax.null_value",
-        "relax.hint_on_device", "relax.to_vdevice",         "relax.make_closure",
-        "relax.invoke_closure", "relax.invoke_pure_closure"};
+        "relax.shape_of",       "relax.tensor_to_shape",     "relax.shape_to_tensor",
+        "relax.print",          "relax.assert_op",           "relax.null_value",
+        "relax.hint_on_device", "relax.to_vdevice",          "relax.make_closure",
+        "relax.invoke_closure", "relax.invoke_pure_closure", "relax.device"};
     return ops.count(op) > 0;
   }
 

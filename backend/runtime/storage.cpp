@@ -24,6 +24,16 @@ void throw_error(const char* code, std::vector<std::string> args) {
   throw e;
 }
 
+std::string device_name(int64_t type, int64_t index) {
+  static const std::pair<int64_t, const char*> names[] = {
+      {1, "cpu"},           {2, "cuda"},    {3, "cuda_host"}, {4, "opencl"},     {7, "vulkan"},
+      {8, "metal"},         {9, "vpi"},     {10, "rocm"},     {11, "rocm_host"}, {12, "ext_dev"},
+      {13, "cuda_managed"}, {14, "oneapi"}, {15, "webgpu"},   {16, "hexagon"}};
+  for (const auto& [code, name] : names)
+    if (code == type) return std::string(name) + "(" + std::to_string(index) + ")";
+  return "device_type_" + std::to_string(type) + "(" + std::to_string(index) + ")";
+}
+
 std::string dims_list(const std::vector<int64_t>& dims) {
   std::string s = "(";
   for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);

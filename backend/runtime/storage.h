@@ -38,6 +38,9 @@ const Storage* as_storage(const Value& v);
 DLDataType storable_dtype(const std::string& name);
 // The name of a DLPack dtype as TVM writes it ("void" and "handle" for the opaque ones).
 std::string dtype_text(DLDataType dtype);
+// A DLPack device as TVM writes it: "cpu(0)", "cuda(1)", "ext_dev(0)" ("device_type_N(i)" for
+// an unknown type).
+std::string device_name(int64_t type, int64_t index);
 // "(2, 3)", "(4,)": dims as a Python tuple.
 std::string dims_list(const std::vector<int64_t>& dims);
 
