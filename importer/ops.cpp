@@ -1128,6 +1128,200 @@ bool depth_space(Context& c, bool to_space) {
   return true;
 }
 
+// A PrimValue literal of `dtype` holding v (R.one_hot's on / off values).
+std::string prim_literal(double v, const std::string& dtype) {
+  char buf[40];
+  if (is_float_dtype(dtype)) {
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    std::string s = buf;
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    return "R.prim_value(T." + dtype + "(" + s + "))";
+  }
+  if (dtype == "bool")
+    return std::string("R.prim_value(T.bool(") + (v != 0 ? "True" : "False") + "))";
+  return "R.prim_value(T." + dtype + "(" + std::to_string(static_cast<int64_t>(v)) + "))";
+}
+
+// CumSum(x, axis): R.cumsum along the constant axis; `exclusive` maps onto R.cumsum's, `reverse`
+// flips the axis before and after.
+bool cumsum(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto axis = c.const_ints(1);
+  if (!axis || axis->size() != 1) return c.refuse("an axis that is not a constant");
+  std::string a = std::to_string((*axis)[0]);
+  bool reverse = c.attr_int("reverse", 0) != 0;
+  if (reverse) x = c.temp("R.flip(" + x + ", axis=" + a + ")");
+  std::string call = "R.cumsum(" + x + ", axis=" + a +
+                     ", exclusive=" + (c.attr_int("exclusive", 0) ? "True" : "False") + ")";
+  if (reverse) call = "R.flip(" + c.temp(call) + ", axis=" + a + ")";
+  c.emit(0, call, dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// OneHot(indices, depth, values=[off, on]): R.one_hot of the indices as int64, negative ones
+// counting from the end of the depth (ONNX wraps them).
+bool one_hot(Context& c) {
+  std::string idx = c.tensor(0);
+  if (!c.ok()) return false;
+  const Tensor* depth = c.constant(1);
+  const Tensor* values = c.constant(2);
+  if (!depth || !values || values->numel() != 2)
+    return c.refuse("a depth or values that is not a constant");
+  auto d = static_cast<int64_t>(depth->real(0));
+  if (d < 1) return c.refuse("depth " + std::to_string(d));
+  const std::string& dt = values->dtype;
+  if (dtype_of(c, 0) != "int64") idx = c.temp("R.astype(" + idx + ", \"int64\")");
+  std::string neg = c.temp("R.less(" + idx + ", " + Context::scalar(0, "int64") + ")");
+  std::string wrapped = c.temp("R.add(" + idx + ", " + Context::scalar(double(d), "int64") + ")");
+  idx = c.temp("R.where(" + neg + ", " + wrapped + ", " + idx + ")");
+  // The canonical printer writes an integer PrimValue bare (int64): integer values other than
+  // int64 are encoded in int64, then cast.
+  bool via_int64 = !is_float_dtype(dt) && dt != "int64";
+  const std::string& vt = via_int64 ? std::string("int64") : dt;
+  std::string hot = "R.one_hot(" + idx + ", " + prim_literal(values->real(1), vt) + ", " +
+                    prim_literal(values->real(0), vt) + ", depth=" + std::to_string(d) +
+                    ", axis=" + std::to_string(c.attr_int("axis", -1)) + ")";
+  if (via_int64) hot = "R.astype(" + c.temp(hot) + ", \"" + dt + "\")";
+  c.emit(0, hot, dt);
+  return true;
+}
+
+// ScatterElements (and the older Scatter): R.scatter_elements; reduction none is "update".
+bool scatter_elements(Context& c) {
+  std::string x = c.tensor(0), idx = c.tensor(1), upd = c.tensor(2);
+  if (!c.ok()) return false;
+  std::string reduction = c.attr_string("reduction", "none");
+  if (reduction == "none") reduction = "update";
+  if (reduction != "update" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return c.refuse("reduction='" + reduction + "'");
+  c.emit(0,
+         "R.scatter_elements(" + x + ", " + idx + ", " + upd + ", axis=" +
+             std::to_string(c.attr_int("axis", 0)) + ", reduction=\"" + reduction + "\")",
+         dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// An einsum equation with "..." spelled out in letters the equation does not use, from the
+// operands' ranks (numpy's rules: the ellipsis axes broadcast right-aligned; an implicit output
+// is the ellipsis axes, then the letters used once, in order).
+std::optional<std::string> expand_ellipsis(Context& c, const std::string& eq) {
+  size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(
+        lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (int(terms.size()) != c.node().input_size()) return std::nullopt;
+  std::string unused;
+  for (char ch = 'A'; ch <= 'Z'; ++ch)
+    if (eq.find(ch) == std::string::npos) unused += ch;
+  size_t most = 0;
+  std::vector<size_t> covered(terms.size(), 0);
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (terms[i].find("...") == std::string::npos) continue;
+    int64_t rank = c.rank(int(i));
+    int64_t named = int64_t(terms[i].size()) - 3;
+    if (rank < 0 || rank < named) return std::nullopt;
+    covered[i] = size_t(rank - named);
+    most = std::max(most, covered[i]);
+  }
+  if (most > unused.size()) return std::nullopt;
+  std::string letters = unused.substr(0, most);
+  auto replace = [&](std::string term, size_t n) {
+    size_t at = term.find("...");
+    return at == std::string::npos ? term : term.replace(at, 3, letters.substr(most - n));
+  };
+  std::string out;
+  for (size_t i = 0; i < terms.size(); ++i) out += (i ? "," : "") + replace(terms[i], covered[i]);
+  if (arrow != std::string::npos) return out + "->" + replace(eq.substr(arrow + 2), most);
+  std::string implicit = letters;
+  for (char ch = 'a'; ch <= 'z'; ++ch)
+    if (std::count(lhs.begin(), lhs.end(), ch) == 1) implicit += ch;
+  return out + "->" + implicit;
+}
+
+// Einsum: R.einsum over the operands, the equation without spaces.
+bool einsum(Context& c) {
+  std::string operands;
+  for (int i = 0; i < c.node().input_size(); ++i) {
+    std::string t = c.tensor(i);
+    if (!c.ok()) return false;
+    operands += (i ? ", " : "") + t;
+  }
+  std::string eq;
+  for (char ch : c.attr_string("equation", ""))
+    if (ch != ' ') eq += ch;
+  if (eq.empty()) return c.refuse("an empty equation");
+  if (eq.find("...") != std::string::npos) {
+    auto expanded = expand_ellipsis(c, eq);
+    if (!expanded) return c.refuse("an ellipsis over operands of unknown rank");
+    eq = *expanded;
+  }
+  if (c.node().input_size() == 1) operands += ",";
+  c.emit(0, "R.einsum((" + operands + "), subscripts=\"" + eq + "\")", dtype_of(c, 0));
+  return true;
+}
+
+// Resize (opsets 10-19) of a 4-D NCHW input over H and W: R.image.resize2d to the output size
+// (the `sizes` input, or floor(in * scale)). ONNX maps output coordinates through the given
+// scale, R.image.resize2d through out / in: scales that are not exactly out / in are refused,
+// as are tf_crop_and_resize (it needs the roi), antialias and axes (opset 18).
+bool resize(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto shape = c.static_shape(0);
+  if (!shape || shape->size() != 4) return c.refuse("an input that is not 4-D with a static shape");
+  if (c.attr_int("antialias", 0) != 0) return c.refuse("antialias=1");
+  if (c.attr("axes")) return c.refuse("the axes attribute");
+  if (c.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    return c.refuse("keep_aspect_ratio_policy='" + c.attr_string("keep_aspect_ratio_policy", "") +
+                    "'");
+  std::string ctm = c.attr_string("coordinate_transformation_mode",
+                                  c.opset() >= 11 ? "half_pixel" : "asymmetric");
+  if (ctm == "tf_crop_and_resize") return c.refuse("coordinate_transformation_mode='" + ctm + "'");
+  int scales_input = c.opset() >= 11 ? 2 : 1;
+  Ints out = *shape;
+  const Tensor* sizes = c.opset() >= 11 && c.has_input(3) ? c.constant(3) : nullptr;
+  if (c.opset() >= 11 && c.has_input(3) && !sizes) return c.refuse("sizes that are not a constant");
+  if (sizes) {
+    Ints v = sizes->integers();
+    if (v.size() != 4) return c.refuse("sizes of another rank");
+    out = v;
+  } else {
+    const Tensor* scales = c.has_input(scales_input) ? c.constant(scales_input) : nullptr;
+    if (!scales || scales->numel() != 4) return c.refuse("scales that are not 4 constants");
+    for (size_t d = 0; d < 4; ++d) {
+      double s = scales->real(d), exact = double((*shape)[d]) * s;
+      out[d] = static_cast<int64_t>(std::floor(exact));
+      if (std::abs(exact - double(out[d])) > 1e-9 * std::max(1.0, exact))
+        return c.refuse("a scale whose output size is not exact (in * scale not an integer)");
+    }
+  }
+  if (out[0] != (*shape)[0] || out[1] != (*shape)[1])
+    return c.refuse("a resize of the batch or channel axis");
+  std::string mode = c.attr_string("mode", "nearest");
+  std::string method = mode == "nearest" ? "nearest_neighbor" : mode;
+  if (method != "nearest_neighbor" && method != "linear" && method != "cubic")
+    return c.refuse("mode='" + mode + "'");
+  std::string rounding = c.attr_string("nearest_mode", "round_prefer_floor");
+  char alpha[40];
+  std::snprintf(alpha, sizeof alpha, "%.9g", c.attr_float("cubic_coeff_a", -0.75));
+  c.emit(0,
+         "R.image.resize2d(" + x + ", R.shape([" + std::to_string(out[2]) + ", " +
+             std::to_string(out[3]) + "]), layout=\"NCHW\", method=\"" + method +
+             "\", coordinate_transformation_mode=\"" + ctm + "\", rounding_method=\"" +
+             (method == "nearest_neighbor" ? rounding : std::string("")) + "\", cubic_alpha=" +
+             alpha + ", cubic_exclude=" + std::to_string(c.attr_int("exclude_outside", 0)) + ")",
+         dtype_of(c, 0), static_dims(out));
+  return true;
+}
+
 // NegativeLogLikelihoodLoss: R.nn.nll_loss has ONNX's semantics (weights, ignore_index, the
 // three reductions).
 bool nll_loss(Context& c) {
@@ -1297,6 +1491,12 @@ const std::map<std::string, Converter>& table() {
       {"Hardmax", [](Context& c, const onnx::NodeProto&) { return hardmax(c); }},
       {"DepthToSpace", [](Context& c, const onnx::NodeProto&) { return depth_space(c, true); }},
       {"SpaceToDepth", [](Context& c, const onnx::NodeProto&) { return depth_space(c, false); }},
+      {"CumSum", [](Context& c, const onnx::NodeProto&) { return cumsum(c); }},
+      {"OneHot", [](Context& c, const onnx::NodeProto&) { return one_hot(c); }},
+      {"ScatterElements", [](Context& c, const onnx::NodeProto&) { return scatter_elements(c); }},
+      {"Scatter", [](Context& c, const onnx::NodeProto&) { return scatter_elements(c); }},
+      {"Einsum", [](Context& c, const onnx::NodeProto&) { return einsum(c); }},
+      {"Resize", [](Context& c, const onnx::NodeProto&) { return resize(c); }},
       {"NegativeLogLikelihoodLoss", [](Context& c, const onnx::NodeProto&) { return nll_loss(c); }},
       {"SoftmaxCrossEntropyLoss",
        [](Context& c, const onnx::NodeProto&) { return softmax_cross_entropy(c); }},

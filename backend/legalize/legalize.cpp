@@ -31,6 +31,8 @@ const std::vector<Rule>& table() {
     add_einsum_rules(t);
     add_conv_rules(t);
     add_image_rules(t);
+    add_layer_rules(t);
+    add_create_rules(t);
     return t;
   }();
   return rules;

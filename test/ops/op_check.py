@@ -92,6 +92,10 @@ def draw(rng, shape, dtype, values):
         return v.astype(dtype)
     if values == "halves":
         return (rng.integers(-8, 8, size=shape) / 2).astype(dtype)
+    if values == "sorted":  # ascending, with repeats (bucketize's boundaries)
+        if np.issubdtype(np.dtype(dtype), np.integer):
+            return np.sort(rng.integers(0, 5, size=shape)).astype(dtype)
+        return np.sort(rng.standard_normal(shape)).astype(dtype)
     if values == "small":
         return rng.integers(0, 5, size=shape).astype(dtype)
     if np.issubdtype(np.dtype(dtype), np.integer):
@@ -226,6 +230,18 @@ case("activation", "R.nn.gelu(x)", [T("x", (5,), "float16")],
      f32_via(lambda x: 0.5 * x * (1 + erf(x / np.sqrt(2)))))
 case("activation", "R.nn.prelu(x, a)", [T("x", (2, 3, 4)), T("a", (3,))],
      lambda x, a: np.where(x < 0, a[None, :, None] * x, x))
+case("activation", "R.nn.leakyrelu(x, alpha=0.1)", [T("x", (3, 5))], lambda x: np.where(x > 0, x, x * np.float32(0.1)))
+case("activation", "R.nn.leakyrelu(x)", [T("x", (4,), "float64")], lambda x: np.where(x > 0, x, x * 0.01))
+case("activation", "R.nn.leakyrelu(x, 0.03)", [T("x", (2, 3))], lambda x: np.where(x > 0, x, x * np.float32(0.03)),
+     sym={"x": ("n", 3)})
+case("activation", "R.nn.selu(x)", [T("x", (3, 6), "float32", "wide")], lambda x: from_torch(torch.selu(tt(x)), np.float32))
+case("activation", "R.nn.selu(x)", [T("x", (7,), "float16")], f32_via(lambda x: from_torch(torch.selu(tt(x)), np.float32)))
+case("activation", "R.nn.softplus(x)", [T("x", (3, 6), "float32", "wide")],
+     lambda x: from_torch(F.softplus(tt(x)), np.float32))
+case("activation", "R.nn.softplus(x, beta=2.0, threshold=3.0)", [T("x", (4, 5), "float64", "wide")],
+     lambda x: from_torch(F.softplus(tt(x), beta=2.0, threshold=3.0), np.float64))
+case("activation", "R.nn.softplus(x)", [T("x", (5,), "float32", "huge")],
+     lambda x: from_torch(F.softplus(tt(x)), np.float32), name="softplus_threshold")
 case("activation", "R.ewise_fma(x, y, z)", [T("x", (3, 4)), T("y", (3, 4)), T("z", (3, 4))],
      lambda x, y, z: x * y + z)
 case("activation", "R.where(c, x, y)", [T("c", (3, 1), "bool"), T("x", (3, 4)), T("y", (4,))], np.where)
@@ -551,6 +567,95 @@ case("create", 'R.arange(R.prim_value(2), R.prim_value(11), R.prim_value(3), dty
      lambda: np.arange(2, 11, 3))
 case("create", 'R.arange(R.prim_value(0.5), R.prim_value(3.0), R.prim_value(0.5), dtype="float32")', [],
      lambda: np.arange(0.5, 3.0, 0.5, dtype=np.float32))
+
+
+def batch_norm_ref(axis=1, eps=1e-5, momentum=0.1, training=True, center=True, scale=True):
+    """TVM's topi.nn.batch_norm: biased batch variance, moving statistics blended by momentum."""
+    def run(x, g, b, m, v):
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        x64 = x.astype(np.float64)
+        if training:
+            axes = tuple(d for d in range(x.ndim) if d != axis)
+            mean, var = x64.mean(axis=axes), x64.var(axis=axes)
+        else:
+            mean, var = m.astype(np.float64), v.astype(np.float64)
+        y = (x64 - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
+        if scale:
+            y = y * g.reshape(shape)
+        if center:
+            y = y + b.reshape(shape)
+        if training:
+            m2, v2 = (1 - momentum) * m + momentum * mean, (1 - momentum) * v + momentum * var
+        else:
+            m2, v2 = m, v
+        return y.astype(x.dtype), m2.astype(m.dtype), v2.astype(v.dtype)
+    return run
+
+
+BN = lambda c, dt="float32": [T("g", (c,), dt), T("b", (c,), dt), T("m", (c,), dt), T("v", (c,), dt, "pos")]
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=1)", [T("x", (2, 3, 4, 5))] + BN(3), batch_norm_ref(),
+     reduction=True)
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=1, training=False)", [T("x", (2, 3, 4))] + BN(3),
+     batch_norm_ref(training=False))
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=-1, epsilon=0.001, momentum=0.3, center=False)",
+     [T("x", (4, 6), "float64")] + BN(6, "float64"),
+     batch_norm_ref(axis=1, eps=1e-3, momentum=0.3, center=False), reduction=True)
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=1, training=False, scale=False)",
+     [T("x", (5, 2, 3))] + BN(2), batch_norm_ref(training=False, scale=False), sym={"x": ("n", 2, 3)})
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=1)", [T("x", (3, 2, 4), "float16")] + BN(2, "float16"),
+     batch_norm_ref(), reduction=True)
+case("layers", "R.nn.dropout(x, rate=0.3)", [T("x", (3, 4))], lambda x: (x, np.ones_like(x)))
+case("layers", "R.nn.dropout(x)", [T("x", (5,), "float16")], lambda x: (x, np.ones_like(x)), sym={"x": ("n",)})
+case("layers", "R.nn.pixel_shuffle(x, upscale_factor=2)", [T("x", (1, 8, 3, 2))],
+     lambda x: from_torch(F.pixel_shuffle(tt(x), 2), np.float32))
+case("layers", "R.nn.pixel_shuffle(x, upscale_factor=3)", [T("x", (2, 9, 2, 2), "int32")],
+     lambda x: F.pixel_shuffle(torch.from_numpy(x), 3).numpy())
+case("layers", "R.nn.pixel_shuffle(x, upscale_factor=2)", [T("x", (4, 3, 5))],
+     lambda x: from_torch(F.pixel_shuffle(tt(x), 2), np.float32), sym={"x": (4, "h", "w")})
+case("layers", "R.nn.adaptive_avg_pool2d(x, output_size=(3, 2))", [T("x", (1, 2, 7, 5))],
+     lambda x: from_torch(F.adaptive_avg_pool2d(tt(x), (3, 2)), np.float32), reduction=True)
+case("layers", "R.nn.adaptive_avg_pool2d(x, output_size=(4, 4), layout=\"NHWC\")", [T("x", (2, 6, 9, 3))],
+     lambda x: from_torch(F.adaptive_avg_pool2d(tt(x).permute(0, 3, 1, 2), (4, 4)).permute(0, 2, 3, 1), np.float32),
+     reduction=True)
+case("layers", "R.nn.adaptive_avg_pool2d(x)", [T("x", (1, 2, 3, 4))], lambda x: x, reduction=True)
+case("layers", "R.nn.adaptive_avg_pool1d(x, output_size=[4])", [T("x", (2, 3, 10))],
+     lambda x: from_torch(F.adaptive_avg_pool1d(tt(x), 4), np.float32), reduction=True)
+case("layers", "R.nn.adaptive_avg_pool3d(x, output_size=(2, 3, 2))", [T("x", (1, 2, 5, 4, 3), "float64")],
+     lambda x: from_torch(F.adaptive_avg_pool3d(tt(x), (2, 3, 2)), np.float64), reduction=True)
+case("layers", "R.nn.adaptive_avg_pool2d(x, output_size=(2, 2))", [T("x", (1, 3, 5, 7), "float16")],
+     f32_via(lambda x: from_torch(F.adaptive_avg_pool2d(tt(x), (2, 2)), np.float32)), reduction=True)
+case("layers", "R.nn.adaptive_avg_pool2d(x, output_size=(2, 3))", [T("x", (1, 2, 6, 7))],
+     lambda x: from_torch(F.adaptive_avg_pool2d(tt(x), (2, 3)), np.float32), sym={"x": (1, 2, "h", "w")},
+     reduction=True)
+
+case("create", "R.eye(3, 4, 1)", [], lambda: np.eye(3, 4, k=1, dtype=np.float32))
+case("create", 'R.eye(4, dtype="int32")', [], lambda: np.eye(4, dtype=np.int32))
+case("create", 'R.eye(3, 5, -1, dtype="float16")', [], lambda: np.eye(3, 5, k=-1, dtype=np.float16))
+case("create", "R.hamming_window(R.prim_value(8), R.prim_value(1), R.prim_value(0.54), R.prim_value(0.46))",
+     [], lambda: torch.hamming_window(8, periodic=True, dtype=torch.float64).numpy().astype(np.float32))
+case("create", 'R.hamming_window(R.prim_value(7), R.prim_value(0), R.prim_value(0.5), R.prim_value(0.5), dtype="float64")',
+     [], lambda: torch.hamming_window(7, periodic=False, alpha=0.5, beta=0.5, dtype=torch.float64).numpy())
+case("create", "R.hamming_window(R.prim_value(1), R.prim_value(1), R.prim_value(0.54), R.prim_value(0.46))",
+     [], lambda: np.ones((1,), np.float32))
+case("create", "R.meshgrid((x, y))", [T("x", (3,)), T("y", (4,))], lambda x, y: tuple(np.meshgrid(x, y, indexing="ij")))
+case("create", 'R.meshgrid((x, y, z), indexing="xy")', [T("x", (3,), "int32"), T("y", (3,), "int32"), T("z", (2,), "int32")],
+     lambda x, y, z: tuple(np.meshgrid(x, y, z, indexing="xy")))
+case("create", "R.meshgrid((x, y))", [T("x", (3,)), T("y", (5,))], lambda x, y: tuple(np.meshgrid(x, y, indexing="ij")),
+     sym={"x": ("n",), "y": ("m",)})
+
+
+def bucketize(x, bounds, right=False, dtype=np.int64):
+    return torch.bucketize(torch.from_numpy(x), torch.from_numpy(bounds), right=right).numpy().astype(dtype)
+
+
+case("index", "R.bucketize(x, bnd)", [T("x", (3, 4), "int32", "small"), T("bnd", (4,), "int32", "sorted")],
+     lambda x, bnd: bucketize(x, bnd))
+case("index", "R.bucketize(x, bnd, right=True, out_int32=True)",
+     [T("x", (3, 4), "int32", "small"), T("bnd", (4,), "int32", "sorted")],
+     lambda x, bnd: bucketize(x, bnd, right=True, dtype=np.int32))
+case("index", "R.bucketize(x, bnd)", [T("x", (6,)), T("bnd", (5,), "float32", "sorted")],
+     lambda x, bnd: bucketize(x, bnd), sym={"x": ("n",), "bnd": ("k",)})
 
 
 # ------------------------------------------------------------------ scatter, scans, sequences
