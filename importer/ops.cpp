@@ -427,10 +427,28 @@ bool global_pool(Context& c, const char* op) {
 // Inference-mode BatchNormalization, composed: (x - mean) * scale / sqrt(var + eps) + bias,
 // the per-channel operands expanded to broadcast over the spatial axes (no R.nn.batch_norm
 // legalization yet).
+// BatchNormalization in training mode (opset 14 on): R.nn.batch_norm with training=True, which
+// normalises by the batch statistics (biased variance) and blends the running statistics;
+// ONNX's momentum weighs the old running value, TVM's the batch's, hence 1 - momentum.
+bool batch_norm_training(Context& c) {
+  std::string x = c.tensor(0), scale = c.tensor(1), bias = c.tensor(2), mean = c.tensor(3),
+              var = c.tensor(4);
+  if (!c.ok() || !float_only(c)) return false;
+  if (c.opset() < 14) return c.refuse("the training outputs before opset 14");
+  char buf[120];
+  std::snprintf(buf, sizeof buf, "epsilon=%.9g, momentum=%.9g", c.attr_float("epsilon", 1e-5),
+                1.0 - c.attr_float("momentum", 0.9));
+  std::string t = c.temp("R.nn.batch_norm(" + x + ", " + scale + ", " + bias + ", " + mean + ", " +
+                         var + ", axis=1, " + buf + ", training=True)");
+  c.emit(0, t + "[0]", dtype_of(c, 0), c.in(0)->dims);
+  for (int i = 1; i < 3; ++i)
+    if (c.output_used(i)) c.emit(i, t + "[" + std::to_string(i) + "]", dtype_of(c, 3));
+  return true;
+}
+
 bool batch_norm(Context& c) {
-  if (c.output_used(1) || c.output_used(2))
-    return c.refuse("the training outputs (running mean and variance)");
-  if (c.attr_int("training_mode", 0)) return c.refuse("training_mode=1");
+  if (c.output_used(1) || c.output_used(2) || c.attr_int("training_mode", 0))
+    return batch_norm_training(c);
   std::string x = c.tensor(0), scale = c.tensor(1), bias = c.tensor(2), mean = c.tensor(3),
               var = c.tensor(4);
   if (!c.ok() || !float_only(c)) return false;
@@ -1322,6 +1340,92 @@ bool resize(Context& c) {
   return true;
 }
 
+// ScatterND: R.scatter_nd; reduction none is "update".
+bool scatter_nd(Context& c) {
+  std::string x = c.tensor(0), idx = c.tensor(1), upd = c.tensor(2);
+  if (!c.ok()) return false;
+  std::string reduction = c.attr_string("reduction", "none");
+  if (reduction == "none") reduction = "update";
+  if (reduction != "update" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return c.refuse("reduction='" + reduction + "'");
+  c.emit(0, "R.scatter_nd(" + x + ", " + idx + ", " + upd + ", reduction=\"" + reduction + "\")",
+         dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// EyeLike: R.eye_like with the diagonal k and the dtype attribute (default: the input's).
+bool eye_like(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  std::string dt = dtype_of(c, 0);
+  if (const auto* a = c.attr("dtype")) {
+    auto to = relax_dtype(static_cast<int>(a->i()));
+    if (!to) return c.refuse_type(c.node().output(0), onnx_type_name(static_cast<int>(a->i())));
+    dt = *to;
+  }
+  c.emit(0,
+         "R.eye_like(" + x + ", R.prim_value(" + std::to_string(c.attr_int("k", 0)) +
+             "), dtype=\"" + dt + "\")",
+         dt, c.in(0)->dims);
+  return true;
+}
+
+// HammingWindow (alpha 25/46, beta 21/46) and HannWindow (0.5, 0.5): R.hamming_window of the
+// constant size; `periodic` (default 1) divides by the size, else by the size less one.
+bool window(Context& c, double alpha, double beta) {
+  auto size = c.const_ints(0);
+  if (!size || size->size() != 1 || (*size)[0] < 1)
+    return c.refuse("a size that is not a constant");
+  auto to = relax_dtype(static_cast<int>(c.attr_int("output_datatype", 1)));
+  if (!to || !is_float_dtype(*to))
+    return c.refuse_type(c.node().output(0),
+                         onnx_type_name(static_cast<int>(c.attr_int("output_datatype", 1))));
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "R.prim_value(T.float64(%.17g)), R.prim_value(T.float64(%.17g))",
+                alpha, beta);
+  c.emit(0,
+         "R.hamming_window(R.prim_value(" + std::to_string((*size)[0]) + "), R.prim_value(" +
+             std::to_string(c.attr_int("periodic", 1) != 0) + "), " + buf + ", dtype=\"" + *to +
+             "\")",
+         *to, static_dims({(*size)[0]}));
+  return true;
+}
+
+// ReverseSequence: R.reverse_sequence (time_axis is its seq_axis).
+bool reverse_sequence(Context& c) {
+  std::string x = c.tensor(0), lens = c.tensor(1);
+  if (!c.ok()) return false;
+  c.emit(0,
+         "R.reverse_sequence(" + x + ", " + lens +
+             ", seq_axis=" + std::to_string(c.attr_int("time_axis", 0)) +
+             ", batch_axis=" + std::to_string(c.attr_int("batch_axis", 1)) + ")",
+         dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// NonZero: R.nonzero, (rank, count) int64 indices in row-major order, as ONNX's.
+bool nonzero(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  c.emit(0, "R.nonzero(" + x + ")", "int64");
+  return true;
+}
+
+// Unique: R.unique with every output requested (values, first indices, inverse, counts).
+bool unique(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  std::string call = "R.unique(" + x + ", sorted=" + (c.attr_int("sorted", 1) ? "True" : "False") +
+                     ", return_index=True, return_inverse=True, return_counts=True";
+  if (const auto* a = c.attr("axis")) call += ", axis=" + std::to_string(a->i());
+  std::string t = c.temp(call + ")");
+  c.emit(0, t + "[0]", dtype_of(c, 0));
+  for (int i = 1; i < 4; ++i)
+    if (c.output_used(i)) c.emit(i, t + "[" + std::to_string(i) + "]", "int64");
+  return true;
+}
+
 // NegativeLogLikelihoodLoss: R.nn.nll_loss has ONNX's semantics (weights, ignore_index, the
 // three reductions).
 bool nll_loss(Context& c) {
@@ -1491,6 +1595,14 @@ const std::map<std::string, Converter>& table() {
       {"Hardmax", [](Context& c, const onnx::NodeProto&) { return hardmax(c); }},
       {"DepthToSpace", [](Context& c, const onnx::NodeProto&) { return depth_space(c, true); }},
       {"SpaceToDepth", [](Context& c, const onnx::NodeProto&) { return depth_space(c, false); }},
+      {"ScatterND", [](Context& c, const onnx::NodeProto&) { return scatter_nd(c); }},
+      {"EyeLike", [](Context& c, const onnx::NodeProto&) { return eye_like(c); }},
+      {"HammingWindow",
+       [](Context& c, const onnx::NodeProto&) { return window(c, 25.0 / 46, 21.0 / 46); }},
+      {"HannWindow", [](Context& c, const onnx::NodeProto&) { return window(c, 0.5, 0.5); }},
+      {"ReverseSequence", [](Context& c, const onnx::NodeProto&) { return reverse_sequence(c); }},
+      {"NonZero", [](Context& c, const onnx::NodeProto&) { return nonzero(c); }},
+      {"Unique", [](Context& c, const onnx::NodeProto&) { return unique(c); }},
       {"CumSum", [](Context& c, const onnx::NodeProto&) { return cumsum(c); }},
       {"OneHot", [](Context& c, const onnx::NodeProto&) { return one_hot(c); }},
       {"ScatterElements", [](Context& c, const onnx::NodeProto&) { return scatter_elements(c); }},

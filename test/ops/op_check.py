@@ -512,6 +512,14 @@ case("manipulate", "R.collapse_sum_like(x, y)", [T("x", (2, 3, 4)), T("y", (4,))
      lambda x, y: x.sum(axis=(0, 1)), reduction=True)
 case("manipulate", "R.nn.pad(x, pad_width=[1, 2, 0, 1], pad_value=0.5)", [T("x", (2, 3))],
      lambda x: np.pad(x, [(1, 2), (0, 1)], constant_values=0.5))
+case("manipulate", 'R.nn.pad(x, pad_width=[1, 2, 2, 0], pad_mode="reflect")', [T("x", (4, 3))],
+     lambda x: np.pad(x, [(1, 2), (2, 0)], mode="reflect"))
+case("manipulate", 'R.nn.pad(x, pad_width=[0, 0, 3, 1], pad_mode="replicate")', [T("x", (2, 3), "int32")],
+     lambda x: np.pad(x, [(0, 0), (3, 1)], mode="edge"))
+case("manipulate", 'R.nn.pad(x, pad_width=[2, 4, 1, 1], pad_mode="circular")', [T("x", (3, 2))],
+     lambda x: x[np.arange(-2, 7) % 3][:, np.arange(-1, 3) % 2])  # periodic (numpy's wrap differs past one period)
+case("manipulate", 'R.nn.pad(x, pad_width=[0, 0, 1, 2], pad_mode="reflect")', [T("x", (2, 5), "float16")],
+     lambda x: np.pad(x, [(0, 0), (1, 2)], mode="reflect"), sym={"x": ("n", 5)})
 case("manipulate", "R.nn.batch_flatten(x)", [T("x", (2, 3, 4))], lambda x: x.reshape(2, -1))
 case("index", "R.one_hot(i, R.prim_value(1.0), R.prim_value(0.0), depth=4, axis=-1)",
      [T("i", (3,), "int32", "small")], lambda i: np.eye(5, dtype=np.float32)[i][:, :4], name="one_hot")
