@@ -33,6 +33,7 @@ const std::vector<Rule>& table() {
     add_image_rules(t);
     add_layer_rules(t);
     add_create_rules(t);
+    add_indexing_rules(t);
     return t;
   }();
   return rules;

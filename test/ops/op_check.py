@@ -653,6 +653,32 @@ case("create", "R.meshgrid((x, y))", [T("x", (3,)), T("y", (5,))], lambda x, y: 
      sym={"x": ("n",), "y": ("m",)})
 
 
+def index_put(x, idx, v, accumulate=False):
+    t = torch.from_numpy(x.copy())
+    return t.index_put_(tuple(torch.from_numpy(i.astype(np.int64)) for i in idx), torch.from_numpy(v),
+                        accumulate=accumulate).numpy()
+
+
+case("index", "R.index_tensor(x, (i,))", [T("x", (5, 3)), T("i", (4,), "int64", "negidx5")], lambda x, i: x[i])
+case("index", "R.index_tensor(x, (i, j))", [T("x", (4, 5, 2)), T("i", (3, 1), "int32", "below4"),
+                                            T("j", (2,), "int64", "below5")], lambda x, i, j: x[i, j])
+case("index", "R.index_tensor(x, (i,))", [T("x", (6, 2), "int32"), T("i", (3,), "int64", "below4")],
+     lambda x, i: x[i], sym={"x": ("n", 2), "i": ("k",)})
+case("index", "R.index_put(x, (i,), v)", [T("x", (5, 3)), T("i", (2,), "int64", "negidx5"), T("v", (2, 3))],
+     lambda x, i, v: index_put(x, (i,), v))
+case("index", "R.index_put(x, (i, j), v, accumulate=True)",
+     [T("x", (4, 5)), T("i", (6,), "int64", "below4"), T("j", (6,), "int64", "below5"), T("v", (6,))],
+     lambda x, i, j, v: index_put(x, (i, j), v, accumulate=True), reduction=True)
+case("index", "R.index_put(x, (i,), v)", [T("x", (4, 3), "int32"), T("i", (2,), "int64", "below4"), T("v", (3,), "int32")],
+     lambda x, i, v: index_put(x, (i,), np.broadcast_to(v, (2, 3)).copy()), name="index_put_broadcast")
+case("index", "R.slice_scatter(x, s, 0, 4, 2, axis=1)", [T("x", (3, 6)), T("s", (3, 2))],
+     lambda x, s: torch.slice_scatter(torch.from_numpy(x), torch.from_numpy(s), 1, 0, 4, 2).numpy())
+case("index", "R.slice_scatter(x, s, -6, -2, 2, axis=1)", [T("x", (2, 6, 2), "int64"), T("s", (2, 2, 2), "int64")],
+     lambda x, s: torch.slice_scatter(torch.from_numpy(x), torch.from_numpy(s), 1, 0, 4, 2).numpy())
+case("index", "R.slice_scatter(x, s, 1, 4, 1)", [T("x", (5, 3)), T("s", (3, 3))],
+     lambda x, s: torch.slice_scatter(torch.from_numpy(x), torch.from_numpy(s), 0, 1, 4, 1).numpy())
+
+
 def bucketize(x, bounds, right=False, dtype=np.int64):
     return torch.bucketize(torch.from_numpy(x), torch.from_numpy(bounds), right=right).numpy().astype(dtype)
 
