@@ -34,6 +34,7 @@ const std::vector<Rule>& table() {
     add_layer_rules(t);
     add_create_rules(t);
     add_indexing_rules(t);
+    add_grad_rules(t);
     return t;
   }();
   return rules;

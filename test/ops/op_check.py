@@ -692,6 +692,71 @@ case("index", "R.bucketize(x, bnd)", [T("x", (6,)), T("bnd", (5,), "float32", "s
      lambda x, bnd: bucketize(x, bnd), sym={"x": ("n",), "bnd": ("k",)})
 
 
+def autograd(forward, x, og, *rest):
+    """d(sum(forward(x) * og)) / dx by PyTorch's autograd, float64."""
+    xt = tt(x).requires_grad_(True)
+    out = forward(xt, *rest)
+    out.backward(torch.from_numpy(np.asarray(og, np.float64)).reshape(out.shape))
+    return xt.grad.numpy().astype(x.dtype)
+
+
+def avg_pool_backward_np(g, x, k, s, pad):
+    """Each window's gradient spread over its positions inside x (count_include_pad=False)."""
+    out = np.zeros(x.shape, np.float64)
+    for i in range(g.shape[2]):
+        for j in range(g.shape[3]):
+            h0, w0 = i * s - pad[0], j * s - pad[1]
+            hs = [h for h in range(h0, h0 + k) if 0 <= h < x.shape[2]]
+            ws = [w for w in range(w0, w0 + k) if 0 <= w < x.shape[3]]
+            for h in hs:
+                for w in ws:
+                    out[:, :, h, w] += g[:, :, i, j] / (len(hs) * len(ws))
+    return out.astype(x.dtype)
+
+
+def nll_backward_ref(reduction="mean", ignore=-100):
+    def run(og, p, t, w=None):
+        wt = tt(w) if w is not None else None
+        return autograd(lambda pt: F.nll_loss(pt, torch.from_numpy(t.astype(np.int64)), weight=wt,
+                                               reduction=reduction, ignore_index=ignore), p, og)
+    return run
+
+
+case("grad", "R.grad.start_checkpoint(x)", [T("x", (2, 3))], lambda x: x)
+case("grad", "R.grad.end_checkpoint(x)", [T("x", (4,), "int32")], lambda x: x)
+case("grad", "R.grad.no_grad(x)", [T("x", (3, 2))], lambda x: x, sym={"x": ("n", 2)})
+case("grad", "R.grad.take_backward(g, x, i, axis=1)", [T("g", (3, 4)), T("x", (3, 5)), T("i", (4,), "int64", "below5")],
+     lambda g, x, i: autograd(lambda xt: torch.index_select(xt, 1, torch.from_numpy(i)), x, g), reduction=True)
+case("grad", "R.grad.take_backward(g, x, i)", [T("g", (2, 3)), T("x", (4, 2)), T("i", (2, 3), "int64", "below8")],
+     lambda g, x, i: autograd(lambda xt: xt.reshape(-1)[torch.from_numpy(i)], x, g), reduction=True)
+case("grad", 'R.grad.nll_loss_backward(g, p, t, reduction="mean", ignore_index=1)',
+     [T("g", ()), T("p", (4, 3)), T("t", (4,), "int64", "below3")], nll_backward_ref("mean", 1))
+case("grad", 'R.grad.nll_loss_backward(g, p, t, w, "sum", -1)',
+     [T("g", ()), T("p", (2, 3, 4, 5)), T("t", (2, 4, 5), "int64", "below3"), T("w", (3,), "float32", "pos")],
+     lambda g, p, t, w: nll_backward_ref("sum", -1)(g, p, t, w))
+case("grad", 'R.grad.nll_loss_backward(g, p, t, w, reduction="mean")',
+     [T("g", ()), T("p", (5, 4), "float64"), T("t", (5,), "int64", "below4"), T("w", (4,), "float64", "pos")],
+     lambda g, p, t, w: nll_backward_ref("mean")(g, p, t, w))
+case("grad", 'R.grad.nll_loss_backward(g, p, t, reduction="none")',
+     [T("g", (3, 2)), T("p", (3, 4, 2)), T("t", (3, 2), "int64", "below4")], nll_backward_ref("none"))
+case("grad", "R.grad.max_pool2d_backward(g, x, (5, 5), (2, 2), (2, 1, 2, 1), (1, 1), True)",
+     [T("g", (1, 2, 5, 4)), T("x", (1, 2, 8, 9))],
+     lambda g, x: autograd(lambda xt: F.max_pool2d(F.pad(xt, (1, 1, 2, 2), value=-math.inf), 5, 2, ceil_mode=True), x, g))
+case("grad", "R.grad.max_pool2d_backward(g, x, pool_size=[2, 2], strides=[2, 2])",
+     [T("g", (2, 1, 3, 2)), T("x", (2, 1, 6, 4), "float32", "small")],
+     lambda g, x: autograd(lambda xt: F.max_pool2d(xt, 2, 2), x, g), name="max_pool_backward_ties")
+case("grad", "R.grad.avg_pool2d_backward(g, x, (5, 5), (2, 2), (2, 1, 2, 1), (1, 1), True)",
+     [T("g", (1, 2, 5, 4)), T("x", (1, 2, 8, 9))], lambda g, x: avg_pool_backward_np(g, x, 5, 2, (2, 1)),
+     name="avg_pool_backward_ceil", reduction=True)
+case("grad", "R.grad.avg_pool2d_backward(g, x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], count_include_pad=True)",
+     [T("g", (1, 3, 3, 3)), T("x", (1, 3, 6, 5))],
+     lambda g, x: autograd(lambda xt: F.avg_pool2d(xt, 3, 2, padding=1, count_include_pad=True), x, g), reduction=True)
+case("grad", "R.grad.avg_pool2d_backward(g, x, pool_size=[2, 3], strides=[1, 2], padding=[1, 1, 1, 1])",
+     [T("g", (2, 1, 6, 2)), T("x", (2, 1, 5, 4))],
+     lambda g, x: autograd(lambda xt: F.avg_pool2d(xt, (2, 3), (1, 2), padding=1, count_include_pad=False), x, g),
+     reduction=True)
+
+
 # ------------------------------------------------------------------ scatter, scans, sequences
 def scatter_elements_ref(reduction, axis=0):
     def run(x, i, u):
