@@ -1051,6 +1051,37 @@ case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="linear", coordinate
      [T("x", (1, 2, 4, 6))], interpolate("bilinear", False), sym={"x": (1, 2, "h", "w")})
 
 
+def interpolate3d(mode, size, align_corners=None):
+    return lambda x: from_torch(F.interpolate(tt(x), size=size, mode=mode, align_corners=align_corners), x.dtype)
+
+
+case("resize", 'R.image.resize3d(x, R.shape([5, 4, 6]), method="linear", coordinate_transformation_mode="half_pixel")',
+     [T("x", (1, 2, 3, 5, 4))], interpolate3d("trilinear", (5, 4, 6), False))
+case("resize", 'R.image.resize3d(x, R.shape([4, 3, 7]), method="linear", coordinate_transformation_mode="align_corners")',
+     [T("x", (2, 1, 3, 2, 4), "float64")], interpolate3d("trilinear", (4, 3, 7), True))
+case("resize", 'R.image.resize3d(x, R.shape([6, 2, 5]), method="nearest_neighbor", '
+     'coordinate_transformation_mode="asymmetric", rounding_method="floor")',
+     [T("x", (1, 3, 3, 4, 2))], interpolate3d("nearest", (6, 2, 5)))
+case("resize", 'R.image.resize3d(x, R.shape([4, 4, 4]), layout="NDHWC", method="linear", '
+     'coordinate_transformation_mode="half_pixel")', [T("x", (1, 3, 2, 5, 2))],
+     lambda x: interpolate3d("trilinear", (4, 4, 4), False)(x.transpose(0, 4, 1, 2, 3)).transpose(0, 2, 3, 4, 1))
+case("resize", 'R.image.resize3d(x, R.shape([3, 3, 3]), method="linear", coordinate_transformation_mode="half_pixel")',
+     [T("x", (1, 2, 2, 4, 3), "float16")], f32_via(interpolate3d("trilinear", (3, 3, 3), False)))
+
+
+def affine_grid(theta, h, w, align_corners):
+    g = F.affine_grid(tt(theta), (theta.shape[0], 1, h, w), align_corners=align_corners)
+    return from_torch(g.permute(0, 3, 1, 2), theta.dtype)
+
+
+case("resize", "R.image.affine_grid(t, (4, 5), align_corners=True)", [T("t", (2, 2, 3))],
+     lambda t: affine_grid(t, 4, 5, True))
+case("resize", "R.image.affine_grid(t, (3, 6))", [T("t", (1, 2, 3), "float64")],
+     lambda t: affine_grid(t, 3, 6, False))
+case("resize", "R.image.affine_grid(t, (2, 7))", [T("t", (3, 2, 3))], lambda t: affine_grid(t, 2, 7, False),
+     sym={"t": ("n", 2, 3)})
+
+
 # ------------------------------------------------------------------------------ the runner
 def sinfo(shape, dtype):
     dims = ", ".join(f'"{d}"' if isinstance(d, str) else str(d) for d in shape)
