@@ -1286,36 +1286,46 @@ bool einsum(Context& c) {
   return true;
 }
 
-// Resize (opsets 10-19) of a 4-D NCHW input over H and W: R.image.resize2d to the output size
-// (the `sizes` input, or floor(in * scale)). ONNX maps output coordinates through the given
-// scale, R.image.resize2d through out / in: scales that are not exactly out / in are refused,
-// as are tf_crop_and_resize (it needs the roi), antialias and axes (opset 18).
-bool resize(Context& c) {
+// Resize (opsets 10-19) and Upsample (7-9) of a 4-D NCHW or 5-D NCDHW input over its spatial
+// axes: R.image.resize2d / resize3d to the output size (the `sizes` input, or floor(in *
+// scale)). ONNX maps output coordinates through the given scale, Relax through out / in:
+// scales that are not exactly out / in are refused, as are tf_crop_and_resize (it needs the
+// roi), antialias and axes (opset 18). Upsample is the asymmetric mode with floor rounding.
+bool resize(Context& c, bool upsample) {
   std::string x = c.tensor(0);
   if (!c.ok()) return false;
   auto shape = c.static_shape(0);
-  if (!shape || shape->size() != 4) return c.refuse("an input that is not 4-D with a static shape");
+  if (!shape || (shape->size() != 4 && shape->size() != 5))
+    return c.refuse("an input that is not 4-D or 5-D with a static shape");
+  size_t rank = shape->size();
   if (c.attr_int("antialias", 0) != 0) return c.refuse("antialias=1");
   if (c.attr("axes")) return c.refuse("the axes attribute");
   if (c.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
     return c.refuse("keep_aspect_ratio_policy='" + c.attr_string("keep_aspect_ratio_policy", "") +
                     "'");
-  std::string ctm = c.attr_string("coordinate_transformation_mode",
-                                  c.opset() >= 11 ? "half_pixel" : "asymmetric");
+  std::string ctm = upsample ? "asymmetric"
+                             : c.attr_string("coordinate_transformation_mode",
+                                             c.opset() >= 11 ? "half_pixel" : "asymmetric");
   if (ctm == "tf_crop_and_resize") return c.refuse("coordinate_transformation_mode='" + ctm + "'");
   int scales_input = c.opset() >= 11 ? 2 : 1;
   Ints out = *shape;
-  const Tensor* sizes = c.opset() >= 11 && c.has_input(3) ? c.constant(3) : nullptr;
-  if (c.opset() >= 11 && c.has_input(3) && !sizes) return c.refuse("sizes that are not a constant");
+  const Tensor* sizes = !upsample && c.opset() >= 11 && c.has_input(3) ? c.constant(3) : nullptr;
+  if (!upsample && c.opset() >= 11 && c.has_input(3) && !sizes)
+    return c.refuse("sizes that are not a constant");
   if (sizes) {
     Ints v = sizes->integers();
-    if (v.size() != 4) return c.refuse("sizes of another rank");
+    if (v.size() != rank) return c.refuse("sizes of another rank");
     out = v;
   } else {
-    const Tensor* scales = c.has_input(scales_input) ? c.constant(scales_input) : nullptr;
-    if (!scales || scales->numel() != 4) return c.refuse("scales that are not 4 constants");
-    for (size_t d = 0; d < 4; ++d) {
-      double s = scales->real(d), exact = double((*shape)[d]) * s;
+    std::vector<double> scales;
+    if (upsample && c.opset() < 9) {
+      scales = c.attr_floats("scales").value_or(std::vector<double>{});
+    } else if (const Tensor* t = c.has_input(scales_input) ? c.constant(scales_input) : nullptr) {
+      scales = t->reals();
+    }
+    if (scales.size() != rank) return c.refuse("scales that are not constants, one per axis");
+    for (size_t d = 0; d < rank; ++d) {
+      double exact = double((*shape)[d]) * scales[d];
       out[d] = static_cast<int64_t>(std::floor(exact));
       if (std::abs(exact - double(out[d])) > 1e-9 * std::max(1.0, exact))
         return c.refuse("a scale whose output size is not exact (in * scale not an integer)");
@@ -1324,15 +1334,19 @@ bool resize(Context& c) {
   if (out[0] != (*shape)[0] || out[1] != (*shape)[1])
     return c.refuse("a resize of the batch or channel axis");
   std::string mode = c.attr_string("mode", "nearest");
-  std::string method = mode == "nearest" ? "nearest_neighbor" : mode;
+  std::string method = mode == "nearest"                           ? "nearest_neighbor"
+                       : mode == "bilinear" || mode == "trilinear" ? "linear"
+                                                                   : mode;
   if (method != "nearest_neighbor" && method != "linear" && method != "cubic")
     return c.refuse("mode='" + mode + "'");
-  std::string rounding = c.attr_string("nearest_mode", "round_prefer_floor");
+  std::string rounding = upsample ? "floor" : c.attr_string("nearest_mode", "round_prefer_floor");
   char alpha[40];
   std::snprintf(alpha, sizeof alpha, "%.9g", c.attr_float("cubic_coeff_a", -0.75));
+  std::string size;
+  for (size_t d = 2; d < rank; ++d) size += (d > 2 ? ", " : "") + std::to_string(out[d]);
   c.emit(0,
-         "R.image.resize2d(" + x + ", R.shape([" + std::to_string(out[2]) + ", " +
-             std::to_string(out[3]) + "]), layout=\"NCHW\", method=\"" + method +
+         std::string(rank == 4 ? "R.image.resize2d(" : "R.image.resize3d(") + x + ", R.shape([" +
+             size + "]), layout=\"" + (rank == 4 ? "NCHW" : "NCDHW") + "\", method=\"" + method +
              "\", coordinate_transformation_mode=\"" + ctm + "\", rounding_method=\"" +
              (method == "nearest_neighbor" ? rounding : std::string("")) + "\", cubic_alpha=" +
              alpha + ", cubic_exclude=" + std::to_string(c.attr_int("exclude_outside", 0)) + ")",
@@ -1608,7 +1622,8 @@ const std::map<std::string, Converter>& table() {
       {"ScatterElements", [](Context& c, const onnx::NodeProto&) { return scatter_elements(c); }},
       {"Scatter", [](Context& c, const onnx::NodeProto&) { return scatter_elements(c); }},
       {"Einsum", [](Context& c, const onnx::NodeProto&) { return einsum(c); }},
-      {"Resize", [](Context& c, const onnx::NodeProto&) { return resize(c); }},
+      {"Resize", [](Context& c, const onnx::NodeProto&) { return resize(c, false); }},
+      {"Upsample", [](Context& c, const onnx::NodeProto&) { return resize(c, true); }},
       {"NegativeLogLikelihoodLoss", [](Context& c, const onnx::NodeProto&) { return nll_loss(c); }},
       {"SoftmaxCrossEntropyLoss",
        [](Context& c, const onnx::NodeProto&) { return softmax_cross_entropy(c); }},
