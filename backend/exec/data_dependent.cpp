@@ -9,6 +9,10 @@
 //   relax.run.nonzero(x)
 //       np.nonzero stacked: (ndim, count) int64, the indices of the non-zero elements in
 //       row-major order.
+//   relax.run.dynamic_strided_slice(x, begin, end, strides)
+//       x[b0:e0:s0, b1:e1:s1, ...] with numpy's slice rules (negative bounds count from the end,
+//       bounds clamped, a negative stride walks backwards), from int64 tensors read at run time;
+//       axes past their length are taken whole. A zero stride is an error.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -174,6 +178,64 @@ Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at) {
       p[d * n + k] = rest % x->shape()[d];
       rest /= x->shape()[d];
     }
+  }
+  return out;
+}
+
+Value builtin_dynamic_strided_slice(Interpreter&, const std::vector<Value>& args, Span at) {
+  const char* fn = "relax.run.dynamic_strided_slice";
+  const TensorPtr& x = tensor_argument(args, fn, at);
+  const TensorPtr* bounds[3] = {};
+  for (size_t i = 0; i < 3; ++i) {
+    bounds[i] = i + 1 < args.size() ? args[i + 1].tensor() : nullptr;
+    if (!bounds[i] || (*bounds[i])->ndim() != 1 || (*bounds[i])->dtype().code == kDLFloat)
+      raise(diag::PackedFunctionFailed{.message = std::string(fn) +
+                                                  ": begin, end and strides must be 1-D integer "
+                                                  "tensors"},
+            at);
+  }
+  int64_t rank = x->ndim();
+  std::vector<int64_t> start(rank), step(rank), shape(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = x->shape()[d];
+    auto get = [&](size_t k, int64_t fallback) {
+      const runtime::Tensor& t = **bounds[k];
+      return d < t.numel() ? t.get_i64(d) : fallback;
+    };
+    int64_t s = get(2, 1);
+    if (s == 0)
+      raise(diag::PackedFunctionFailed{.message = std::string(fn) + ": a stride of 0 on axis " +
+                                                  std::to_string(d)},
+            at);
+    int64_t b = get(0, s > 0 ? 0 : n - 1), e = get(1, s > 0 ? n : -n - 1);
+    // numpy's slice.indices: bounds count from the end when negative, then clamp.
+    auto clamp = [&](int64_t v) {
+      if (v < 0) v += n;
+      return s > 0 ? std::clamp<int64_t>(v, 0, n) : std::clamp<int64_t>(v, -1, n - 1);
+    };
+    b = clamp(b);
+    e = clamp(e);
+    int64_t len = s > 0 ? (e - b + s - 1) / s : (b - e - s - 1) / -s;
+    start[d] = b;
+    step[d] = s;
+    shape[d] = std::max<int64_t>(len, 0);
+  }
+  TensorPtr out = allocate(shape, x->dtype(), at);
+  int64_t bytes = runtime::dtype_bytes(x->dtype());
+  const char* src = static_cast<const char*>(x->data());
+  char* dst = static_cast<char*>(out->data());
+  for (int64_t k = 0; k < out->numel(); ++k) {
+    int64_t rest = k, flat = 0, stride = 1;
+    std::vector<int64_t> idx(rank);
+    for (int64_t d = rank; d-- > 0;) {
+      idx[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    for (int64_t d = rank; d-- > 0;) {
+      flat += (start[d] + idx[d] * step[d]) * stride;
+      stride *= x->shape()[d];
+    }
+    std::memcpy(dst + k * bytes, src + flat * bytes, bytes);
   }
   return out;
 }

@@ -19,6 +19,7 @@ using runtime::Value;
 // The kernels of the data-dependent operators (data_dependent.cpp).
 Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at);
 Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at);
+Value builtin_dynamic_strided_slice(Interpreter&, const std::vector<Value>& args, Span at);
 
 namespace {
 
@@ -68,6 +69,7 @@ struct Registry {
       {"vm.builtin.copy", builtin_copy},
       {"relax.run.unique", builtin_unique},
       {"relax.run.nonzero", builtin_nonzero},
+      {"relax.run.dynamic_strided_slice", builtin_dynamic_strided_slice},
   };
 };
 

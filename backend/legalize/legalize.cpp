@@ -78,13 +78,16 @@ const PackedRule* find_packed_rule(std::string_view op) {
   static const PackedRule rules[] = {
       {"relax.unique", "relax.run.unique", unique_args},
       {"relax.nonzero", "relax.run.nonzero", no_args},
+      {"relax.dynamic_strided_slice", "relax.run.dynamic_strided_slice", no_args},
   };
   for (const PackedRule& r : rules)
     if (r.op == op) return &r;
   return nullptr;
 }
 
-std::vector<std::string_view> packed_operators() { return {"relax.unique", "relax.nonzero"}; }
+std::vector<std::string_view> packed_operators() {
+  return {"relax.unique", "relax.nonzero", "relax.dynamic_strided_slice"};
+}
 
 }  // namespace legalize
 
@@ -388,9 +391,9 @@ class Pass {
                           std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
   }
 
-  // A data-dependent operator: R.call_pure_packed(symbol, x, flags..., sinfo_args=result) of a
-  // run-time kernel (backend/exec/data_dependent.cpp); its result's extents are not known
-  // before it runs, so only the argument must be a tensor.
+  // A data-dependent operator: R.call_pure_packed(symbol, operands..., flags...,
+  // sinfo_args=result) of a run-time kernel (backend/exec/data_dependent.cpp); its result's
+  // extents are not known before it runs, so only the operands' StructInfo must be known.
   const ir::Expr* packed_call(const ir::Call& call, const std::string& op, const PackedRule& p) {
     std::vector<const ir::StructInfo*> arg_sinfo;
     for (const ir::Expr* a : call.args) {
@@ -403,8 +406,10 @@ class Pass {
     DiagnosticSink sink;
     analysis::arith::Analyzer analyzer(*arena_);
     analysis::ops::InferContext infer{call, arg_sinfo, analyzer, sink, input_.module};
+    // Every operand (dynamic_strided_slice reads its bounds from tensors), then the attributes.
     std::vector<const ir::Expr*> args{
-        make<ir::ExternFunc>(std::string(p.symbol), nullptr, call.span), call.args.at(0)};
+        make<ir::ExternFunc>(std::string(p.symbol), nullptr, call.span)};
+    args.insert(args.end(), call.args.begin(), call.args.end());
     std::string why;
     for (const PrimExpr* e : p.args(infer, *arena_, &why))
       args.push_back(make<ir::PrimValue>(e, call.span));

@@ -92,6 +92,8 @@ def draw(rng, shape, dtype, values):
         return v.astype(dtype)
     if values == "halves":
         return (rng.integers(-8, 8, size=shape) / 2).astype(dtype)
+    if values and values.startswith("const:"):  # given values ("const:1,-2,3")
+        return np.array([int(v) for v in values[6:].split(",")], dtype).reshape(shape)
     if values == "sorted":  # ascending, with repeats (bucketize's boundaries)
         if np.issubdtype(np.dtype(dtype), np.integer):
             return np.sort(rng.integers(0, 5, size=shape)).astype(dtype)
@@ -677,6 +679,14 @@ case("index", "R.slice_scatter(x, s, -6, -2, 2, axis=1)", [T("x", (2, 6, 2), "in
      lambda x, s: torch.slice_scatter(torch.from_numpy(x), torch.from_numpy(s), 1, 0, 4, 2).numpy())
 case("index", "R.slice_scatter(x, s, 1, 4, 1)", [T("x", (5, 3)), T("s", (3, 3))],
      lambda x, s: torch.slice_scatter(torch.from_numpy(x), torch.from_numpy(s), 0, 1, 4, 1).numpy())
+
+
+case("index", "R.dynamic_strided_slice(x, b, e, s)",
+     [T("x", (5, 6)), T("b", (2,), "int64", "const:1,-1"), T("e", (2,), "int64", "const:4,0"),
+      T("s", (2,), "int64", "const:2,-2")], lambda x, b, e, s: x[1:4:2, -1:0:-2])
+case("index", "R.dynamic_strided_slice(x, b, e, s)",
+     [T("x", (4, 3, 2), "int32"), T("b", (3,), "int64", "const:-9,0,1"), T("e", (3,), "int64", "const:100,2,2"),
+      T("s", (3,), "int64", "const:3,1,1")], lambda x, b, e, s: x[-9:100:3, 0:2, 1:2], sym={"x": ("n", 3, 2)})
 
 
 def bucketize(x, bounds, right=False, dtype=np.int64):
