@@ -35,6 +35,7 @@ const std::vector<Rule>& table() {
     add_create_rules(t);
     add_indexing_rules(t);
     add_grad_rules(t);
+    add_vision_rules(t);
     return t;
   }();
   return rules;

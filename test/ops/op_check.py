@@ -93,7 +93,7 @@ def draw(rng, shape, dtype, values):
     if values == "halves":
         return (rng.integers(-8, 8, size=shape) / 2).astype(dtype)
     if values and values.startswith("const:"):  # given values ("const:1,-2,3")
-        return np.array([int(v) for v in values[6:].split(",")], dtype).reshape(shape)
+        return np.array([float(v) for v in values[6:].split(",")]).astype(dtype).reshape(shape)
     if values == "sorted":  # ascending, with repeats (bucketize's boundaries)
         if np.issubdtype(np.dtype(dtype), np.integer):
             return np.sort(rng.integers(0, 5, size=shape)).astype(dtype)
@@ -1090,6 +1090,75 @@ case("resize", "R.image.affine_grid(t, (3, 6))", [T("t", (1, 2, 3), "float64")],
      lambda t: affine_grid(t, 3, 6, False))
 case("resize", "R.image.affine_grid(t, (2, 7))", [T("t", (3, 2, 3))], lambda t: affine_grid(t, 2, 7, False),
      sym={"t": ("n", 2, 3)})
+
+
+def roi_align_np(x, rois, pooled, scale, ratio=-1, aligned=False, mode="avg", nhwc=False):
+    """TVM's topi.vision.roi_align, element by element (float64)."""
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    n_roi, (_, ch, h, w) = rois.shape[0], x.shape
+    out = np.zeros((n_roi, ch, pooled[0], pooled[1]))
+
+    def sample(b, y, xx):
+        if y < -1 or xx < -1 or y > h or xx > w:
+            return np.zeros(ch)
+        y, xx = min(max(y, 0.0), h - 1), min(max(xx, 0.0), w - 1)
+        y0, y1, x0, x1 = math.floor(y), math.ceil(y), math.floor(xx), math.ceil(xx)
+        ly, lx = y - y0, xx - x0
+        top = x[b, :, y0, x0] + (x[b, :, y0, x1] - x[b, :, y0, x0]) * lx
+        bottom = x[b, :, y1, x0] + (x[b, :, y1, x1] - x[b, :, y1, x0]) * lx
+        return top + (bottom - top) * ly
+
+    for i in range(n_roi):
+        b = int(rois[i, 0])
+        x1, y1, x2, y2 = (float(v) * scale for v in rois[i, 1:])
+        rh, rw = y2 - y1, x2 - x1
+        if not aligned:
+            rh, rw = max(rh, 1.0), max(rw, 1.0)
+        bh, bw = rh / pooled[0], rw / pooled[1]
+        gh = ratio if ratio > 0 else math.ceil(bh)
+        gw = ratio if ratio > 0 else math.ceil(bw)
+        for ph in range(pooled[0]):
+            for pw in range(pooled[1]):
+                vals = [sample(b, y1 + ph * bh + (a + 0.5) * bh / gh, x1 + pw * bw + (c + 0.5) * bw / gw)
+                        for a in range(gh) for c in range(gw)]
+                out[i, :, ph, pw] = np.mean(vals, axis=0) if mode == "avg" else np.max(vals, axis=0)
+    out = out.astype(x.dtype)
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def roi_pool_np(x, rois, pooled, scale):
+    n_roi, (_, ch, h, w) = rois.shape[0], x.shape
+    out = np.zeros((n_roi, ch, pooled[0], pooled[1]), x.dtype)
+    for i in range(n_roi):
+        b = int(rois[i, 0])
+        sw, sh, ew, eh = (math.floor(float(v) * scale + 0.5) for v in rois[i, 1:])
+        rh, rw = max(eh - sh + 1, 1), max(ew - sw + 1, 1)
+        bh, bw = rh / pooled[0], rw / pooled[1]
+        for ph in range(pooled[0]):
+            for pw in range(pooled[1]):
+                h0 = min(max(math.floor(ph * bh) + sh, 0), h)
+                h1 = min(max(math.ceil((ph + 1) * bh) + sh, 0), h)
+                w0 = min(max(math.floor(pw * bw) + sw, 0), w)
+                w1 = min(max(math.ceil((pw + 1) * bw) + sw, 0), w)
+                if h1 > h0 and w1 > w0:
+                    out[i, :, ph, pw] = x[b, :, h0:h1, w0:w1].max(axis=(1, 2))
+    return out
+
+
+ROIS = "const:0,1,1,6,5,1,0,2,3,7,0,-2,-1,3,2"  # (3, 5): batch, x1, y1, x2, y2 (one past the edge)
+case("vision", "R.vision.roi_align(x, r, pooled_size=[2, 3], spatial_scale=1.0)",
+     [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_align_np(x, r, (2, 3), 1.0))
+case("vision", 'R.vision.roi_align(x, r, pooled_size=[3, 3], spatial_scale=0.5, sample_ratio=2, mode="max")',
+     [T("x", (2, 2, 5, 5)), T("r", (3, 5), "float32", ROIS)],
+     lambda x, r: roi_align_np(x, r, (3, 3), 0.5, ratio=2, mode="max"))
+case("vision", 'R.vision.roi_align(x, r, pooled_size=[2, 2], spatial_scale=1.0, aligned=True, layout="NHWC")',
+     [T("x", (2, 6, 7, 3), "float64"), T("r", (3, 5), "float64", ROIS)],
+     lambda x, r: roi_align_np(x, r, (2, 2), 1.0, aligned=True, nhwc=True))
+case("vision", "R.vision.roi_pool(x, r, pooled_size=[2, 2], spatial_scale=1.0)",
+     [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_pool_np(x, r, (2, 2), 1.0))
+case("vision", "R.vision.roi_pool(x, r, pooled_size=[3, 2], spatial_scale=0.5)",
+     [T("x", (2, 1, 7, 5), "int32"), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_pool_np(x, r, (3, 2), 0.5))
 
 
 # ------------------------------------------------------------------------------ the runner
