@@ -69,7 +69,9 @@ const ir::Stmt* take_backward_rule(RuleContext& ctx) {
 }
 
 // nll_loss_backward(output_grad, predictions, targets[, weights], reduction, ignore_index):
-// predictions (C,), (N, C) or (N, C, d...); targets without the class axis.
+// predictions (C,), (N, C) or (N, C, d...); targets without the class axis; output_grad
+// broadcasts against the targets (a scalar for "mean" / "sum"; TVM broadcasts it whatever the
+// reduction, as its corpus programs write).
 const ir::Stmt* nll_loss_backward_rule(RuleContext& ctx) {
   Builder& b = ctx.b;
   const ir::Buffer* og = ctx.in(0);
@@ -83,7 +85,8 @@ const ir::Stmt* nll_loss_backward_rule(RuleContext& ctx) {
     return ctx.refuse("reduction \"" + reduction + "\"");
   size_t r = pred->shape.size();
   size_t ca = r == 1 ? 0 : 1;  // the class axis
-  if (target->shape.size() + 1 != r) return ctx.refuse("targets of this rank");
+  if (target->shape.size() + 1 != r || og->shape.size() > target->shape.size())
+    return ctx.refuse("targets or an output gradient of this rank");
   DataType t = o->dtype;
   DataType c = compute_dtype(t);
   auto target_index = [&](const Exprs& v) {
@@ -122,7 +125,7 @@ const ir::Stmt* nll_loss_backward_rule(RuleContext& ctx) {
   stages.push_back(elementwise(ctx, "T_nll_loss_backward", [&](const Exprs& v) {
     Exprs ti = target_index(v);
     const PrimExpr* cls = b.cast(DataType::Int(64), b.load(target, ti));
-    const PrimExpr* g = b.cast(c, reduction == "none" ? b.load(og, ti) : b.load(og, {}));
+    const PrimExpr* g = b.cast(c, b.load(og, broadcast_indices(b, og, ti)));
     if (total) g = b.div(g, b.load(total, {}));
     const PrimExpr* val = b.sub(b.float_imm(c, 0), b.mul(weight_of(cls), g));
     return b.cast(t, b.select(b.compare(PrimKind::EQ, v[ca], cls), val, b.float_imm(c, 0)));

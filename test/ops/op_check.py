@@ -749,6 +749,9 @@ case("grad", 'R.grad.nll_loss_backward(g, p, t, w, reduction="mean")',
      lambda g, p, t, w: nll_backward_ref("mean")(g, p, t, w))
 case("grad", 'R.grad.nll_loss_backward(g, p, t, reduction="none")',
      [T("g", (3, 2)), T("p", (3, 4, 2)), T("t", (3, 2), "int64", "below4")], nll_backward_ref("none"))
+case("grad", 'R.grad.nll_loss_backward(g, p, t, w, "mean", -1)',
+     [T("g", (3, 4)), T("p", (3, 5, 4)), T("t", (3, 4), "int64", "below5"), T("w", (5,), "float32", "pos")],
+     lambda g, p, t, w: nll_backward_ref("none")(g / w[t].sum(), p, t, w), name="nll_loss_backward_broadcast_grad")
 case("grad", "R.grad.max_pool2d_backward(g, x, (5, 5), (2, 2), (2, 1, 2, 1), (1, 1), True)",
      [T("g", (1, 2, 5, 4)), T("x", (1, 2, 8, 9))],
      lambda g, x: autograd(lambda xt: F.max_pool2d(F.pad(xt, (1, 1, 2, 2), value=-math.inf), 5, 2, ceil_mode=True), x, g))
