@@ -13,7 +13,16 @@
 //       x[b0:e0:s0, b1:e1:s1, ...] with numpy's slice rules (negative bounds count from the end,
 //       bounds clamped, a negative stride walks backwards), from int64 tensors read at run time;
 //       axes past their length are taken whole. A zero stride is an error.
+//   relax.run.all_class_non_max_suppression(boxes, scores, max_per_class, iou, score, format)
+//       ONNX NonMaxSuppression per (batch, class): boxes (B, N, 4) as corners [y1, x1, y2, x2]
+//       (either order), scores (B, C, N); candidates scoring above the threshold in descending
+//       score order (stable), each kept unless its IoU with a kept box exceeds the threshold,
+//       at most max_per_class each. "onnx": (B * C * N, 3) rows [batch, class, box], the kept
+//       ones first, then zeros, and the (1,) count; "tensorflow": (B, C * N, 2) rows [class,
+//       box] per batch, their (B, C * N) scores, and the (B,) counts.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 
@@ -238,6 +247,98 @@ Value builtin_dynamic_strided_slice(Interpreter&, const std::vector<Value>& args
     std::memcpy(dst + k * bytes, src + flat * bytes, bytes);
   }
   return out;
+}
+
+namespace {
+
+double iou(const runtime::Tensor& boxes, int64_t base_a, int64_t base_b) {
+  auto corner = [&](int64_t base, int k) { return boxes.get_f64(base + k); };
+  double ay1 = std::min(corner(base_a, 0), corner(base_a, 2)),
+         ay2 = std::max(corner(base_a, 0), corner(base_a, 2));
+  double ax1 = std::min(corner(base_a, 1), corner(base_a, 3)),
+         ax2 = std::max(corner(base_a, 1), corner(base_a, 3));
+  double by1 = std::min(corner(base_b, 0), corner(base_b, 2)),
+         by2 = std::max(corner(base_b, 0), corner(base_b, 2));
+  double bx1 = std::min(corner(base_b, 1), corner(base_b, 3)),
+         bx2 = std::max(corner(base_b, 1), corner(base_b, 3));
+  double ih = std::max(0.0, std::min(ay2, by2) - std::max(ay1, by1));
+  double iw = std::max(0.0, std::min(ax2, bx2) - std::max(ax1, bx1));
+  double inter = ih * iw;
+  double uni = (ay2 - ay1) * (ax2 - ax1) + (by2 - by1) * (bx2 - bx1) - inter;
+  return uni > 0 ? inter / uni : 0.0;
+}
+
+}  // namespace
+
+Value builtin_all_class_nms(Interpreter&, const std::vector<Value>& args, Span at) {
+  const char* fn = "relax.run.all_class_non_max_suppression";
+  const TensorPtr* t[5] = {};
+  for (size_t i = 0; i < 5; ++i) {
+    t[i] = i < args.size() ? args[i].tensor() : nullptr;
+    if (!t[i])
+      raise(diag::PackedFunctionFailed{.message = std::string(fn) + ": argument " +
+                                                  std::to_string(i) + " must be a tensor"},
+            at);
+  }
+  const runtime::Tensor &boxes = **t[0], &scores = **t[1];
+  if (boxes.ndim() != 3 || scores.ndim() != 3 || boxes.shape()[2] != 4 ||
+      scores.shape()[0] != boxes.shape()[0] || scores.shape()[2] != boxes.shape()[1])
+    raise(diag::PackedFunctionFailed{.message = std::string(fn) +
+                                                ": boxes (B, N, 4) and scores (B, C, N) expected"},
+          at);
+  auto first = [&](const runtime::Tensor& x, double fallback) {
+    return x.numel() > 0 ? x.get_f64(0) : fallback;
+  };
+  int64_t max_per_class = static_cast<int64_t>(first(**t[2], 0));
+  double iou_threshold = first(**t[3], 0), score_threshold = first(**t[4], -INFINITY);
+  bool tensorflow = scalar_argument(args, 5, 0) != 0;
+  int64_t B = boxes.shape()[0], N = boxes.shape()[1], C = scores.shape()[1];
+  std::vector<std::array<int64_t, 3>> kept;
+  std::vector<double> kept_scores;
+  std::vector<int64_t> per_batch(B, 0);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t c = 0; c < C; ++c) {
+      int64_t base = (b * C + c) * N;
+      std::vector<int64_t> order;
+      for (int64_t n = 0; n < N; ++n)
+        if (scores.get_f64(base + n) > score_threshold) order.push_back(n);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+        return scores.get_f64(base + x) > scores.get_f64(base + y);
+      });
+      std::vector<int64_t> chosen;
+      for (int64_t n : order) {
+        if (static_cast<int64_t>(chosen.size()) >= max_per_class) break;
+        bool keep = true;
+        for (int64_t k : chosen)
+          if (iou(boxes, (b * N + n) * 4, (b * N + k) * 4) > iou_threshold) keep = false;
+        if (!keep) continue;
+        chosen.push_back(n);
+        kept.push_back({b, c, n});
+        kept_scores.push_back(scores.get_f64(base + n));
+        ++per_batch[b];
+      }
+    }
+  if (!tensorflow) {
+    TensorPtr sel = allocate({B * C * N, 3}, DLDataType{kDLInt, 64, 1}, at);
+    int64_t* p = sel->data_as<int64_t>();
+    std::fill(p, p + sel->numel(), 0);
+    for (size_t k = 0; k < kept.size(); ++k)
+      for (int j = 0; j < 3; ++j) p[k * 3 + j] = kept[k][j];
+    return runtime::Tuple{{sel, int64_vector({static_cast<int64_t>(kept.size())}, at)}};
+  }
+  TensorPtr sel = allocate({B, C * N, 2}, DLDataType{kDLInt, 64, 1}, at);
+  TensorPtr sc = allocate({B, C * N}, scores.dtype(), at);
+  int64_t* p = sel->data_as<int64_t>();
+  std::fill(p, p + sel->numel(), 0);
+  for (int64_t i = 0; i < sc->numel(); ++i) sc->set_f64(i, 0);
+  std::vector<int64_t> slot(B, 0);
+  for (size_t k = 0; k < kept.size(); ++k) {
+    int64_t b = kept[k][0], row = b * C * N + slot[b]++;
+    p[row * 2] = kept[k][1];
+    p[row * 2 + 1] = kept[k][2];
+    sc->set_f64(row, kept_scores[k]);
+  }
+  return runtime::Tuple{{sel, sc, int64_vector(per_batch, at)}};
 }
 
 }  // namespace raxc::backend

@@ -73,6 +73,13 @@ std::vector<const PrimExpr*> unique_args(analysis::ops::InferContext& infer, ir:
 std::vector<const PrimExpr*> no_args(analysis::ops::InferContext&, ir::Arena&, std::string*) {
   return {};
 }
+// all_class_non_max_suppression's output_format as a flag: 0 "onnx", 1 "tensorflow".
+std::vector<const PrimExpr*> nms_args(analysis::ops::InferContext& infer, ir::Arena& arena,
+                                      std::string* why) {
+  std::string format = analysis::ops::attr_string(infer, "output_format").value_or("onnx");
+  if (format != "onnx" && format != "tensorflow") *why = "output_format \"" + format + "\"";
+  return {Builder(arena).i64(format == "tensorflow")};
+}
 }  // namespace
 
 const PackedRule* find_packed_rule(std::string_view op) {
@@ -80,6 +87,8 @@ const PackedRule* find_packed_rule(std::string_view op) {
       {"relax.unique", "relax.run.unique", unique_args},
       {"relax.nonzero", "relax.run.nonzero", no_args},
       {"relax.dynamic_strided_slice", "relax.run.dynamic_strided_slice", no_args},
+      {"relax.vision.all_class_non_max_suppression", "relax.run.all_class_non_max_suppression",
+       nms_args},
   };
   for (const PackedRule& r : rules)
     if (r.op == op) return &r;
@@ -87,7 +96,8 @@ const PackedRule* find_packed_rule(std::string_view op) {
 }
 
 std::vector<std::string_view> packed_operators() {
-  return {"relax.unique", "relax.nonzero", "relax.dynamic_strided_slice"};
+  return {"relax.unique", "relax.nonzero", "relax.dynamic_strided_slice",
+          "relax.vision.all_class_non_max_suppression"};
 }
 
 }  // namespace legalize
@@ -410,7 +420,8 @@ class Pass {
     // Every operand (dynamic_strided_slice reads its bounds from tensors), then the attributes.
     std::vector<const ir::Expr*> args{
         make<ir::ExternFunc>(std::string(p.symbol), nullptr, call.span)};
-    args.insert(args.end(), call.args.begin(), call.args.end());
+    for (size_t i = 0; i < call.args.size(); ++i)
+      if (ir::isa<ir::TensorSInfo>(arg_sinfo[i])) args.push_back(call.args[i]);
     std::string why;
     for (const PrimExpr* e : p.args(infer, *arena_, &why))
       args.push_back(make<ir::PrimValue>(e, call.span));

@@ -1149,6 +1149,49 @@ def roi_pool_np(x, rois, pooled, scale):
     return out
 
 
+def nms_np(boxes, scores, max_per_class, iou_thr, score_thr, fmt="onnx"):
+    """ONNX NonMaxSuppression per (batch, class), TVM's all_class output layouts."""
+    B, N, _ = boxes.shape
+    C = scores.shape[1]
+
+    def iou(a, b):
+        ay1, ay2, ax1, ax2 = min(a[0], a[2]), max(a[0], a[2]), min(a[1], a[3]), max(a[1], a[3])
+        by1, by2, bx1, bx2 = min(b[0], b[2]), max(b[0], b[2]), min(b[1], b[3]), max(b[1], b[3])
+        inter = max(0.0, min(ay2, by2) - max(ay1, by1)) * max(0.0, min(ax2, bx2) - max(ax1, bx1))
+        union = (ay2 - ay1) * (ax2 - ax1) + (by2 - by1) * (bx2 - bx1) - inter
+        return inter / union if union > 0 else 0.0
+
+    kept = []
+    for b in range(B):
+        for c in range(C):
+            order = sorted([n for n in range(N) if scores[b, c, n] > score_thr[0]], key=lambda n: -scores[b, c, n])
+            chosen = []
+            for n in order:
+                if len(chosen) >= max_per_class[0]:
+                    break
+                if all(iou(boxes[b, n].astype(np.float64), boxes[b, k].astype(np.float64)) <= iou_thr[0] for k in chosen):
+                    chosen.append(n)
+                    kept.append((b, c, n, scores[b, c, n]))
+    if fmt == "onnx":
+        sel = np.zeros((B * C * N, 3), np.int64)
+        for k, (b, c, n, _) in enumerate(kept):
+            sel[k] = (b, c, n)
+        return sel, np.array([len(kept)], np.int64)
+    sel, sc, cnt = np.zeros((B, C * N, 2), np.int64), np.zeros((B, C * N), scores.dtype), np.zeros(B, np.int64)
+    for b, c, n, v in kept:
+        sel[b, cnt[b]], sc[b, cnt[b]] = (c, n), v
+        cnt[b] += 1
+    return sel, sc, cnt
+
+
+BOXES = "const:0,0,1,1,0,0.1,1,1.1,0,-0.1,1,0.9,0,10,1,11,0,10.1,1,11.1,0,100,1,101"  # ONNX's six boxes
+case("vision", 'R.vision.all_class_non_max_suppression(b, s, m, i, t, "onnx")',
+     [T("b", (1, 6, 4), "float32", BOXES), T("s", (1, 2, 6), "float32", "const:0.9,0.75,0.6,0.95,0.5,0.3,0.1,0.2,0.3,0.4,0.5,0.6"),
+      T("m", (1,), "int64", "const:3"), T("i", (1,), "float32", "const:0.5"), T("t", (1,), "float32", "const:0.0")],
+     nms_np)
+case("vision", 'R.vision.all_class_non_max_suppression(b, s, m, i, t, output_format="tensorflow")',
+     [T("b", (2, 5, 4)), T("s", (2, 3, 5)), T("m", (1,), "int64", "const:2"), T("i", (1,), "float32", "const:0.3"),
+      T("t", (1,), "float32", "const:-0.5")], lambda b, s, m, i, t: nms_np(b, s, m, i, t, "tensorflow"))
 ROIS = "const:0,1,1,6,5,1,0,2,3,7,0,-2,-1,3,2"  # (3, 5): batch, x1, y1, x2, y2 (one past the edge)
 case("vision", "R.vision.roi_align(x, r, pooled_size=[2, 3], spatial_scale=1.0)",
      [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_align_np(x, r, (2, 3), 1.0))
