@@ -1440,6 +1440,52 @@ bool unique(Context& c) {
   return true;
 }
 
+// NonMaxSuppression: R.vision.all_class_non_max_suppression (ONNX output format: every
+// (batch, class, box) row, the selected first, and their count), then the selected rows cut
+// out with R.dynamic_strided_slice. Absent inputs take ONNX's defaults (no box kept when
+// max_output_boxes_per_class is absent, no score threshold); center_point_box=1 boxes are
+// turned into corners first.
+bool non_max_suppression(Context& c) {
+  std::string boxes = c.tensor(0), scores = c.tensor(1);
+  if (!c.ok()) return false;
+  if (c.attr_int("center_point_box", 0) != 0) {
+    // [x_centre, y_centre, width, height] to the corners [y1, x1, y2, x2].
+    const std::string& dt = dtype_of(c, 0);
+    std::string parts = c.temp("R.split(" + boxes + ", indices_or_sections=4, axis=2)");
+    auto part = [&](int k) { return c.temp(parts + "[" + std::to_string(k) + "]"); };
+    std::string xc = part(0), yc = part(1), w = part(2), h = part(3);
+    std::string hw = c.temp("R.divide(" + w + ", " + Context::scalar(2, dt) + ")");
+    std::string hh = c.temp("R.divide(" + h + ", " + Context::scalar(2, dt) + ")");
+    std::string y1 = c.temp("R.subtract(" + yc + ", " + hh + ")");
+    std::string x1 = c.temp("R.subtract(" + xc + ", " + hw + ")");
+    std::string y2 = c.temp("R.add(" + yc + ", " + hh + ")");
+    std::string x2 = c.temp("R.add(" + xc + ", " + hw + ")");
+    boxes = c.temp("R.concat((" + y1 + ", " + x1 + ", " + y2 + ", " + x2 + "), axis=2)");
+  }
+  auto operand = [&](int i, double fallback, const char* dtype) {
+    if (c.has_input(i)) {
+      std::string t = c.tensor(i);
+      std::string r = c.temp("R.reshape(" + t + ", R.shape([1]))");
+      return dtype_of(c, i) == dtype ? r : c.temp("R.astype(" + r + ", \"" + dtype + "\")");
+    }
+    return c.temp("R.reshape(" + Context::scalar(fallback, dtype) + ", R.shape([1]))");
+  };
+  std::string max_out = operand(2, 0, "int64");
+  std::string iou = operand(3, 0, "float32");
+  std::string score = operand(4, -std::numeric_limits<float>::infinity(), "float32");
+  if (!c.ok()) return false;
+  std::string nms =
+      c.temp("R.vision.all_class_non_max_suppression(" + boxes + ", " + scores + ", " + max_out +
+             ", " + iou + ", " + score + ", output_format=\"onnx\")");
+  std::string count = c.temp(nms + "[1]");
+  std::string end = c.temp("R.concat((" + count + ", R.const([3], \"int64\")), axis=0)");
+  c.emit(0,
+         "R.dynamic_strided_slice(" + c.temp(nms + "[0]") + ", R.const([0, 0], \"int64\"), " + end +
+             ", R.const([1, 1], \"int64\"))",
+         "int64");
+  return true;
+}
+
 // NegativeLogLikelihoodLoss: R.nn.nll_loss has ONNX's semantics (weights, ignore_index, the
 // three reductions).
 bool nll_loss(Context& c) {
@@ -1617,6 +1663,8 @@ const std::map<std::string, Converter>& table() {
       {"ReverseSequence", [](Context& c, const onnx::NodeProto&) { return reverse_sequence(c); }},
       {"NonZero", [](Context& c, const onnx::NodeProto&) { return nonzero(c); }},
       {"Unique", [](Context& c, const onnx::NodeProto&) { return unique(c); }},
+      {"NonMaxSuppression",
+       [](Context& c, const onnx::NodeProto&) { return non_max_suppression(c); }},
       {"CumSum", [](Context& c, const onnx::NodeProto&) { return cumsum(c); }},
       {"OneHot", [](Context& c, const onnx::NodeProto&) { return one_hot(c); }},
       {"ScatterElements", [](Context& c, const onnx::NodeProto&) { return scatter_elements(c); }},
