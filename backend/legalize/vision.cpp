@@ -8,7 +8,8 @@
 //   roi_pool: the roi corners rounded half away from zero, extents at least 1; output bin
 //     (ph, pw) takes the maximum over rows [floor(ph * bin_h), ceil((ph + 1) * bin_h)) and the
 //     columns likewise, offset by the roi's start and clamped to the image; an empty bin is 0.
-// Both walk the variable-size bins with serial loops.
+// Both walk the variable-size bins with serial loops. get_valid_counts compacts the boxes
+// above a score threshold (TVM's definition, below).
 #include "backend/legalize/rules.h"
 
 namespace raxc::backend::legalize {
@@ -167,13 +168,65 @@ const ir::Stmt* roi_pool_rule(RuleContext& ctx) {
   });
 }
 
+// get_valid_counts(data (B, N, L), score_threshold, id_index, score_index) -> (valid_count
+// (B,) int32, out (B, N, L), out_indices (B, N) int32), TVM's definition: per batch, the boxes
+// whose score exceeds the threshold (and, with id_index >= 0, whose class id is not negative)
+// move to the front in order with their original index; every later slot holds -1.
+const ir::Stmt* get_valid_counts_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* data = ctx.in(0);
+  if (ctx.outputs.size() != 3 || data->shape.size() != 3)
+    return ctx.refuse("this form of R.vision.get_valid_counts");
+  const ir::Buffer *count = ctx.out(0), *out = ctx.out(1), *indices = ctx.out(2);
+  double threshold = analysis::ops::attr_float(ctx.infer, "score_threshold").value_or(0.0);
+  int64_t id_index = analysis::ops::attr_int(ctx.infer, "id_index").value_or(0);
+  int64_t score_index = analysis::ops::attr_int(ctx.infer, "score_index").value_or(1);
+  int64_t length = 0;
+  if (literal(data->shape[2], &length) &&
+      (score_index < 0 || score_index >= length || id_index >= length))
+    return ctx.refuse("a score_index or id_index outside the box");
+  DataType t = data->dtype;
+  const PrimExpr* L = data->shape[2];
+  const ir::Buffer* n = ctx.alloc("valid", DataType::Int(64), {});
+  const ir::Stmt* body = b.loops("i", {data->shape[0]}, [&](const Exprs& i) {
+    const ir::Stmt* anchors = b.loops("j", {data->shape[1]}, [&](const Exprs& j) {
+      const PrimExpr* k = b.load(n, {});
+      const PrimExpr* keep =
+          b.compare(ir::PrimKind::GT, b.load(data, {i[0], j[0], b.i64(score_index)}),
+                    b.constant(t, threshold));
+      if (id_index >= 0)
+        keep = b.logical_and(
+            keep, b.compare(ir::PrimKind::GE, b.load(data, {i[0], j[0], b.i64(id_index)}),
+                            b.constant(t, 0)));
+      const ir::Stmt* move =
+          b.seq({b.loops("e", {L},
+                         [&](const Exprs& e) {
+                           return b.store(out, b.load(data, {i[0], j[0], e[0]}), {i[0], k, e[0]});
+                         }),
+                 b.store(indices, j[0], {i[0], k}), b.store(n, b.add(k, b.i64(1)), {})});
+      const ir::Stmt* clear =
+          b.seq({b.loops("e", {L},
+                         [&](const Exprs& e) {
+                           return b.store(out, b.constant(t, -1), {i[0], j[0], e[0]});
+                         }),
+                 b.store(indices, b.i64(-1), {i[0], j[0]})});
+      return b.seq(
+          {b.when(keep, move), b.when(b.compare(ir::PrimKind::GE, j[0], b.load(n, {})), clear)});
+    });
+    return b.seq({b.store(n, b.i64(0), {}), anchors, b.store(count, b.load(n, {}), {i[0]})});
+  });
+  return body;
+}
+
 }  // namespace
 
 void add_vision_rules(std::vector<Rule>& t) {
-  t.insert(t.end(), {
-                        {"relax.vision.roi_align", "roi_align", roi_align_rule},
-                        {"relax.vision.roi_pool", "roi_pool", roi_pool_rule},
-                    });
+  t.insert(t.end(),
+           {
+               {"relax.vision.roi_align", "roi_align", roi_align_rule},
+               {"relax.vision.roi_pool", "roi_pool", roi_pool_rule},
+               {"relax.vision.get_valid_counts", "get_valid_counts", get_valid_counts_rule},
+           });
 }
 
 }  // namespace raxc::backend::legalize

@@ -1192,6 +1192,21 @@ case("vision", 'R.vision.all_class_non_max_suppression(b, s, m, i, t, "onnx")',
 case("vision", 'R.vision.all_class_non_max_suppression(b, s, m, i, t, output_format="tensorflow")',
      [T("b", (2, 5, 4)), T("s", (2, 3, 5)), T("m", (1,), "int64", "const:2"), T("i", (1,), "float32", "const:0.3"),
       T("t", (1,), "float32", "const:-0.5")], lambda b, s, m, i, t: nms_np(b, s, m, i, t, "tensorflow"))
+def get_valid_counts_np(data, threshold=0.0, id_index=0, score_index=1):
+    B, N, L = data.shape
+    count, out, idx = np.zeros(B, np.int32), np.full(data.shape, -1, data.dtype), np.full((B, N), -1, np.int32)
+    for i in range(B):
+        for j in range(N):
+            if data[i, j, score_index] > threshold and (id_index < 0 or data[i, j, id_index] >= 0):
+                out[i, count[i]], idx[i, count[i]] = data[i, j], j
+                count[i] += 1
+    return count, out, idx
+
+
+case("vision", "R.vision.get_valid_counts(d, score_threshold=0.2, id_index=0, score_index=1)",
+     [T("d", (2, 7, 6))], lambda d: get_valid_counts_np(d, 0.2, 0, 1))
+case("vision", "R.vision.get_valid_counts(d, score_threshold=-0.5, id_index=-1, score_index=0)",
+     [T("d", (1, 5, 5), "float64")], lambda d: get_valid_counts_np(d, -0.5, -1, 0))
 ROIS = "const:0,1,1,6,5,1,0,2,3,7,0,-2,-1,3,2"  # (3, 5): batch, x1, y1, x2, y2 (one past the edge)
 case("vision", "R.vision.roi_align(x, r, pooled_size=[2, 3], spatial_scale=1.0)",
      [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_align_np(x, r, (2, 3), 1.0))
