@@ -882,8 +882,11 @@ bool dropout(Context& c) {
   const Value& x = c.need(0);
   if (!c.ok()) return false;
   if (c.has_input(2)) {
+    // Training mode drops elements at random, unless the ratio is a constant 0.
     const Tensor* training = c.constant(2);
-    if (!training || training->integer(0) != 0)
+    const Tensor* ratio = c.has_input(1) ? c.constant(1) : nullptr;
+    bool zero_ratio = ratio && ratio->numel() == 1 && ratio->real(0) == 0;
+    if (!training || (training->integer(0) != 0 && !zero_ratio))
       return c.refuse("training_mode that is not a constant false");
   }
   if (c.attr_int("is_test", 1) == 0 && c.opset() < 7) return c.refuse("is_test=0");
@@ -1486,6 +1489,66 @@ bool non_max_suppression(Context& c) {
   return true;
 }
 
+// QuantizeLinear / DequantizeLinear: R.quantize / R.dequantize (round half to even, saturating),
+// per tensor or along `axis` (default 1); an absent zero point is 0 of uint8 (quantize) or of
+// the input's dtype (dequantize). The quantized dtype is the zero point's.
+bool quantize_linear(Context& c, bool quantize) {
+  std::string x = c.tensor(0), scale = c.tensor(1);
+  if (!c.ok()) return false;
+  std::string qdt = quantize ? (c.has_input(2) ? dtype_of(c, 2) : "uint8") : dtype_of(c, 0);
+  if (qdt != "int8" && qdt != "uint8" && qdt != "int32" && qdt != "int16" && qdt != "uint16")
+    return c.refuse_type(c.node().input(c.has_input(2) ? 2 : 0), qdt);
+  std::string zp = c.has_input(2) ? c.tensor(2) : Context::scalar(0, qdt);
+  if (!c.ok()) return false;
+  std::string out_dt = quantize ? qdt : dtype_of(c, 1);
+  int64_t rank = c.rank(0);
+  int64_t axis = c.attr_int("axis", 1);
+  if (rank >= 0 && c.rank(1) <= 0) axis = -1;  // per tensor: the axis does not matter
+  if (rank >= 0 && (axis < -rank || axis >= std::max<int64_t>(rank, 1)))
+    return c.refuse("axis " + std::to_string(axis));
+  c.emit(0,
+         std::string(quantize ? "R.quantize(" : "R.dequantize(") + x + ", " + scale + ", " + zp +
+             ", axis=" + std::to_string(axis) + ", out_dtype=\"" + out_dt + "\")",
+         out_dt, c.in(0)->dims);
+  return true;
+}
+
+// DynamicQuantizeLinear: uint8 quantization with the scale (max(x, 0) - min(x, 0)) / 255 and
+// the zero point round(-min / scale) clipped to [0, 255] (ONNX's definition), then R.quantize.
+bool dynamic_quantize_linear(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  if (dtype_of(c, 0) != "float32") return c.refuse_type(c.node().input(0), dtype_of(c, 0));
+  std::string zero = Context::scalar(0, "float32");
+  std::string hi = c.temp("R.maximum(R.max(" + x + "), " + zero + ")");
+  std::string lo = c.temp("R.minimum(R.min(" + x + "), " + zero + ")");
+  std::string scale = c.temp("R.divide(R.subtract(" + hi + ", " + lo + "), " +
+                             Context::scalar(255, "float32") + ")");
+  std::string zp_f = c.temp("R.clip(R.round(R.divide(R.negative(" + lo + "), " + scale +
+                            ")), R.prim_value(T.float32(0)), R.prim_value(T.float32(255)))");
+  std::string zp = c.temp("R.astype(" + zp_f + ", \"uint8\")");
+  c.emit(0, "R.quantize(" + x + ", " + scale + ", " + zp + ", axis=-1, out_dtype=\"uint8\")",
+         "uint8", c.in(0)->dims);
+  if (c.output_used(1)) c.alias(1, Value{scale, "float32", std::vector<Dim>{}, std::nullopt});
+  if (c.output_used(2)) c.alias(2, Value{zp, "uint8", std::vector<Dim>{}, std::nullopt});
+  return true;
+}
+
+// MeanVarianceNormalization: (x - mean) / sqrt(variance) over `axes` (default [0, 2, 3]), as
+// ONNX's function body (which adds no epsilon).
+bool mean_variance_normalization(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok() || !float_only(c)) return false;
+  Ints axes = c.attr_ints("axes").value_or(Ints{0, 2, 3});
+  std::string a = int_list(axes);
+  std::string mean = c.temp("R.mean(" + x + ", axis=" + a + ", keepdims=True)");
+  std::string centred = c.temp("R.subtract(" + x + ", " + mean + ")");
+  std::string var =
+      c.temp("R.mean(R.multiply(" + centred + ", " + centred + "), axis=" + a + ", keepdims=True)");
+  c.emit(0, "R.divide(" + centred + ", R.sqrt(" + var + "))", dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
 // NegativeLogLikelihoodLoss: R.nn.nll_loss has ONNX's semantics (weights, ignore_index, the
 // three reductions).
 bool nll_loss(Context& c) {
@@ -1665,6 +1728,14 @@ const std::map<std::string, Converter>& table() {
       {"Unique", [](Context& c, const onnx::NodeProto&) { return unique(c); }},
       {"NonMaxSuppression",
        [](Context& c, const onnx::NodeProto&) { return non_max_suppression(c); }},
+      {"QuantizeLinear",
+       [](Context& c, const onnx::NodeProto&) { return quantize_linear(c, true); }},
+      {"DequantizeLinear",
+       [](Context& c, const onnx::NodeProto&) { return quantize_linear(c, false); }},
+      {"DynamicQuantizeLinear",
+       [](Context& c, const onnx::NodeProto&) { return dynamic_quantize_linear(c); }},
+      {"MeanVarianceNormalization",
+       [](Context& c, const onnx::NodeProto&) { return mean_variance_normalization(c); }},
       {"CumSum", [](Context& c, const onnx::NodeProto&) { return cumsum(c); }},
       {"OneHot", [](Context& c, const onnx::NodeProto&) { return one_hot(c); }},
       {"ScatterElements", [](Context& c, const onnx::NodeProto&) { return scatter_elements(c); }},
