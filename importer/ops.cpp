@@ -104,6 +104,14 @@ bool pow_op(Context& c) {
   std::string a = c.tensor(0), b = c.tensor(1);
   if (!c.ok()) return false;
   const std::string& dt = dtype_of(c, 0);
+  if (!is_float_dtype(dt)) {
+    // R.power lowers for floats only (as TVM's): integers go through float64, exact for the
+    // results float64 holds, then back.
+    std::string af = c.temp("R.astype(" + a + ", \"float64\")");
+    std::string bf = c.temp("R.astype(" + b + ", \"float64\")");
+    c.emit(0, "R.astype(" + c.temp("R.power(" + af + ", " + bf + ")") + ", \"" + dt + "\")", dt);
+    return true;
+  }
   if (dtype_of(c, 1) != dt) b = c.temp("R.astype(" + b + ", \"" + dt + "\")");
   c.emit(0, "R.power(" + a + ", " + b + ")", dt);
   return true;
