@@ -1521,6 +1521,39 @@ bool quantize_linear(Context& c, bool quantize) {
   return true;
 }
 
+// RoiAlign (mode avg): R.vision.roi_align of the rois prefixed by their batch index. ONNX's
+// half_pixel mode (opset 16's default) samples at roi * scale - 0.5 without the minimum extent
+// of 1: the rois are shifted by 0.5 / spatial_scale and the call is `aligned`;
+// output_half_pixel is the unaligned form. ONNX's max mode (the maximum of the weighted corner
+// terms, not of the samples) is refused.
+bool roi_align(Context& c) {
+  std::string x = c.tensor(0), rois = c.tensor(1), batch = c.tensor(2);
+  if (!c.ok() || !float_only(c)) return false;
+  std::string mode = c.attr_string("mode", "avg");
+  if (mode != "avg") return c.refuse("mode='" + mode + "'");
+  std::string ctm = c.attr_string("coordinate_transformation_mode",
+                                  c.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+  if (ctm != "half_pixel" && ctm != "output_half_pixel")
+    return c.refuse("coordinate_transformation_mode='" + ctm + "'");
+  double scale = c.attr_float("spatial_scale", 1.0);
+  if (scale == 0) return c.refuse("spatial_scale=0");
+  const std::string& rdt = dtype_of(c, 1);
+  bool aligned = ctm == "half_pixel";
+  if (aligned) rois = c.temp("R.subtract(" + rois + ", " + Context::scalar(0.5 / scale, rdt) + ")");
+  std::string b = c.temp("R.expand_dims(R.astype(" + batch + ", \"" + rdt + "\"), axis=[1])");
+  std::string all = c.temp("R.concat((" + b + ", " + rois + "), axis=1)");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", scale);
+  c.emit(0,
+         "R.vision.roi_align(" + x + ", " + all + ", pooled_size=[" +
+             std::to_string(c.attr_int("output_height", 1)) + ", " +
+             std::to_string(c.attr_int("output_width", 1)) + "], spatial_scale=" + buf +
+             ", sample_ratio=" + std::to_string(c.attr_int("sampling_ratio", 0)) +
+             ", aligned=" + (aligned ? "True" : "False") + ", layout=\"NCHW\", mode=\"avg\")",
+         dtype_of(c, 0));
+  return true;
+}
+
 // DynamicQuantizeLinear: uint8 quantization with the scale (max(x, 0) - min(x, 0)) / 255 and
 // the zero point round(-min / scale) clipped to [0, 255] (ONNX's definition), then R.quantize.
 bool dynamic_quantize_linear(Context& c) {
@@ -1740,6 +1773,7 @@ const std::map<std::string, Converter>& table() {
        [](Context& c, const onnx::NodeProto&) { return quantize_linear(c, true); }},
       {"DequantizeLinear",
        [](Context& c, const onnx::NodeProto&) { return quantize_linear(c, false); }},
+      {"RoiAlign", [](Context& c, const onnx::NodeProto&) { return roi_align(c); }},
       {"DynamicQuantizeLinear",
        [](Context& c, const onnx::NodeProto&) { return dynamic_quantize_linear(c); }},
       {"MeanVarianceNormalization",
