@@ -218,6 +218,119 @@ const ir::Stmt* get_valid_counts_rule(RuleContext& ctx) {
   return body;
 }
 
+// A list of numbers given as an attribute (variances=(0.1, 0.1, 0.2, 0.2)); nullopt when absent
+// or not numbers.
+std::optional<std::vector<double>> number_list(RuleContext& ctx, std::string_view name) {
+  analysis::ops::ParamValue v = analysis::ops::param(ctx.infer, name);
+  auto number = [](const ir::AttrValue& a) -> std::optional<double> {
+    if (auto* d = a.get_if<double>()) return *d;
+    if (auto* i = a.get_if<int64_t>()) return double(*i);
+    const ir::PrimExpr* e = nullptr;
+    if (auto* p = a.get_if<const ir::PrimExpr*>()) e = *p;
+    if (auto* x = a.get_if<const ir::Expr*>())
+      if (auto* pv = ir::dyn_cast<ir::PrimValue>(*x)) e = pv->value;
+    if (auto* f = e ? ir::dyn_cast<ir::FloatImm>(e) : nullptr) return f->value;
+    if (auto* i = e ? ir::dyn_cast<ir::IntImm>(e) : nullptr) return double(i->value);
+    return std::nullopt;
+  };
+  if (!v.attr) return std::nullopt;
+  std::vector<double> out;
+  if (auto* l = v.attr->get_if<ir::AttrValue::List>()) {
+    for (const ir::AttrValue& item : *l) {
+      auto x = number(item);
+      if (!x) return std::nullopt;
+      out.push_back(*x);
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+// multibox_transform_loc(cls_pred (B, C, N), loc_pred (B, 4N), anchor (1, N, 4)) -> (boxes
+// (B, N, 4), scores (B, C, N)), TVM's topi (TFLite's DecodeCenterSizeBoxes): anchors are
+// (left, top, right, bottom), encodings (x, y, w, h) scaled by `variances`; the boxes are
+// (ymin, xmin, ymax, xmax), clipped to [0, 1] with `clip`; the scores are the softmax over the
+// classes, zero below `threshold`, and zero for class 0 unless keep_background.
+const ir::Stmt* multibox_transform_loc_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer *cls = ctx.in(0), *loc = ctx.in(1), *anchor = ctx.in(2);
+  if (ctx.outputs.size() != 2 || cls->shape.size() != 3 || loc->shape.size() != 2 ||
+      anchor->shape.size() != 3)
+    return ctx.refuse("this form of R.vision.multibox_transform_loc");
+  analysis::ops::ParamValue given = analysis::ops::param(ctx.infer, "variances");
+  auto var = given.present() ? number_list(ctx, "variances")
+                             : std::optional<std::vector<double>>({0.1, 0.1, 0.2, 0.2});
+  if (!var || var->size() != 4) return ctx.refuse("variances that are not 4 numbers");
+  bool clip = analysis::ops::attr_bool(ctx.infer, "clip").value_or(true);
+  double threshold = analysis::ops::attr_float(ctx.infer, "threshold").value_or(0.01);
+  bool background = analysis::ops::attr_bool(ctx.infer, "keep_background").value_or(false);
+  const ir::Buffer *boxes = ctx.out(0), *scores = ctx.out(1);
+  DataType t = cls->dtype;
+  DataType c = compute_dtype(t);
+  auto fc = [&](double v) { return b.float_imm(c, v); };
+  std::vector<const ir::Stmt*> stages;
+  stages.push_back(b.stage("multibox_boxes", boxes->shape, "SSS", [&](const Exprs& v) {
+    auto anc = [&](int64_t k) { return b.cast(c, b.load(anchor, {b.i64(0), v[1], b.i64(k)})); };
+    auto enc = [&](int64_t k) {
+      return b.cast(c, b.load(loc, {v[0], b.add(b.mul(v[1], b.i64(4)), b.i64(k))}));
+    };
+    const PrimExpr *left = anc(0), *top = anc(1), *right = anc(2), *bottom = anc(3);
+    const PrimExpr* ah = b.sub(bottom, top);
+    const PrimExpr* aw = b.sub(right, left);
+    const PrimExpr* yc =
+        b.add(b.mul(b.mul(enc(1), fc((*var)[1])), ah), b.mul(b.add(top, bottom), fc(0.5)));
+    const PrimExpr* xc =
+        b.add(b.mul(b.mul(enc(0), fc((*var)[0])), aw), b.mul(b.add(left, right), fc(0.5)));
+    const PrimExpr* hh =
+        b.mul(b.mul(fc(0.5), b.call(c, "tir.exp", {b.mul(enc(3), fc((*var)[3]))})), ah);
+    const PrimExpr* hw =
+        b.mul(b.mul(fc(0.5), b.call(c, "tir.exp", {b.mul(enc(2), fc((*var)[2]))})), aw);
+    const PrimExpr* part[4] = {b.sub(yc, hh), b.sub(xc, hw), b.add(yc, hh), b.add(xc, hw)};
+    if (clip)
+      for (auto& p : part) p = b.max(fc(0), b.min(fc(1), p));
+    const PrimExpr* k = v[2];
+    const PrimExpr* val =
+        b.select(b.compare(PrimKind::EQ, k, b.i64(0)), part[0],
+                 b.select(b.compare(PrimKind::EQ, k, b.i64(1)), part[1],
+                          b.select(b.compare(PrimKind::EQ, k, b.i64(2)), part[2], part[3])));
+    return b.store(boxes, b.cast(boxes->dtype, val), v);
+  }));
+  // Softmax over the classes (axis 1), stable: the maximum first.
+  const PrimExpr *B = cls->shape[0], *C = cls->shape[1], *N = cls->shape[2];
+  const ir::Buffer* mx = ctx.alloc("multibox_max", c, {B, N});
+  const ir::Buffer* sum = ctx.alloc("multibox_sum", c, {B, N});
+  auto x = [&](const PrimExpr* bb, const PrimExpr* cc, const PrimExpr* n) {
+    return b.cast(c, b.load(cls, {bb, cc, n}));
+  };
+  stages.push_back(b.stage(
+      "multibox_max", {B, N, C}, "SSR",
+      [&](const Exprs& v) {
+        return b.store(mx, b.max(b.load(mx, {v[0], v[1]}), x(v[0], v[2], v[1])), {v[0], v[1]});
+      },
+      [&](const Exprs& v) {
+        return b.store(mx, b.min_value(c), {v[0], v[1]});
+      }));
+  stages.push_back(b.stage(
+      "multibox_sum", {B, N, C}, "SSR",
+      [&](const Exprs& v) {
+        const PrimExpr* e =
+            b.call(c, "tir.exp", {b.sub(x(v[0], v[2], v[1]), b.load(mx, {v[0], v[1]}))});
+        return b.store(sum, b.add(b.load(sum, {v[0], v[1]}), e), {v[0], v[1]});
+      },
+      [&](const Exprs& v) {
+        return b.store(sum, b.constant(c, 0), {v[0], v[1]});
+      }));
+  stages.push_back(b.stage("multibox_scores", scores->shape, "SSS", [&](const Exprs& v) {
+    const PrimExpr* p =
+        b.div(b.call(c, "tir.exp", {b.sub(x(v[0], v[1], v[2]), b.load(mx, {v[0], v[2]}))}),
+              b.load(sum, {v[0], v[2]}));
+    p = b.select(b.compare(PrimKind::GE, p, fc(threshold)), p, fc(0));
+    if (!background) p = b.select(b.compare(PrimKind::EQ, v[1], b.i64(0)), fc(0), p);
+    return b.store(scores, b.cast(scores->dtype, p), v);
+  }));
+  return b.seq(stages);
+}
+
 }  // namespace
 
 void add_vision_rules(std::vector<Rule>& t) {
@@ -226,6 +339,8 @@ void add_vision_rules(std::vector<Rule>& t) {
                {"relax.vision.roi_align", "roi_align", roi_align_rule},
                {"relax.vision.roi_pool", "roi_pool", roi_pool_rule},
                {"relax.vision.get_valid_counts", "get_valid_counts", get_valid_counts_rule},
+               {"relax.vision.multibox_transform_loc", "multibox_transform_loc",
+                multibox_transform_loc_rule},
            });
 }
 

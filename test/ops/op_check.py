@@ -1207,6 +1207,30 @@ case("vision", "R.vision.get_valid_counts(d, score_threshold=0.2, id_index=0, sc
      [T("d", (2, 7, 6))], lambda d: get_valid_counts_np(d, 0.2, 0, 1))
 case("vision", "R.vision.get_valid_counts(d, score_threshold=-0.5, id_index=-1, score_index=0)",
      [T("d", (1, 5, 5), "float64")], lambda d: get_valid_counts_np(d, -0.5, -1, 0))
+def multibox_np(cls, loc, anc, variances=(0.1, 0.1, 0.2, 0.2), clip=True, threshold=0.01, keep_background=False):
+    """TVM's topi multibox_transform_loc (TFLite's decode of centre-size boxes)."""
+    B, C, N = cls.shape
+    l = loc.reshape(B, N, 4).astype(np.float64)
+    a = anc[0].astype(np.float64)
+    ay, ax = (a[:, 1] + a[:, 3]) / 2, (a[:, 0] + a[:, 2]) / 2
+    ah, aw = a[:, 3] - a[:, 1], a[:, 2] - a[:, 0]
+    yc, xc = l[..., 1] * variances[1] * ah + ay, l[..., 0] * variances[0] * aw + ax
+    hh, hw = 0.5 * np.exp(l[..., 3] * variances[3]) * ah, 0.5 * np.exp(l[..., 2] * variances[2]) * aw
+    boxes = np.stack([yc - hh, xc - hw, yc + hh, xc + hw], axis=-1)
+    if clip:
+        boxes = np.clip(boxes, 0, 1)
+    p = softmax(cls, axis=1)
+    p = np.where(p >= threshold, p, 0)
+    if not keep_background:
+        p[:, 0, :] = 0
+    return boxes.astype(cls.dtype), p.astype(cls.dtype)
+
+
+case("vision", "R.vision.multibox_transform_loc(c, l, a)", [T("c", (2, 3, 5)), T("l", (2, 20)), T("a", (1, 5, 4), "float32", "pos")],
+     multibox_np)
+case("vision", "R.vision.multibox_transform_loc(c, l, a, clip=False, threshold=0.3, variances=(1.0, 1.0, 1.0, 1.0), "
+     "keep_background=True)", [T("c", (1, 4, 3), "float64"), T("l", (1, 12), "float64"), T("a", (1, 3, 4), "float64", "pos")],
+     lambda c, l, a: multibox_np(c, l, a, (1.0, 1.0, 1.0, 1.0), False, 0.3, True))
 ROIS = "const:0,1,1,6,5,1,0,2,3,7,0,-2,-1,3,2"  # (3, 5): batch, x1, y1, x2, y2 (one past the edge)
 case("vision", "R.vision.roi_align(x, r, pooled_size=[2, 3], spatial_scale=1.0)",
      [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_align_np(x, r, (2, 3), 1.0))
