@@ -1554,6 +1554,36 @@ bool roi_align(Context& c) {
   return true;
 }
 
+// LRN: x / (bias + alpha / size * sum of x^2 over the channel window)^beta, the window
+// [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)]; sum / size is an average pool of x^2
+// laid out as (N, 1, C, rest) with the padding counted.
+bool lrn(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok() || !float_only(c)) return false;
+  auto shape = c.static_shape(0);
+  if (!shape || shape->size() < 3) return c.refuse("an input that is not 3-D or more, static");
+  int64_t size = c.attr_int("size", 1);
+  if (size < 1) return c.refuse("size " + std::to_string(size));
+  const std::string& dt = dtype_of(c, 0);
+  int64_t rest = 1;
+  for (size_t d = 2; d < shape->size(); ++d) rest *= (*shape)[d];
+  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  std::string sq = c.temp("R.reshape(R.multiply(" + x + ", " + x + "), " +
+                          shape_literal({(*shape)[0], 1, (*shape)[1], rest}) + ")");
+  std::string pooled = c.temp("R.nn.avg_pool2d(" + sq + ", pool_size=[" + std::to_string(size) +
+                              ", 1], strides=[1, 1], padding=[" + std::to_string(lo) + ", 0, " +
+                              std::to_string(hi) + ", 0], count_include_pad=True)");
+  std::string sum = c.temp("R.reshape(" + pooled + ", " + shape_literal(*shape) + ")");
+  std::string scaled =
+      c.temp("R.multiply(" + sum + ", " + Context::scalar(c.attr_float("alpha", 1e-4), dt) + ")");
+  std::string base =
+      c.temp("R.add(" + scaled + ", " + Context::scalar(c.attr_float("bias", 1.0), dt) + ")");
+  std::string den =
+      c.temp("R.power(" + base + ", " + Context::scalar(c.attr_float("beta", 0.75), dt) + ")");
+  c.emit(0, "R.divide(" + x + ", " + den + ")", dt, c.in(0)->dims);
+  return true;
+}
+
 // DynamicQuantizeLinear: uint8 quantization with the scale (max(x, 0) - min(x, 0)) / 255 and
 // the zero point round(-min / scale) clipped to [0, 255] (ONNX's definition), then R.quantize.
 bool dynamic_quantize_linear(Context& c) {
@@ -1774,6 +1804,7 @@ const std::map<std::string, Converter>& table() {
       {"DequantizeLinear",
        [](Context& c, const onnx::NodeProto&) { return quantize_linear(c, false); }},
       {"RoiAlign", [](Context& c, const onnx::NodeProto&) { return roi_align(c); }},
+      {"LRN", [](Context& c, const onnx::NodeProto&) { return lrn(c); }},
       {"DynamicQuantizeLinear",
        [](Context& c, const onnx::NodeProto&) { return dynamic_quantize_linear(c); }},
       {"MeanVarianceNormalization",
