@@ -20,6 +20,16 @@
 //       at most max_per_class each. "onnx": (B * C * N, 3) rows [batch, class, box], the kept
 //       ones first, then zeros, and the (1,) count; "tensorflow": (B, C * N, 2) rows [class,
 //       box] per batch, their (B, C * N) scores, and the (B,) counts.
+//   relax.run.non_max_suppression(data, valid_count, indices, max_output_size, iou_threshold,
+//                                 force_suppress, top_k, coord_start, score_index, id_index,
+//                                 return_indices, invalid_to_bottom)
+//       TVM's classic (hard) NMS over get_valid_counts' output, step for step as its topi
+//       defines it: the valid boxes in descending score order (top_k of them), each kept
+//       unless a kept box of its class (any class with force_suppress) overlaps it with an
+//       IoU of at least the threshold, at most max_output_size kept; suppressed rows become
+//       -1. With return_indices, the kept boxes' original indices compacted to the front
+//       (int32, -1 after) and their (B, 1) count; else the rows, compacted with
+//       invalid_to_bottom.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -339,6 +349,147 @@ Value builtin_all_class_nms(Interpreter&, const std::vector<Value>& args, Span a
     sc->set_f64(row, kept_scores[k]);
   }
   return runtime::Tuple{{sel, sc, int64_vector(per_batch, at)}};
+}
+
+Value builtin_non_max_suppression(Interpreter&, const std::vector<Value>& args, Span at) {
+  const char* fn = "relax.run.non_max_suppression";
+  const TensorPtr* t[3] = {};
+  for (size_t i = 0; i < 3; ++i) {
+    t[i] = i < args.size() ? args[i].tensor() : nullptr;
+    if (!t[i])
+      raise(diag::PackedFunctionFailed{.message = std::string(fn) + ": argument " +
+                                                  std::to_string(i) + " must be a tensor"},
+            at);
+  }
+  const runtime::Tensor &data = **t[0], &valid = **t[1], &indices = **t[2];
+  if (data.ndim() != 3 || valid.numel() < data.shape()[0] || indices.ndim() != 2)
+    raise(diag::PackedFunctionFailed{.message = std::string(fn) +
+                                                ": data (B, N, L), valid_count (B,) and indices "
+                                                "(B, N) expected"},
+          at);
+  auto real = [&](size_t i, double fallback) {
+    if (i >= args.size()) return fallback;
+    const auto* p = args[i].get_if<runtime::Prim>();
+    return p ? p->as_f64() : fallback;
+  };
+  int64_t max_out = scalar_argument(args, 3, -1);
+  double iou_threshold = real(4, 0.5);
+  bool force = scalar_argument(args, 5, 0) != 0;
+  int64_t top_k = scalar_argument(args, 6, -1), cs = scalar_argument(args, 7, 2);
+  int64_t si = scalar_argument(args, 8, 1), id = scalar_argument(args, 9, 0);
+  bool return_indices = scalar_argument(args, 10, 1) != 0;
+  bool to_bottom = scalar_argument(args, 11, 0) != 0;
+  int64_t B = data.shape()[0], N = data.shape()[1], L = data.shape()[2];
+  if (cs < 0 || cs + 3 >= L || si < 0 || si >= L || id >= L)
+    raise(diag::PackedFunctionFailed{.message = std::string(fn) +
+                                                ": coord_start, score_index or id_index outside "
+                                                "the box"},
+          at);
+  std::vector<double> out(static_cast<size_t>(B * N * L));
+  std::vector<int64_t> box(static_cast<size_t>(B * N));
+  auto in = [&](int64_t b, int64_t j, int64_t k) { return data.get_f64((b * N + j) * L + k); };
+  auto o = [&](int64_t b, int64_t j, int64_t k) -> double& {
+    return out[static_cast<size_t>((b * N + j) * L + k)];
+  };
+  auto clear = [&](int64_t b, int64_t j) {
+    for (int64_t k = 0; k < L; ++k) o(b, j, k) = -1;
+    box[static_cast<size_t>(b * N + j)] = -1;
+  };
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t count = std::clamp<int64_t>(valid.get_i64(b), 0, N);
+    if (iou_threshold > 0) {
+      // The valid boxes by descending score (stable), the first top_k of them.
+      std::vector<int64_t> order(static_cast<size_t>(count));
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t x, int64_t y) { return in(b, x, si) > in(b, y, si); });
+      int64_t keep = top_k > 0 && top_k < count ? top_k : count;
+      for (int64_t j = 0; j < count; ++j) {
+        if (j >= keep) {
+          clear(b, j);
+          continue;
+        }
+        for (int64_t k = 0; k < L; ++k) o(b, j, k) = in(b, order[j], k);
+        box[static_cast<size_t>(b * N + j)] = order[j];
+      }
+      auto corners = [&](int64_t j) {
+        return std::array<double, 4>{
+            std::min(o(b, j, cs), o(b, j, cs + 2)), std::min(o(b, j, cs + 1), o(b, j, cs + 3)),
+            std::max(o(b, j, cs), o(b, j, cs + 2)), std::max(o(b, j, cs + 1), o(b, j, cs + 3))};
+      };
+      int64_t kept = 0;
+      for (int64_t j = 0; j < count; ++j) {
+        if (kept == max_out) {
+          clear(b, j);
+          continue;
+        }
+        if (!(o(b, j, si) > 0)) continue;
+        auto a = corners(j);
+        bool valid_box = true;
+        for (int64_t k = 0; k < j && valid_box; ++k) {
+          if (!(o(b, k, si) > 0) || (id >= 0 && o(b, k, id) < 0)) continue;
+          if (!force && id >= 0 && o(b, j, id) != o(b, k, id)) continue;
+          auto c = corners(k);
+          double w = std::max(0.0, std::min(a[2], c[2]) - std::max(a[0], c[0]));
+          double h = std::max(0.0, std::min(a[3], c[3]) - std::max(a[1], c[1]));
+          double area = w * h;
+          double u = (a[2] - a[0]) * (a[3] - a[1]) + (c[2] - c[0]) * (c[3] - c[1]) - area;
+          double iou = u <= 0 ? 0.0 : area / u;
+          if (iou >= iou_threshold) valid_box = false;
+        }
+        if (!valid_box)
+          clear(b, j);
+        else
+          ++kept;
+      }
+    } else {
+      for (int64_t j = 0; j < count; ++j) {
+        for (int64_t k = 0; k < L; ++k) o(b, j, k) = in(b, j, k);
+        box[static_cast<size_t>(b * N + j)] = j;
+      }
+    }
+    for (int64_t j = count; j < N; ++j) clear(b, j);
+    if (return_indices)
+      for (int64_t j = 0; j < count; ++j) {
+        int64_t& x = box[static_cast<size_t>(b * N + j)];
+        if (x >= 0) x = indices.get_i64(b * indices.shape()[1] + x);
+      }
+  }
+  DLDataType i32{kDLInt, 32, 1};
+  if (return_indices) {
+    // Compacted to the front (TVM's rearrangement), with the count per batch.
+    TensorPtr idx = allocate({B, N}, i32, at);
+    TensorPtr cnt = allocate({B, 1}, i32, at);
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t v = 0;
+      for (int64_t j = 0; j < N; ++j) {
+        int64_t x = box[static_cast<size_t>(b * N + j)];
+        if (x >= 0) idx->set_i64(b * N + v++, x);
+        if (x > N || x < -N) idx->set_i64(b * N + v++, 0);
+        if (j >= v) idx->set_i64(b * N + j, -1);
+      }
+      cnt->set_i64(b, v);
+    }
+    return runtime::Tuple{{idx, cnt}};
+  }
+  TensorPtr result = allocate({B, N, L}, data.dtype(), at);
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t v = 0;
+    for (int64_t j = 0; j < N; ++j) {
+      int64_t dst = j;
+      if (to_bottom) {
+        if (o(b, j, 0) >= 0) {
+          for (int64_t k = 0; k < L; ++k) result->set_f64((b * N + v) * L + k, o(b, j, k));
+          ++v;
+        }
+        if (j >= v)
+          for (int64_t k = 0; k < L; ++k) result->set_f64((b * N + j) * L + k, -1);
+        continue;
+      }
+      for (int64_t k = 0; k < L; ++k) result->set_f64((b * N + dst) * L + k, o(b, j, k));
+    }
+  }
+  return result;
 }
 
 }  // namespace raxc::backend

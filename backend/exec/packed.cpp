@@ -21,6 +21,7 @@ Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at);
 Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at);
 Value builtin_dynamic_strided_slice(Interpreter&, const std::vector<Value>& args, Span at);
 Value builtin_all_class_nms(Interpreter&, const std::vector<Value>& args, Span at);
+Value builtin_non_max_suppression(Interpreter&, const std::vector<Value>& args, Span at);
 
 namespace {
 
@@ -72,6 +73,7 @@ struct Registry {
       {"relax.run.nonzero", builtin_nonzero},
       {"relax.run.dynamic_strided_slice", builtin_dynamic_strided_slice},
       {"relax.run.all_class_non_max_suppression", builtin_all_class_nms},
+      {"relax.run.non_max_suppression", builtin_non_max_suppression},
   };
 };
 

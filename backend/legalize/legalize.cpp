@@ -73,6 +73,27 @@ std::vector<const PrimExpr*> unique_args(analysis::ops::InferContext& infer, ir:
 std::vector<const PrimExpr*> no_args(analysis::ops::InferContext&, ir::Arena&, std::string*) {
   return {};
 }
+// non_max_suppression's attributes, in the kernel's order; soft NMS (soft_nms_sigma > 0) and a
+// score_threshold are not reproduced.
+std::vector<const PrimExpr*> classic_nms_args(analysis::ops::InferContext& infer, ir::Arena& arena,
+                                              std::string* why) {
+  using namespace analysis::ops;
+  Builder b(arena);
+  if (attr_float(infer, "soft_nms_sigma").value_or(0.0) > 0) *why = "soft NMS (soft_nms_sigma > 0)";
+  if (attr_float(infer, "score_threshold").value_or(0.0) != 0) *why = "a score_threshold";
+  auto flag = [&](const char* name, bool dflt) {
+    return b.i64(attr_bool(infer, name).value_or(dflt));
+  };
+  return {b.i64(attr_int(infer, "max_output_size").value_or(-1)),
+          b.float_imm(DataType::Float(64), attr_float(infer, "iou_threshold").value_or(0.5)),
+          flag("force_suppress", false),
+          b.i64(attr_int(infer, "top_k").value_or(-1)),
+          b.i64(attr_int(infer, "coord_start").value_or(2)),
+          b.i64(attr_int(infer, "score_index").value_or(1)),
+          b.i64(attr_int(infer, "id_index").value_or(0)),
+          flag("return_indices", true),
+          flag("invalid_to_bottom", false)};
+}
 // all_class_non_max_suppression's output_format as a flag: 0 "onnx", 1 "tensorflow".
 std::vector<const PrimExpr*> nms_args(analysis::ops::InferContext& infer, ir::Arena& arena,
                                       std::string* why) {
@@ -89,6 +110,7 @@ const PackedRule* find_packed_rule(std::string_view op) {
       {"relax.dynamic_strided_slice", "relax.run.dynamic_strided_slice", no_args},
       {"relax.vision.all_class_non_max_suppression", "relax.run.all_class_non_max_suppression",
        nms_args},
+      {"relax.vision.non_max_suppression", "relax.run.non_max_suppression", classic_nms_args},
   };
   for (const PackedRule& r : rules)
     if (r.op == op) return &r;
@@ -97,7 +119,7 @@ const PackedRule* find_packed_rule(std::string_view op) {
 
 std::vector<std::string_view> packed_operators() {
   return {"relax.unique", "relax.nonzero", "relax.dynamic_strided_slice",
-          "relax.vision.all_class_non_max_suppression"};
+          "relax.vision.all_class_non_max_suppression", "relax.vision.non_max_suppression"};
 }
 
 }  // namespace legalize

@@ -1231,6 +1231,75 @@ case("vision", "R.vision.multibox_transform_loc(c, l, a)", [T("c", (2, 3, 5)), T
 case("vision", "R.vision.multibox_transform_loc(c, l, a, clip=False, threshold=0.3, variances=(1.0, 1.0, 1.0, 1.0), "
      "keep_background=True)", [T("c", (1, 4, 3), "float64"), T("l", (1, 12), "float64"), T("a", (1, 3, 4), "float64", "pos")],
      lambda c, l, a: multibox_np(c, l, a, (1.0, 1.0, 1.0, 1.0), False, 0.3, True))
+def classic_nms_np(data, valid, indices, max_out=-1, iou_thr=0.5, force=False, top_k=-1, cs=2, si=1, idi=0,
+                   return_indices=True, to_bottom=False):
+    """TVM's classic hard NMS (topi.vision.non_max_suppression), step for step."""
+    B, N, L = data.shape
+    out, box = np.zeros(data.shape), np.zeros((B, N), np.int64)
+    for b in range(B):
+        n = min(max(int(valid[b]), 0), N)
+        if iou_thr > 0:
+            order = sorted(range(n), key=lambda j: -data[b, j, si])
+            keep = top_k if 0 < top_k < n else n
+            for j in range(n):
+                out[b, j], box[b, j] = (data[b, order[j]], order[j]) if j < keep else (-1, -1)
+            kept = 0
+            for j in range(n):
+                if kept == max_out:
+                    out[b, j], box[b, j] = -1, -1
+                    continue
+                if not out[b, j, si] > 0:
+                    continue
+                a = out[b, j, cs:cs + 4]
+                ok = True
+                for k in range(j):
+                    if not out[b, k, si] > 0 or (idi >= 0 and out[b, k, idi] < 0):
+                        continue
+                    if not force and idi >= 0 and out[b, j, idi] != out[b, k, idi]:
+                        continue
+                    c = out[b, k, cs:cs + 4]
+                    al, at, ar, ab = min(a[0], a[2]), min(a[1], a[3]), max(a[0], a[2]), max(a[1], a[3])
+                    bl, bt, br, bb = min(c[0], c[2]), min(c[1], c[3]), max(c[0], c[2]), max(c[1], c[3])
+                    area = max(0, min(ar, br) - max(al, bl)) * max(0, min(ab, bb) - max(at, bt))
+                    u = (ar - al) * (ab - at) + (br - bl) * (bb - bt) - area
+                    if (0 if u <= 0 else area / u) >= iou_thr:
+                        ok = False
+                if ok:
+                    kept += 1
+                else:
+                    out[b, j], box[b, j] = -1, -1
+        else:
+            out[b, :n], box[b, :n] = data[b, :n], np.arange(n)
+        out[b, n:], box[b, n:] = -1, -1
+        if return_indices:
+            box[b, :n] = [indices[b, x] if x >= 0 else x for x in box[b, :n]]
+    if return_indices:
+        idx, cnt = np.full((B, N), -1, np.int32), np.zeros((B, 1), np.int32)
+        for b in range(B):
+            kept = [x for x in box[b] if x >= 0]
+            idx[b, :len(kept)], cnt[b, 0] = kept, len(kept)
+        return idx, cnt
+    if to_bottom:
+        res = np.full(data.shape, -1.0)
+        for b in range(B):
+            rows = [r for r in out[b] if r[0] >= 0]
+            res[b, :len(rows)] = rows
+        out = res
+    return out.astype(data.dtype)
+
+
+NMS_DATA = ("const:0,0.9,0,0,1,1, 0,0.8,0,0.1,1,1.1, 1,0.7,0,0,1,1, 0,0.6,5,5,6,6, 0,0.95,5.1,5,6.1,6, "
+            "-1,0.5,0,0,1,1").replace(" ", "")
+case("vision", "R.vision.non_max_suppression(d, v, i)",
+     [T("d", (1, 6, 6), "float32", NMS_DATA), T("v", (1,), "int32", "const:5"), T("i", (1, 6), "int32", "const:0,1,2,3,4,5")],
+     lambda d, v, i: classic_nms_np(d, v, i))
+case("vision", "R.vision.non_max_suppression(d, v, i, max_output_size=2, iou_threshold=0.3, force_suppress=True, "
+     "return_indices=False, invalid_to_bottom=True)",
+     [T("d", (1, 6, 6), "float32", NMS_DATA), T("v", (1,), "int32", "const:6"), T("i", (1, 6), "int32", "const:5,4,3,2,1,0")],
+     lambda d, v, i: classic_nms_np(d, v, i, max_out=2, iou_thr=0.3, force=True, return_indices=False, to_bottom=True))
+case("vision", "R.vision.non_max_suppression(d, v, i, top_k=3, id_index=-1, return_indices=False)",
+     [T("d", (2, 4, 6)), T("v", (2,), "int32", "const:4,2"), T("i", (2, 4), "int32", "const:0,1,2,3,0,1,2,3")],
+     lambda d, v, i: classic_nms_np(d, v, i, top_k=3, idi=-1, return_indices=False))
 ROIS = "const:0,1,1,6,5,1,0,2,3,7,0,-2,-1,3,2"  # (3, 5): batch, x1, y1, x2, y2 (one past the edge)
 case("vision", "R.vision.roi_align(x, r, pooled_size=[2, 3], spatial_scale=1.0)",
      [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_align_np(x, r, (2, 3), 1.0))
