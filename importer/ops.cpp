@@ -104,6 +104,14 @@ bool pow_op(Context& c) {
   std::string a = c.tensor(0), b = c.tensor(1);
   if (!c.ok()) return false;
   const std::string& dt = dtype_of(c, 0);
+  if (!is_float_dtype(dt)) {
+    // R.power lowers for floats only (as TVM's): integers go through float64, exact for the
+    // results float64 holds, then back.
+    std::string af = c.temp("R.astype(" + a + ", \"float64\")");
+    std::string bf = c.temp("R.astype(" + b + ", \"float64\")");
+    c.emit(0, "R.astype(" + c.temp("R.power(" + af + ", " + bf + ")") + ", \"" + dt + "\")", dt);
+    return true;
+  }
   if (dtype_of(c, 1) != dt) b = c.temp("R.astype(" + b + ", \"" + dt + "\")");
   c.emit(0, "R.power(" + a + ", " + b + ")", dt);
   return true;
@@ -427,10 +435,28 @@ bool global_pool(Context& c, const char* op) {
 // Inference-mode BatchNormalization, composed: (x - mean) * scale / sqrt(var + eps) + bias,
 // the per-channel operands expanded to broadcast over the spatial axes (no R.nn.batch_norm
 // legalization yet).
+// BatchNormalization in training mode (opset 14 on): R.nn.batch_norm with training=True, which
+// normalises by the batch statistics (biased variance) and blends the running statistics;
+// ONNX's momentum weighs the old running value, TVM's the batch's, hence 1 - momentum.
+bool batch_norm_training(Context& c) {
+  std::string x = c.tensor(0), scale = c.tensor(1), bias = c.tensor(2), mean = c.tensor(3),
+              var = c.tensor(4);
+  if (!c.ok() || !float_only(c)) return false;
+  if (c.opset() < 14) return c.refuse("the training outputs before opset 14");
+  char buf[120];
+  std::snprintf(buf, sizeof buf, "epsilon=%.9g, momentum=%.9g", c.attr_float("epsilon", 1e-5),
+                1.0 - c.attr_float("momentum", 0.9));
+  std::string t = c.temp("R.nn.batch_norm(" + x + ", " + scale + ", " + bias + ", " + mean + ", " +
+                         var + ", axis=1, " + buf + ", training=True)");
+  c.emit(0, t + "[0]", dtype_of(c, 0), c.in(0)->dims);
+  for (int i = 1; i < 3; ++i)
+    if (c.output_used(i)) c.emit(i, t + "[" + std::to_string(i) + "]", dtype_of(c, 3));
+  return true;
+}
+
 bool batch_norm(Context& c) {
-  if (c.output_used(1) || c.output_used(2))
-    return c.refuse("the training outputs (running mean and variance)");
-  if (c.attr_int("training_mode", 0)) return c.refuse("training_mode=1");
+  if (c.output_used(1) || c.output_used(2) || c.attr_int("training_mode", 0))
+    return batch_norm_training(c);
   std::string x = c.tensor(0), scale = c.tensor(1), bias = c.tensor(2), mean = c.tensor(3),
               var = c.tensor(4);
   if (!c.ok() || !float_only(c)) return false;
@@ -864,8 +890,11 @@ bool dropout(Context& c) {
   const Value& x = c.need(0);
   if (!c.ok()) return false;
   if (c.has_input(2)) {
+    // Training mode drops elements at random, unless the ratio is a constant 0.
     const Tensor* training = c.constant(2);
-    if (!training || training->integer(0) != 0)
+    const Tensor* ratio = c.has_input(1) ? c.constant(1) : nullptr;
+    bool zero_ratio = ratio && ratio->numel() == 1 && ratio->real(0) == 0;
+    if (!training || (training->integer(0) != 0 && !zero_ratio))
       return c.refuse("training_mode that is not a constant false");
   }
   if (c.attr_int("is_test", 1) == 0 && c.opset() < 7) return c.refuse("is_test=0");
@@ -1128,6 +1157,469 @@ bool depth_space(Context& c, bool to_space) {
   return true;
 }
 
+// A PrimValue literal of `dtype` holding v (R.one_hot's on / off values).
+std::string prim_literal(double v, const std::string& dtype) {
+  char buf[40];
+  if (is_float_dtype(dtype)) {
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    std::string s = buf;
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    return "R.prim_value(T." + dtype + "(" + s + "))";
+  }
+  if (dtype == "bool")
+    return std::string("R.prim_value(T.bool(") + (v != 0 ? "True" : "False") + "))";
+  return "R.prim_value(T." + dtype + "(" + std::to_string(static_cast<int64_t>(v)) + "))";
+}
+
+// CumSum(x, axis): R.cumsum along the constant axis; `exclusive` maps onto R.cumsum's, `reverse`
+// flips the axis before and after.
+bool cumsum(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto axis = c.const_ints(1);
+  if (!axis || axis->size() != 1) return c.refuse("an axis that is not a constant");
+  std::string a = std::to_string((*axis)[0]);
+  bool reverse = c.attr_int("reverse", 0) != 0;
+  if (reverse) x = c.temp("R.flip(" + x + ", axis=" + a + ")");
+  std::string call = "R.cumsum(" + x + ", axis=" + a +
+                     ", exclusive=" + (c.attr_int("exclusive", 0) ? "True" : "False") + ")";
+  if (reverse) call = "R.flip(" + c.temp(call) + ", axis=" + a + ")";
+  c.emit(0, call, dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// OneHot(indices, depth, values=[off, on]): R.one_hot of the indices as int64, negative ones
+// counting from the end of the depth (ONNX wraps them).
+bool one_hot(Context& c) {
+  std::string idx = c.tensor(0);
+  if (!c.ok()) return false;
+  const Tensor* depth = c.constant(1);
+  const Tensor* values = c.constant(2);
+  if (!depth || !values || values->numel() != 2)
+    return c.refuse("a depth or values that is not a constant");
+  auto d = static_cast<int64_t>(depth->real(0));
+  if (d < 1) return c.refuse("depth " + std::to_string(d));
+  const std::string& dt = values->dtype;
+  if (dtype_of(c, 0) != "int64") idx = c.temp("R.astype(" + idx + ", \"int64\")");
+  std::string neg = c.temp("R.less(" + idx + ", " + Context::scalar(0, "int64") + ")");
+  std::string wrapped = c.temp("R.add(" + idx + ", " + Context::scalar(double(d), "int64") + ")");
+  idx = c.temp("R.where(" + neg + ", " + wrapped + ", " + idx + ")");
+  // The canonical printer writes an integer PrimValue bare (int64): integer values other than
+  // int64 are encoded in int64, then cast.
+  bool via_int64 = !is_float_dtype(dt) && dt != "int64";
+  const std::string& vt = via_int64 ? std::string("int64") : dt;
+  std::string hot = "R.one_hot(" + idx + ", " + prim_literal(values->real(1), vt) + ", " +
+                    prim_literal(values->real(0), vt) + ", depth=" + std::to_string(d) +
+                    ", axis=" + std::to_string(c.attr_int("axis", -1)) + ")";
+  if (via_int64) hot = "R.astype(" + c.temp(hot) + ", \"" + dt + "\")";
+  c.emit(0, hot, dt);
+  return true;
+}
+
+// ScatterElements (and the older Scatter): R.scatter_elements; reduction none is "update".
+bool scatter_elements(Context& c) {
+  std::string x = c.tensor(0), idx = c.tensor(1), upd = c.tensor(2);
+  if (!c.ok()) return false;
+  std::string reduction = c.attr_string("reduction", "none");
+  if (reduction == "none") reduction = "update";
+  if (reduction != "update" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return c.refuse("reduction='" + reduction + "'");
+  c.emit(0,
+         "R.scatter_elements(" + x + ", " + idx + ", " + upd + ", axis=" +
+             std::to_string(c.attr_int("axis", 0)) + ", reduction=\"" + reduction + "\")",
+         dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// An einsum equation with "..." spelled out in letters the equation does not use, from the
+// operands' ranks (numpy's rules: the ellipsis axes broadcast right-aligned; an implicit output
+// is the ellipsis axes, then the letters used once, in order).
+std::optional<std::string> expand_ellipsis(Context& c, const std::string& eq) {
+  size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(
+        lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (int(terms.size()) != c.node().input_size()) return std::nullopt;
+  std::string unused;
+  for (char ch = 'A'; ch <= 'Z'; ++ch)
+    if (eq.find(ch) == std::string::npos) unused += ch;
+  size_t most = 0;
+  std::vector<size_t> covered(terms.size(), 0);
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (terms[i].find("...") == std::string::npos) continue;
+    int64_t rank = c.rank(int(i));
+    int64_t named = int64_t(terms[i].size()) - 3;
+    if (rank < 0 || rank < named) return std::nullopt;
+    covered[i] = size_t(rank - named);
+    most = std::max(most, covered[i]);
+  }
+  if (most > unused.size()) return std::nullopt;
+  std::string letters = unused.substr(0, most);
+  auto replace = [&](std::string term, size_t n) {
+    size_t at = term.find("...");
+    return at == std::string::npos ? term : term.replace(at, 3, letters.substr(most - n));
+  };
+  std::string out;
+  for (size_t i = 0; i < terms.size(); ++i) out += (i ? "," : "") + replace(terms[i], covered[i]);
+  if (arrow != std::string::npos) return out + "->" + replace(eq.substr(arrow + 2), most);
+  std::string implicit = letters;
+  for (char ch = 'a'; ch <= 'z'; ++ch)
+    if (std::count(lhs.begin(), lhs.end(), ch) == 1) implicit += ch;
+  return out + "->" + implicit;
+}
+
+// Einsum: R.einsum over the operands, the equation without spaces.
+bool einsum(Context& c) {
+  std::string operands;
+  for (int i = 0; i < c.node().input_size(); ++i) {
+    std::string t = c.tensor(i);
+    if (!c.ok()) return false;
+    operands += (i ? ", " : "") + t;
+  }
+  std::string eq;
+  for (char ch : c.attr_string("equation", ""))
+    if (ch != ' ') eq += ch;
+  if (eq.empty()) return c.refuse("an empty equation");
+  if (eq.find("...") != std::string::npos) {
+    auto expanded = expand_ellipsis(c, eq);
+    if (!expanded) return c.refuse("an ellipsis over operands of unknown rank");
+    eq = *expanded;
+  }
+  if (c.node().input_size() == 1) operands += ",";
+  c.emit(0, "R.einsum((" + operands + "), subscripts=\"" + eq + "\")", dtype_of(c, 0));
+  return true;
+}
+
+// Resize (opsets 10-19) and Upsample (7-9) of a 4-D NCHW or 5-D NCDHW input over its spatial
+// axes: R.image.resize2d / resize3d to the output size (the `sizes` input, or floor(in *
+// scale)). ONNX maps output coordinates through the given scale, Relax through out / in:
+// scales that are not exactly out / in are refused, as are tf_crop_and_resize (it needs the
+// roi), antialias and axes (opset 18). Upsample is the asymmetric mode with floor rounding.
+bool resize(Context& c, bool upsample) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  auto shape = c.static_shape(0);
+  if (!shape || (shape->size() != 4 && shape->size() != 5))
+    return c.refuse("an input that is not 4-D or 5-D with a static shape");
+  size_t rank = shape->size();
+  if (c.attr_int("antialias", 0) != 0) return c.refuse("antialias=1");
+  if (c.attr("axes")) return c.refuse("the axes attribute");
+  if (c.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    return c.refuse("keep_aspect_ratio_policy='" + c.attr_string("keep_aspect_ratio_policy", "") +
+                    "'");
+  std::string ctm = upsample ? "asymmetric"
+                             : c.attr_string("coordinate_transformation_mode",
+                                             c.opset() >= 11 ? "half_pixel" : "asymmetric");
+  if (ctm == "tf_crop_and_resize") return c.refuse("coordinate_transformation_mode='" + ctm + "'");
+  int scales_input = c.opset() >= 11 ? 2 : 1;
+  Ints out = *shape;
+  const Tensor* sizes = !upsample && c.opset() >= 11 && c.has_input(3) ? c.constant(3) : nullptr;
+  if (!upsample && c.opset() >= 11 && c.has_input(3) && !sizes)
+    return c.refuse("sizes that are not a constant");
+  if (sizes) {
+    Ints v = sizes->integers();
+    if (v.size() != rank) return c.refuse("sizes of another rank");
+    out = v;
+  } else {
+    std::vector<double> scales;
+    if (upsample && c.opset() < 9) {
+      scales = c.attr_floats("scales").value_or(std::vector<double>{});
+    } else if (const Tensor* t = c.has_input(scales_input) ? c.constant(scales_input) : nullptr) {
+      scales = t->reals();
+    }
+    if (scales.size() != rank) return c.refuse("scales that are not constants, one per axis");
+    for (size_t d = 0; d < rank; ++d) {
+      double exact = double((*shape)[d]) * scales[d];
+      out[d] = static_cast<int64_t>(std::floor(exact));
+      if (std::abs(exact - double(out[d])) > 1e-9 * std::max(1.0, exact))
+        return c.refuse("a scale whose output size is not exact (in * scale not an integer)");
+    }
+  }
+  if (out[0] != (*shape)[0] || out[1] != (*shape)[1])
+    return c.refuse("a resize of the batch or channel axis");
+  std::string mode = c.attr_string("mode", "nearest");
+  std::string method = mode == "nearest"                           ? "nearest_neighbor"
+                       : mode == "bilinear" || mode == "trilinear" ? "linear"
+                                                                   : mode;
+  if (method != "nearest_neighbor" && method != "linear" && method != "cubic")
+    return c.refuse("mode='" + mode + "'");
+  std::string rounding = upsample ? "floor" : c.attr_string("nearest_mode", "round_prefer_floor");
+  char alpha[40];
+  std::snprintf(alpha, sizeof alpha, "%.9g", c.attr_float("cubic_coeff_a", -0.75));
+  std::string size;
+  for (size_t d = 2; d < rank; ++d) size += (d > 2 ? ", " : "") + std::to_string(out[d]);
+  c.emit(0,
+         std::string(rank == 4 ? "R.image.resize2d(" : "R.image.resize3d(") + x + ", R.shape([" +
+             size + "]), layout=\"" + (rank == 4 ? "NCHW" : "NCDHW") + "\", method=\"" + method +
+             "\", coordinate_transformation_mode=\"" + ctm + "\", rounding_method=\"" +
+             (method == "nearest_neighbor" ? rounding : std::string("")) + "\", cubic_alpha=" +
+             alpha + ", cubic_exclude=" + std::to_string(c.attr_int("exclude_outside", 0)) + ")",
+         dtype_of(c, 0), static_dims(out));
+  return true;
+}
+
+// ScatterND: R.scatter_nd; reduction none is "update".
+bool scatter_nd(Context& c) {
+  std::string x = c.tensor(0), idx = c.tensor(1), upd = c.tensor(2);
+  if (!c.ok()) return false;
+  std::string reduction = c.attr_string("reduction", "none");
+  if (reduction == "none") reduction = "update";
+  if (reduction != "update" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return c.refuse("reduction='" + reduction + "'");
+  c.emit(0, "R.scatter_nd(" + x + ", " + idx + ", " + upd + ", reduction=\"" + reduction + "\")",
+         dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// EyeLike: R.eye_like with the diagonal k and the dtype attribute (default: the input's).
+bool eye_like(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  std::string dt = dtype_of(c, 0);
+  if (const auto* a = c.attr("dtype")) {
+    auto to = relax_dtype(static_cast<int>(a->i()));
+    if (!to) return c.refuse_type(c.node().output(0), onnx_type_name(static_cast<int>(a->i())));
+    dt = *to;
+  }
+  c.emit(0,
+         "R.eye_like(" + x + ", R.prim_value(" + std::to_string(c.attr_int("k", 0)) +
+             "), dtype=\"" + dt + "\")",
+         dt, c.in(0)->dims);
+  return true;
+}
+
+// HammingWindow (alpha 25/46, beta 21/46) and HannWindow (0.5, 0.5): R.hamming_window of the
+// constant size; `periodic` (default 1) divides by the size, else by the size less one.
+bool window(Context& c, double alpha, double beta) {
+  auto size = c.const_ints(0);
+  if (!size || size->size() != 1 || (*size)[0] < 1)
+    return c.refuse("a size that is not a constant");
+  auto to = relax_dtype(static_cast<int>(c.attr_int("output_datatype", 1)));
+  if (!to || !is_float_dtype(*to))
+    return c.refuse_type(c.node().output(0),
+                         onnx_type_name(static_cast<int>(c.attr_int("output_datatype", 1))));
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "R.prim_value(T.float64(%.17g)), R.prim_value(T.float64(%.17g))",
+                alpha, beta);
+  c.emit(0,
+         "R.hamming_window(R.prim_value(" + std::to_string((*size)[0]) + "), R.prim_value(" +
+             std::to_string(c.attr_int("periodic", 1) != 0) + "), " + buf + ", dtype=\"" + *to +
+             "\")",
+         *to, static_dims({(*size)[0]}));
+  return true;
+}
+
+// ReverseSequence: R.reverse_sequence (time_axis is its seq_axis).
+bool reverse_sequence(Context& c) {
+  std::string x = c.tensor(0), lens = c.tensor(1);
+  if (!c.ok()) return false;
+  c.emit(0,
+         "R.reverse_sequence(" + x + ", " + lens +
+             ", seq_axis=" + std::to_string(c.attr_int("time_axis", 0)) +
+             ", batch_axis=" + std::to_string(c.attr_int("batch_axis", 1)) + ")",
+         dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
+// NonZero: R.nonzero, (rank, count) int64 indices in row-major order, as ONNX's.
+bool nonzero(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  c.emit(0, "R.nonzero(" + x + ")", "int64");
+  return true;
+}
+
+// Unique: R.unique with every output requested (values, first indices, inverse, counts).
+bool unique(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  std::string call = "R.unique(" + x + ", sorted=" + (c.attr_int("sorted", 1) ? "True" : "False") +
+                     ", return_index=True, return_inverse=True, return_counts=True";
+  if (const auto* a = c.attr("axis")) call += ", axis=" + std::to_string(a->i());
+  std::string t = c.temp(call + ")");
+  c.emit(0, t + "[0]", dtype_of(c, 0));
+  for (int i = 1; i < 4; ++i)
+    if (c.output_used(i)) c.emit(i, t + "[" + std::to_string(i) + "]", "int64");
+  return true;
+}
+
+// NonMaxSuppression: R.vision.all_class_non_max_suppression (ONNX output format: every
+// (batch, class, box) row, the selected first, and their count), then the selected rows cut
+// out with R.dynamic_strided_slice. Absent inputs take ONNX's defaults (no box kept when
+// max_output_boxes_per_class is absent, no score threshold); center_point_box=1 boxes are
+// turned into corners first.
+bool non_max_suppression(Context& c) {
+  std::string boxes = c.tensor(0), scores = c.tensor(1);
+  if (!c.ok()) return false;
+  if (c.attr_int("center_point_box", 0) != 0) {
+    // [x_centre, y_centre, width, height] to the corners [y1, x1, y2, x2].
+    const std::string& dt = dtype_of(c, 0);
+    std::string parts = c.temp("R.split(" + boxes + ", indices_or_sections=4, axis=2)");
+    auto part = [&](int k) { return c.temp(parts + "[" + std::to_string(k) + "]"); };
+    std::string xc = part(0), yc = part(1), w = part(2), h = part(3);
+    std::string hw = c.temp("R.divide(" + w + ", " + Context::scalar(2, dt) + ")");
+    std::string hh = c.temp("R.divide(" + h + ", " + Context::scalar(2, dt) + ")");
+    std::string y1 = c.temp("R.subtract(" + yc + ", " + hh + ")");
+    std::string x1 = c.temp("R.subtract(" + xc + ", " + hw + ")");
+    std::string y2 = c.temp("R.add(" + yc + ", " + hh + ")");
+    std::string x2 = c.temp("R.add(" + xc + ", " + hw + ")");
+    boxes = c.temp("R.concat((" + y1 + ", " + x1 + ", " + y2 + ", " + x2 + "), axis=2)");
+  }
+  auto operand = [&](int i, double fallback, const char* dtype) {
+    if (c.has_input(i)) {
+      std::string t = c.tensor(i);
+      std::string r = c.temp("R.reshape(" + t + ", R.shape([1]))");
+      return dtype_of(c, i) == dtype ? r : c.temp("R.astype(" + r + ", \"" + dtype + "\")");
+    }
+    return c.temp("R.reshape(" + Context::scalar(fallback, dtype) + ", R.shape([1]))");
+  };
+  std::string max_out = operand(2, 0, "int64");
+  std::string iou = operand(3, 0, "float32");
+  std::string score = operand(4, -std::numeric_limits<float>::infinity(), "float32");
+  if (!c.ok()) return false;
+  std::string nms =
+      c.temp("R.vision.all_class_non_max_suppression(" + boxes + ", " + scores + ", " + max_out +
+             ", " + iou + ", " + score + ", output_format=\"onnx\")");
+  std::string count = c.temp(nms + "[1]");
+  std::string end = c.temp("R.concat((" + count + ", R.const([3], \"int64\")), axis=0)");
+  c.emit(0,
+         "R.dynamic_strided_slice(" + c.temp(nms + "[0]") + ", R.const([0, 0], \"int64\"), " + end +
+             ", R.const([1, 1], \"int64\"))",
+         "int64");
+  return true;
+}
+
+// QuantizeLinear / DequantizeLinear: R.quantize / R.dequantize (round half to even, saturating),
+// per tensor or along `axis` (default 1); an absent zero point is 0 of uint8 (quantize) or of
+// the input's dtype (dequantize). The quantized dtype is the zero point's.
+bool quantize_linear(Context& c, bool quantize) {
+  std::string x = c.tensor(0), scale = c.tensor(1);
+  if (!c.ok()) return false;
+  std::string qdt = quantize ? (c.has_input(2) ? dtype_of(c, 2) : "uint8") : dtype_of(c, 0);
+  if (qdt != "int8" && qdt != "uint8" && qdt != "int32" && qdt != "int16" && qdt != "uint16")
+    return c.refuse_type(c.node().input(c.has_input(2) ? 2 : 0), qdt);
+  std::string zp = c.has_input(2) ? c.tensor(2) : Context::scalar(0, qdt);
+  if (!c.ok()) return false;
+  std::string out_dt = quantize ? qdt : dtype_of(c, 1);
+  int64_t rank = c.rank(0);
+  int64_t axis = c.attr_int("axis", 1);
+  if (rank >= 0 && c.rank(1) <= 0) axis = -1;  // per tensor: the axis does not matter
+  if (rank >= 0 && (axis < -rank || axis >= std::max<int64_t>(rank, 1)))
+    return c.refuse("axis " + std::to_string(axis));
+  c.emit(0,
+         std::string(quantize ? "R.quantize(" : "R.dequantize(") + x + ", " + scale + ", " + zp +
+             ", axis=" + std::to_string(axis) + ", out_dtype=\"" + out_dt + "\")",
+         out_dt, c.in(0)->dims);
+  return true;
+}
+
+// RoiAlign (mode avg): R.vision.roi_align of the rois prefixed by their batch index. ONNX's
+// half_pixel mode (opset 16's default) samples at roi * scale - 0.5 without the minimum extent
+// of 1: the rois are shifted by 0.5 / spatial_scale and the call is `aligned`;
+// output_half_pixel is the unaligned form. ONNX's max mode (the maximum of the weighted corner
+// terms, not of the samples) is refused.
+bool roi_align(Context& c) {
+  std::string x = c.tensor(0), rois = c.tensor(1), batch = c.tensor(2);
+  if (!c.ok() || !float_only(c)) return false;
+  std::string mode = c.attr_string("mode", "avg");
+  if (mode != "avg") return c.refuse("mode='" + mode + "'");
+  std::string ctm = c.attr_string("coordinate_transformation_mode",
+                                  c.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+  if (ctm != "half_pixel" && ctm != "output_half_pixel")
+    return c.refuse("coordinate_transformation_mode='" + ctm + "'");
+  double scale = c.attr_float("spatial_scale", 1.0);
+  if (scale == 0) return c.refuse("spatial_scale=0");
+  const std::string& rdt = dtype_of(c, 1);
+  bool aligned = ctm == "half_pixel";
+  if (aligned) rois = c.temp("R.subtract(" + rois + ", " + Context::scalar(0.5 / scale, rdt) + ")");
+  std::string b = c.temp("R.expand_dims(R.astype(" + batch + ", \"" + rdt + "\"), axis=[1])");
+  std::string all = c.temp("R.concat((" + b + ", " + rois + "), axis=1)");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", scale);
+  c.emit(0,
+         "R.vision.roi_align(" + x + ", " + all + ", pooled_size=[" +
+             std::to_string(c.attr_int("output_height", 1)) + ", " +
+             std::to_string(c.attr_int("output_width", 1)) + "], spatial_scale=" + buf +
+             ", sample_ratio=" + std::to_string(c.attr_int("sampling_ratio", 0)) +
+             ", aligned=" + (aligned ? "True" : "False") + ", layout=\"NCHW\", mode=\"avg\")",
+         dtype_of(c, 0));
+  return true;
+}
+
+// LRN: x / (bias + alpha / size * sum of x^2 over the channel window)^beta, the window
+// [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)]; sum / size is an average pool of x^2
+// laid out as (N, 1, C, rest) with the padding counted.
+bool lrn(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok() || !float_only(c)) return false;
+  auto shape = c.static_shape(0);
+  if (!shape || shape->size() < 3) return c.refuse("an input that is not 3-D or more, static");
+  int64_t size = c.attr_int("size", 1);
+  if (size < 1) return c.refuse("size " + std::to_string(size));
+  const std::string& dt = dtype_of(c, 0);
+  int64_t rest = 1;
+  for (size_t d = 2; d < shape->size(); ++d) rest *= (*shape)[d];
+  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  std::string sq = c.temp("R.reshape(R.multiply(" + x + ", " + x + "), " +
+                          shape_literal({(*shape)[0], 1, (*shape)[1], rest}) + ")");
+  std::string pooled = c.temp("R.nn.avg_pool2d(" + sq + ", pool_size=[" + std::to_string(size) +
+                              ", 1], strides=[1, 1], padding=[" + std::to_string(lo) + ", 0, " +
+                              std::to_string(hi) + ", 0], count_include_pad=True)");
+  std::string sum = c.temp("R.reshape(" + pooled + ", " + shape_literal(*shape) + ")");
+  std::string scaled =
+      c.temp("R.multiply(" + sum + ", " + Context::scalar(c.attr_float("alpha", 1e-4), dt) + ")");
+  std::string base =
+      c.temp("R.add(" + scaled + ", " + Context::scalar(c.attr_float("bias", 1.0), dt) + ")");
+  std::string den =
+      c.temp("R.power(" + base + ", " + Context::scalar(c.attr_float("beta", 0.75), dt) + ")");
+  c.emit(0, "R.divide(" + x + ", " + den + ")", dt, c.in(0)->dims);
+  return true;
+}
+
+// DynamicQuantizeLinear: uint8 quantization with the scale (max(x, 0) - min(x, 0)) / 255 and
+// the zero point round(-min / scale) clipped to [0, 255] (ONNX's definition), then R.quantize.
+bool dynamic_quantize_linear(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  if (dtype_of(c, 0) != "float32") return c.refuse_type(c.node().input(0), dtype_of(c, 0));
+  std::string zero = Context::scalar(0, "float32");
+  std::string hi = c.temp("R.maximum(R.max(" + x + "), " + zero + ")");
+  std::string lo = c.temp("R.minimum(R.min(" + x + "), " + zero + ")");
+  std::string scale = c.temp("R.divide(R.subtract(" + hi + ", " + lo + "), " +
+                             Context::scalar(255, "float32") + ")");
+  std::string zp_f = c.temp("R.clip(R.round(R.divide(R.negative(" + lo + "), " + scale +
+                            ")), R.prim_value(T.float32(0)), R.prim_value(T.float32(255)))");
+  std::string zp = c.temp("R.astype(" + zp_f + ", \"uint8\")");
+  c.emit(0, "R.quantize(" + x + ", " + scale + ", " + zp + ", axis=-1, out_dtype=\"uint8\")",
+         "uint8", c.in(0)->dims);
+  if (c.output_used(1)) c.alias(1, Value{scale, "float32", std::vector<Dim>{}, std::nullopt});
+  if (c.output_used(2)) c.alias(2, Value{zp, "uint8", std::vector<Dim>{}, std::nullopt});
+  return true;
+}
+
+// MeanVarianceNormalization: (x - mean) / sqrt(variance) over `axes` (default [0, 2, 3]), as
+// ONNX's function body (which adds no epsilon).
+bool mean_variance_normalization(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok() || !float_only(c)) return false;
+  Ints axes = c.attr_ints("axes").value_or(Ints{0, 2, 3});
+  std::string a = int_list(axes);
+  std::string mean = c.temp("R.mean(" + x + ", axis=" + a + ", keepdims=True)");
+  std::string centred = c.temp("R.subtract(" + x + ", " + mean + ")");
+  std::string var =
+      c.temp("R.mean(R.multiply(" + centred + ", " + centred + "), axis=" + a + ", keepdims=True)");
+  c.emit(0, "R.divide(" + centred + ", R.sqrt(" + var + "))", dtype_of(c, 0), c.in(0)->dims);
+  return true;
+}
+
 // NegativeLogLikelihoodLoss: R.nn.nll_loss has ONNX's semantics (weights, ignore_index, the
 // three reductions).
 bool nll_loss(Context& c) {
@@ -1297,6 +1789,33 @@ const std::map<std::string, Converter>& table() {
       {"Hardmax", [](Context& c, const onnx::NodeProto&) { return hardmax(c); }},
       {"DepthToSpace", [](Context& c, const onnx::NodeProto&) { return depth_space(c, true); }},
       {"SpaceToDepth", [](Context& c, const onnx::NodeProto&) { return depth_space(c, false); }},
+      {"ScatterND", [](Context& c, const onnx::NodeProto&) { return scatter_nd(c); }},
+      {"EyeLike", [](Context& c, const onnx::NodeProto&) { return eye_like(c); }},
+      {"HammingWindow",
+       [](Context& c, const onnx::NodeProto&) { return window(c, 25.0 / 46, 21.0 / 46); }},
+      {"HannWindow", [](Context& c, const onnx::NodeProto&) { return window(c, 0.5, 0.5); }},
+      {"ReverseSequence", [](Context& c, const onnx::NodeProto&) { return reverse_sequence(c); }},
+      {"NonZero", [](Context& c, const onnx::NodeProto&) { return nonzero(c); }},
+      {"Unique", [](Context& c, const onnx::NodeProto&) { return unique(c); }},
+      {"NonMaxSuppression",
+       [](Context& c, const onnx::NodeProto&) { return non_max_suppression(c); }},
+      {"QuantizeLinear",
+       [](Context& c, const onnx::NodeProto&) { return quantize_linear(c, true); }},
+      {"DequantizeLinear",
+       [](Context& c, const onnx::NodeProto&) { return quantize_linear(c, false); }},
+      {"RoiAlign", [](Context& c, const onnx::NodeProto&) { return roi_align(c); }},
+      {"LRN", [](Context& c, const onnx::NodeProto&) { return lrn(c); }},
+      {"DynamicQuantizeLinear",
+       [](Context& c, const onnx::NodeProto&) { return dynamic_quantize_linear(c); }},
+      {"MeanVarianceNormalization",
+       [](Context& c, const onnx::NodeProto&) { return mean_variance_normalization(c); }},
+      {"CumSum", [](Context& c, const onnx::NodeProto&) { return cumsum(c); }},
+      {"OneHot", [](Context& c, const onnx::NodeProto&) { return one_hot(c); }},
+      {"ScatterElements", [](Context& c, const onnx::NodeProto&) { return scatter_elements(c); }},
+      {"Scatter", [](Context& c, const onnx::NodeProto&) { return scatter_elements(c); }},
+      {"Einsum", [](Context& c, const onnx::NodeProto&) { return einsum(c); }},
+      {"Resize", [](Context& c, const onnx::NodeProto&) { return resize(c, false); }},
+      {"Upsample", [](Context& c, const onnx::NodeProto&) { return resize(c, true); }},
       {"NegativeLogLikelihoodLoss", [](Context& c, const onnx::NodeProto&) { return nll_loss(c); }},
       {"SoftmaxCrossEntropyLoss",
        [](Context& c, const onnx::NodeProto&) { return softmax_cross_entropy(c); }},

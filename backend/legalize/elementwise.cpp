@@ -243,6 +243,44 @@ UNARY(gelu_tanh_rule, DataType c = compute_dtype(t); const PrimExpr* xc = b.cast
 UNARY(silu_rule, DataType c = compute_dtype(t); const PrimExpr* xc = b.cast(c, x);
       return b.cast(t, b.mul(xc, b.call(c, "tir.sigmoid", {xc}))))
 
+// TVM's topi.nn.leaky_relu: x where x > 0, else x * alpha (alpha a constant of x's dtype).
+const ir::Stmt* leakyrelu_rule(RuleContext& ctx) {
+  double alpha = analysis::ops::attr_float(ctx.infer, "alpha").value_or(0.01);
+  DataType t = ctx.in(0)->dtype;
+  return elementwise(ctx, "compute", [&](const Exprs& v) {
+    Builder& b = ctx.b;
+    const PrimExpr* x = b.load(ctx.in(0), v);
+    return b.select(b.compare(PrimKind::GT, x, b.constant(t, 0)), x,
+                    b.mul(x, b.constant(t, alpha)));
+  });
+}
+
+// TVM's legalization of selu: scale * (max(0, x) + min(0, alpha * (exp(x) - 1))), with
+// alpha and scale the constants of the SELU paper; exp in float32 for 16-bit floats.
+UNARY(selu_rule, DataType c = compute_dtype(t); const PrimExpr* xc = b.cast(c, x);
+      const PrimExpr* neg = b.mul(b.float_imm(c, 1.6732632423543772848170429916717),
+                                  b.sub(b.call(c, "tir.exp", {xc}), b.float_imm(c, 1.0)));
+      return b.cast(t, b.mul(b.float_imm(c, 1.0507009873554804934193349852946),
+                             b.add(b.max(xc, b.float_imm(c, 0)), b.min(b.float_imm(c, 0), neg)))))
+
+// TVM's topi.nn.softplus: x where beta * x > threshold (exp would overflow, the function is
+// linear there), else log(1 + exp(beta * x)) / beta.
+const ir::Stmt* softplus_rule(RuleContext& ctx) {
+  double beta = analysis::ops::attr_float(ctx.infer, "beta").value_or(1.0);
+  double threshold = analysis::ops::attr_float(ctx.infer, "threshold").value_or(20.0);
+  DataType t = ctx.in(0)->dtype;
+  DataType c = compute_dtype(t);
+  return elementwise(ctx, "compute", [&](const Exprs& v) {
+    Builder& b = ctx.b;
+    const PrimExpr* x = b.cast(c, b.load(ctx.in(0), v));
+    const PrimExpr* z = b.mul(x, b.float_imm(c, beta));
+    const PrimExpr* soft =
+        b.div(b.call(c, "tir.log", {b.add(b.float_imm(c, 1.0), b.call(c, "tir.exp", {z}))}),
+              b.float_imm(c, beta));
+    return b.cast(t, b.select(b.compare(PrimKind::GT, z, b.float_imm(c, threshold)), x, soft));
+  });
+}
+
 // R.clip(x, min, max): the bounds are PrimValue operands, cast to x's dtype; min before max.
 const ir::Stmt* clip_rule(RuleContext& ctx) {
   if (ctx.inputs.size() != 1 || ctx.call.args.size() != 3) return ctx.refuse("this form of R.clip");
@@ -380,6 +418,9 @@ void add_elementwise_rules(std::vector<Rule>& t) {
                         {"relax.nn.gelu_tanh", "gelu_tanh", gelu_tanh_rule},
                         {"relax.nn.silu", "silu", silu_rule},
                         {"relax.nn.prelu", "prelu", prelu_rule},
+                        {"relax.nn.leakyrelu", "leaky_relu", leakyrelu_rule},
+                        {"relax.nn.selu", "selu", selu_rule},
+                        {"relax.nn.softplus", "softplus", softplus_rule},
                         {"relax.ewise_fma", "ewise_fma", ewise_fma_rule},
                         {"relax.outer", "outer", outer_rule},
                     });

@@ -1,4 +1,5 @@
-// Legalization of image.resize2d (operators.md §3.13, ONNX Resize as TVM's topi computes it).
+// Legalization of image.resize2d / resize3d (operators.md §3.13, ONNX Resize as TVM's topi
+// computes it; resize3d the same per axis over D, H, W) and image.affine_grid.
 // Each output position maps to an input coordinate by the coordinate_transformation_mode
 // (scale = in / out):
 //   half_pixel          (x + 0.5) * scale - 0.5
@@ -13,6 +14,7 @@
 // (float64 for float64 data); the result is cast to out_dtype. tf_crop_and_resize (it needs
 // the roi) is refused.
 #include <cmath>
+#include <functional>
 
 #include "backend/legalize/rules.h"
 
@@ -114,12 +116,15 @@ std::vector<std::pair<const PrimExpr*, const PrimExpr*>> taps(Builder& b, const 
   return out;
 }
 
-const ir::Stmt* resize2d_rule(RuleContext& ctx) {
+// resize2d / resize3d: the spatial letters (D,) H, W of the layout are resized; every other
+// axis is kept.
+const ir::Stmt* resize_rule(RuleContext& ctx, size_t dims) {
   Builder& b = ctx.b;
   const ir::Buffer* x = ctx.in(0);
   const ir::Buffer* o = ctx.out();
   Resize r;
-  std::string layout = analysis::ops::attr_string(ctx.infer, "layout").value_or("NCHW");
+  std::string layout =
+      analysis::ops::attr_string(ctx.infer, "layout").value_or(dims == 2 ? "NCHW" : "NCDHW");
   r.mode = analysis::ops::attr_string(ctx.infer, "coordinate_transformation_mode")
                .value_or("half_pixel");
   r.method = analysis::ops::attr_string(ctx.infer, "method").value_or("linear");
@@ -127,41 +132,97 @@ const ir::Stmt* resize2d_rule(RuleContext& ctx) {
   r.alpha = analysis::ops::attr_float(ctx.infer, "cubic_alpha").value_or(-0.75);
   r.exclude = analysis::ops::attr_int(ctx.infer, "cubic_exclude").value_or(0) != 0;
   r.f = x->dtype == DataType::Float(64) ? DataType::Float(64) : DataType::Float(32);
-  size_t hp = layout.find('H'), wp = layout.find('W');
-  if (layout.size() != 4 || hp == std::string::npos || wp == std::string::npos ||
-      x->shape.size() != 4)
-    return ctx.refuse("layout \"" + layout + "\"");
+  std::vector<size_t> axes;
+  for (char letter : std::string("DHW").substr(3 - dims)) axes.push_back(layout.find(letter));
+  bool ok = layout.size() == dims + 2 && x->shape.size() == dims + 2;
+  for (size_t a : axes) ok = ok && a != std::string::npos;
+  if (!ok) return ctx.refuse("layout \"" + layout + "\"");
   if (r.method != "nearest_neighbor" && r.method != "linear" && r.method != "cubic")
     return ctx.refuse("method \"" + r.method + "\"");
   if (!source(b, r, b.i64(0), b.i64(1), b.i64(1)))
     return ctx.refuse("coordinate_transformation_mode \"" + r.mode + "\"");
   if (r.method == "nearest_neighbor" && !nearest(b, r, b.float_imm(r.f, 0)))
     return ctx.refuse("rounding_method \"" + r.rounding + "\"");
-  const PrimExpr *H = x->shape[hp], *W = x->shape[wp];
   return elementwise(ctx, "resize", [&](const Exprs& v) {
-    const PrimExpr* cy = source(b, r, v[hp], H, o->shape[hp]);
-    const PrimExpr* cx = source(b, r, v[wp], W, o->shape[wp]);
-    auto at = [&](const PrimExpr* y, const PrimExpr* xx) {
+    Exprs coord;
+    for (size_t a : axes) coord.push_back(source(b, r, v[a], x->shape[a], o->shape[a]));
+    auto at = [&](const Exprs& pos) {
       Exprs idx = v;
-      idx[hp] = y;
-      idx[wp] = xx;
+      for (size_t i = 0; i < axes.size(); ++i) idx[axes[i]] = pos[i];
       return b.cast(r.f, b.load(x, idx));
     };
-    if (r.method == "nearest_neighbor")
-      return b.cast(o->dtype,
-                    at(clamp_index(b, nearest(b, r, cy), H), clamp_index(b, nearest(b, r, cx), W)));
-    auto ty = taps(b, r, cy, H), tx = taps(b, r, cx, W);
+    if (r.method == "nearest_neighbor") {
+      Exprs pos;
+      for (size_t i = 0; i < axes.size(); ++i)
+        pos.push_back(clamp_index(b, nearest(b, r, coord[i]), x->shape[axes[i]]));
+      return b.cast(o->dtype, at(pos));
+    }
+    std::vector<std::vector<std::pair<const PrimExpr*, const PrimExpr*>>> per_axis;
+    for (size_t i = 0; i < axes.size(); ++i)
+      per_axis.push_back(taps(b, r, coord[i], x->shape[axes[i]]));
     const PrimExpr* sum = nullptr;
     const PrimExpr* norm = nullptr;
-    for (auto& [iy, wy] : ty)
-      for (auto& [ix, wx] : tx) {
-        const PrimExpr* w = b.mul(wy, wx);
-        const PrimExpr* term = b.mul(w, at(iy, ix));
+    // Every combination of one tap per axis, its weight the product of the axes' weights.
+    std::function<void(size_t, Exprs&, const PrimExpr*)> walk = [&](size_t i, Exprs& pos,
+                                                                    const PrimExpr* w) {
+      if (i == axes.size()) {
+        const PrimExpr* term = b.mul(w, at(pos));
         sum = sum ? b.add(sum, term) : term;
         norm = norm ? b.add(norm, w) : w;
+        return;
       }
+      for (auto& [index, weight] : per_axis[i]) {
+        pos.push_back(index);
+        walk(i + 1, pos, w ? b.mul(w, weight) : weight);
+        pos.pop_back();
+      }
+    };
+    Exprs pos;
+    walk(0, pos, nullptr);
     if (r.method == "cubic" && r.exclude) sum = b.div(sum, norm);
     return b.cast(o->dtype, sum);
+  });
+}
+const ir::Stmt* resize2d_rule(RuleContext& c) { return resize_rule(c, 2); }
+const ir::Stmt* resize3d_rule(RuleContext& c) { return resize_rule(c, 3); }
+
+// affine_grid(data (batch, 2, 3), size (H, W)) -> (batch, 2, H, W): the affine map of each
+// normalised output position (x, y): data[n, k, 0] * x + data[n, k, 1] * y + data[n, k, 2].
+// align_corners=True spaces the positions from -1 to 1 as TVM's topi.image.affine_grid (which
+// TVM's legalization uses whatever the attribute, its step (2 - 1e-7) / (extent - 1)
+// included); align_corners=False takes the pixel centres (2i + 1) / extent - 1, PyTorch's.
+const ir::Stmt* affine_grid_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* data = ctx.in(0);
+  const ir::Buffer* o = ctx.out();
+  bool corners = analysis::ops::attr_bool(ctx.infer, "align_corners").value_or(false);
+  if (data->shape.size() != 3 || o->shape.size() != 4)
+    return ctx.refuse("this form of R.image.affine_grid");
+  DataType t = o->dtype;
+  DataType c = compute_dtype(t);
+  if (corners) {
+    for (size_t a : {2, 3}) {
+      int64_t n = 0;
+      if (!literal(o->shape[a], &n) || n < 2)
+        return ctx.refuse("align_corners with a target extent that is not a literal above 1");
+    }
+  }
+  auto normalised = [&](const PrimExpr* i, const PrimExpr* extent) {
+    const PrimExpr* fi = b.cast(c, i);
+    if (corners) {
+      int64_t n = 0;
+      literal(extent, &n);
+      return b.add(b.float_imm(c, -1.0), b.mul(fi, b.float_imm(c, (2.0 - 1e-7) / double(n - 1))));
+    }
+    const PrimExpr* fe = b.cast(c, extent);
+    return b.sub(b.div(b.add(b.mul(fi, b.float_imm(c, 2.0)), b.float_imm(c, 1.0)), fe),
+                 b.float_imm(c, 1.0));
+  };
+  return elementwise(ctx, "affine_grid", [&](const Exprs& v) {
+    const PrimExpr* y = normalised(v[2], o->shape[2]);
+    const PrimExpr* xx = normalised(v[3], o->shape[3]);
+    auto coef = [&](int64_t j) { return b.cast(c, b.load(data, {v[0], v[1], b.i64(j)})); };
+    return b.cast(t, b.add(b.add(b.mul(coef(0), xx), b.mul(coef(1), y)), coef(2)));
   });
 }
 
@@ -169,6 +230,8 @@ const ir::Stmt* resize2d_rule(RuleContext& ctx) {
 
 void add_image_rules(std::vector<Rule>& t) {
   t.push_back({"relax.image.resize2d", "resize2d", resize2d_rule});
+  t.push_back({"relax.image.resize3d", "resize3d", resize3d_rule});
+  t.push_back({"relax.image.affine_grid", "affine_grid", affine_grid_rule});
 }
 
 }  // namespace raxc::backend::legalize

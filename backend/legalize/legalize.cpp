@@ -31,6 +31,11 @@ const std::vector<Rule>& table() {
     add_einsum_rules(t);
     add_conv_rules(t);
     add_image_rules(t);
+    add_layer_rules(t);
+    add_create_rules(t);
+    add_indexing_rules(t);
+    add_grad_rules(t);
+    add_vision_rules(t);
     return t;
   }();
   return rules;
@@ -68,19 +73,54 @@ std::vector<const PrimExpr*> unique_args(analysis::ops::InferContext& infer, ir:
 std::vector<const PrimExpr*> no_args(analysis::ops::InferContext&, ir::Arena&, std::string*) {
   return {};
 }
+// non_max_suppression's attributes, in the kernel's order; soft NMS (soft_nms_sigma > 0) and a
+// score_threshold are not reproduced.
+std::vector<const PrimExpr*> classic_nms_args(analysis::ops::InferContext& infer, ir::Arena& arena,
+                                              std::string* why) {
+  using namespace analysis::ops;
+  Builder b(arena);
+  if (attr_float(infer, "soft_nms_sigma").value_or(0.0) > 0) *why = "soft NMS (soft_nms_sigma > 0)";
+  if (attr_float(infer, "score_threshold").value_or(0.0) != 0) *why = "a score_threshold";
+  auto flag = [&](const char* name, bool dflt) {
+    return b.i64(attr_bool(infer, name).value_or(dflt));
+  };
+  return {b.i64(attr_int(infer, "max_output_size").value_or(-1)),
+          b.float_imm(DataType::Float(64), attr_float(infer, "iou_threshold").value_or(0.5)),
+          flag("force_suppress", false),
+          b.i64(attr_int(infer, "top_k").value_or(-1)),
+          b.i64(attr_int(infer, "coord_start").value_or(2)),
+          b.i64(attr_int(infer, "score_index").value_or(1)),
+          b.i64(attr_int(infer, "id_index").value_or(0)),
+          flag("return_indices", true),
+          flag("invalid_to_bottom", false)};
+}
+// all_class_non_max_suppression's output_format as a flag: 0 "onnx", 1 "tensorflow".
+std::vector<const PrimExpr*> nms_args(analysis::ops::InferContext& infer, ir::Arena& arena,
+                                      std::string* why) {
+  std::string format = analysis::ops::attr_string(infer, "output_format").value_or("onnx");
+  if (format != "onnx" && format != "tensorflow") *why = "output_format \"" + format + "\"";
+  return {Builder(arena).i64(format == "tensorflow")};
+}
 }  // namespace
 
 const PackedRule* find_packed_rule(std::string_view op) {
   static const PackedRule rules[] = {
       {"relax.unique", "relax.run.unique", unique_args},
       {"relax.nonzero", "relax.run.nonzero", no_args},
+      {"relax.dynamic_strided_slice", "relax.run.dynamic_strided_slice", no_args},
+      {"relax.vision.all_class_non_max_suppression", "relax.run.all_class_non_max_suppression",
+       nms_args},
+      {"relax.vision.non_max_suppression", "relax.run.non_max_suppression", classic_nms_args},
   };
   for (const PackedRule& r : rules)
     if (r.op == op) return &r;
   return nullptr;
 }
 
-std::vector<std::string_view> packed_operators() { return {"relax.unique", "relax.nonzero"}; }
+std::vector<std::string_view> packed_operators() {
+  return {"relax.unique", "relax.nonzero", "relax.dynamic_strided_slice",
+          "relax.vision.all_class_non_max_suppression", "relax.vision.non_max_suppression"};
+}
 
 }  // namespace legalize
 
@@ -384,9 +424,9 @@ class Pass {
                           std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
   }
 
-  // A data-dependent operator: R.call_pure_packed(symbol, x, flags..., sinfo_args=result) of a
-  // run-time kernel (backend/exec/data_dependent.cpp); its result's extents are not known
-  // before it runs, so only the argument must be a tensor.
+  // A data-dependent operator: R.call_pure_packed(symbol, operands..., flags...,
+  // sinfo_args=result) of a run-time kernel (backend/exec/data_dependent.cpp); its result's
+  // extents are not known before it runs, so only the operands' StructInfo must be known.
   const ir::Expr* packed_call(const ir::Call& call, const std::string& op, const PackedRule& p) {
     std::vector<const ir::StructInfo*> arg_sinfo;
     for (const ir::Expr* a : call.args) {
@@ -399,8 +439,11 @@ class Pass {
     DiagnosticSink sink;
     analysis::arith::Analyzer analyzer(*arena_);
     analysis::ops::InferContext infer{call, arg_sinfo, analyzer, sink, input_.module};
+    // Every operand (dynamic_strided_slice reads its bounds from tensors), then the attributes.
     std::vector<const ir::Expr*> args{
-        make<ir::ExternFunc>(std::string(p.symbol), nullptr, call.span), call.args.at(0)};
+        make<ir::ExternFunc>(std::string(p.symbol), nullptr, call.span)};
+    for (size_t i = 0; i < call.args.size(); ++i)
+      if (ir::isa<ir::TensorSInfo>(arg_sinfo[i])) args.push_back(call.args[i]);
     std::string why;
     for (const PrimExpr* e : p.args(infer, *arena_, &why))
       args.push_back(make<ir::PrimValue>(e, call.span));

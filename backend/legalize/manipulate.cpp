@@ -3,6 +3,8 @@
 // (expand_dims, squeeze, flatten) go through the row-major flat position, as TVM's topi
 // reshape does; concat picks its source with T.if_then_else so no out-of-range element is
 // loaded; split and concat take their offsets from the (known) section extents.
+#include <algorithm>
+
 #include "backend/legalize/rules.h"
 
 namespace raxc::backend::legalize {
@@ -343,6 +345,45 @@ const ir::Stmt* collapse_sum_rule(RuleContext& ctx) {
       });
 }
 
+// nn.pad in the modes that read the input at every output position (TVM's topi.nn.reflect_pad,
+// replicate_pad, circular_pad): the source index of p = i - before is, on an axis of extent n,
+// reflect: -p below 0 and 2(n - 1) - p past the end (one reflection, no edge repeat, as topi and
+// numpy's "reflect"); replicate: p clamped to [0, n - 1]; circular: p mod n.
+const ir::Stmt* index_pad(RuleContext& ctx, const std::string& mode,
+                          const std::vector<int64_t>& width) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  if (mode != "reflect" && mode != "replicate" && mode != "circular")
+    return ctx.refuse("pad_mode \"" + mode + "\"");
+  size_t n = x->shape.size();
+  for (size_t d = 0; d < n; ++d) {
+    int64_t extent = 0;
+    bool known = literal(x->shape[d], &extent);
+    int64_t most = std::max(width[2 * d], width[2 * d + 1]);
+    if (most > 0 && known && (mode == "reflect" ? most >= extent : extent == 0))
+      return ctx.refuse("pads as wide as the axis in mode \"" + mode + "\"");
+  }
+  return elementwise(ctx, "PadInput", [&](const Exprs& v) {
+    Exprs idx;
+    for (size_t d = 0; d < n; ++d) {
+      const PrimExpr* p = b.sub(v[d], b.i64(width[2 * d]));
+      const PrimExpr* last = b.sub(x->shape[d], b.i64(1));
+      if (width[2 * d] == 0 && width[2 * d + 1] == 0) {
+        idx.push_back(p);
+      } else if (mode == "reflect") {
+        const PrimExpr* low = b.select(b.compare(PrimKind::LT, p, b.i64(0)), b.sub(b.i64(0), p), p);
+        idx.push_back(
+            b.select(b.compare(PrimKind::GT, low, last), b.sub(b.mul(b.i64(2), last), low), low));
+      } else if (mode == "replicate") {
+        idx.push_back(b.min(b.max(p, b.i64(0)), last));
+      } else {
+        idx.push_back(b.floormod(p, x->shape[d]));
+      }
+    }
+    return b.load(x, idx);
+  });
+}
+
 // nn.pad in "constant" mode: pad_width is [before_0, after_0, before_1, ...].
 const ir::Stmt* pad_rule(RuleContext& ctx) {
   Builder& b = ctx.b;
@@ -351,8 +392,8 @@ const ir::Stmt* pad_rule(RuleContext& ctx) {
   auto width = analysis::ops::attr_int_list(ctx.infer, "pad_width");
   double value = analysis::ops::attr_float(ctx.infer, "pad_value").value_or(0.0);
   size_t n = x->shape.size();
-  if (mode != "constant" || !width || width->size() != 2 * n)
-    return ctx.refuse("a pad mode other than \"constant\"");
+  if (!width || width->size() != 2 * n) return ctx.refuse("pad_width of another rank");
+  if (mode != "constant") return index_pad(ctx, mode, *width);
   return elementwise(ctx, "PadInput", [&](const Exprs& v) {
     Exprs idx;
     const PrimExpr* inside = nullptr;

@@ -60,6 +60,11 @@ void add_misc_rules(std::vector<Rule>& table);
 void add_einsum_rules(std::vector<Rule>& table);
 void add_conv_rules(std::vector<Rule>& table);
 void add_image_rules(std::vector<Rule>& table);
+void add_layer_rules(std::vector<Rule>& table);
+void add_create_rules(std::vector<Rule>& table);
+void add_indexing_rules(std::vector<Rule>& table);
+void add_grad_rules(std::vector<Rule>& table);
+void add_vision_rules(std::vector<Rule>& table);
 
 // A data-dependent operator lowered to R.call_pure_packed of a run-time kernel: the symbol
 // and the scalar arguments after the tensor (its attributes); `why` set when it cannot.

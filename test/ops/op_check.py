@@ -92,6 +92,12 @@ def draw(rng, shape, dtype, values):
         return v.astype(dtype)
     if values == "halves":
         return (rng.integers(-8, 8, size=shape) / 2).astype(dtype)
+    if values and values.startswith("const:"):  # given values ("const:1,-2,3")
+        return np.array([float(v) for v in values[6:].split(",")]).astype(dtype).reshape(shape)
+    if values == "sorted":  # ascending, with repeats (bucketize's boundaries)
+        if np.issubdtype(np.dtype(dtype), np.integer):
+            return np.sort(rng.integers(0, 5, size=shape)).astype(dtype)
+        return np.sort(rng.standard_normal(shape)).astype(dtype)
     if values == "small":
         return rng.integers(0, 5, size=shape).astype(dtype)
     if np.issubdtype(np.dtype(dtype), np.integer):
@@ -226,6 +232,18 @@ case("activation", "R.nn.gelu(x)", [T("x", (5,), "float16")],
      f32_via(lambda x: 0.5 * x * (1 + erf(x / np.sqrt(2)))))
 case("activation", "R.nn.prelu(x, a)", [T("x", (2, 3, 4)), T("a", (3,))],
      lambda x, a: np.where(x < 0, a[None, :, None] * x, x))
+case("activation", "R.nn.leakyrelu(x, alpha=0.1)", [T("x", (3, 5))], lambda x: np.where(x > 0, x, x * np.float32(0.1)))
+case("activation", "R.nn.leakyrelu(x)", [T("x", (4,), "float64")], lambda x: np.where(x > 0, x, x * 0.01))
+case("activation", "R.nn.leakyrelu(x, 0.03)", [T("x", (2, 3))], lambda x: np.where(x > 0, x, x * np.float32(0.03)),
+     sym={"x": ("n", 3)})
+case("activation", "R.nn.selu(x)", [T("x", (3, 6), "float32", "wide")], lambda x: from_torch(torch.selu(tt(x)), np.float32))
+case("activation", "R.nn.selu(x)", [T("x", (7,), "float16")], f32_via(lambda x: from_torch(torch.selu(tt(x)), np.float32)))
+case("activation", "R.nn.softplus(x)", [T("x", (3, 6), "float32", "wide")],
+     lambda x: from_torch(F.softplus(tt(x)), np.float32))
+case("activation", "R.nn.softplus(x, beta=2.0, threshold=3.0)", [T("x", (4, 5), "float64", "wide")],
+     lambda x: from_torch(F.softplus(tt(x), beta=2.0, threshold=3.0), np.float64))
+case("activation", "R.nn.softplus(x)", [T("x", (5,), "float32", "huge")],
+     lambda x: from_torch(F.softplus(tt(x)), np.float32), name="softplus_threshold")
 case("activation", "R.ewise_fma(x, y, z)", [T("x", (3, 4)), T("y", (3, 4)), T("z", (3, 4))],
      lambda x, y, z: x * y + z)
 case("activation", "R.where(c, x, y)", [T("c", (3, 1), "bool"), T("x", (3, 4)), T("y", (4,))], np.where)
@@ -496,6 +514,14 @@ case("manipulate", "R.collapse_sum_like(x, y)", [T("x", (2, 3, 4)), T("y", (4,))
      lambda x, y: x.sum(axis=(0, 1)), reduction=True)
 case("manipulate", "R.nn.pad(x, pad_width=[1, 2, 0, 1], pad_value=0.5)", [T("x", (2, 3))],
      lambda x: np.pad(x, [(1, 2), (0, 1)], constant_values=0.5))
+case("manipulate", 'R.nn.pad(x, pad_width=[1, 2, 2, 0], pad_mode="reflect")', [T("x", (4, 3))],
+     lambda x: np.pad(x, [(1, 2), (2, 0)], mode="reflect"))
+case("manipulate", 'R.nn.pad(x, pad_width=[0, 0, 3, 1], pad_mode="replicate")', [T("x", (2, 3), "int32")],
+     lambda x: np.pad(x, [(0, 0), (3, 1)], mode="edge"))
+case("manipulate", 'R.nn.pad(x, pad_width=[2, 4, 1, 1], pad_mode="circular")', [T("x", (3, 2))],
+     lambda x: x[np.arange(-2, 7) % 3][:, np.arange(-1, 3) % 2])  # periodic (numpy's wrap differs past one period)
+case("manipulate", 'R.nn.pad(x, pad_width=[0, 0, 1, 2], pad_mode="reflect")', [T("x", (2, 5), "float16")],
+     lambda x: np.pad(x, [(0, 0), (1, 2)], mode="reflect"), sym={"x": ("n", 5)})
 case("manipulate", "R.nn.batch_flatten(x)", [T("x", (2, 3, 4))], lambda x: x.reshape(2, -1))
 case("index", "R.one_hot(i, R.prim_value(1.0), R.prim_value(0.0), depth=4, axis=-1)",
      [T("i", (3,), "int32", "small")], lambda i: np.eye(5, dtype=np.float32)[i][:, :4], name="one_hot")
@@ -551,6 +577,197 @@ case("create", 'R.arange(R.prim_value(2), R.prim_value(11), R.prim_value(3), dty
      lambda: np.arange(2, 11, 3))
 case("create", 'R.arange(R.prim_value(0.5), R.prim_value(3.0), R.prim_value(0.5), dtype="float32")', [],
      lambda: np.arange(0.5, 3.0, 0.5, dtype=np.float32))
+
+
+def batch_norm_ref(axis=1, eps=1e-5, momentum=0.1, training=True, center=True, scale=True):
+    """TVM's topi.nn.batch_norm: biased batch variance, moving statistics blended by momentum."""
+    def run(x, g, b, m, v):
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        x64 = x.astype(np.float64)
+        if training:
+            axes = tuple(d for d in range(x.ndim) if d != axis)
+            mean, var = x64.mean(axis=axes), x64.var(axis=axes)
+        else:
+            mean, var = m.astype(np.float64), v.astype(np.float64)
+        y = (x64 - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
+        if scale:
+            y = y * g.reshape(shape)
+        if center:
+            y = y + b.reshape(shape)
+        if training:
+            m2, v2 = (1 - momentum) * m + momentum * mean, (1 - momentum) * v + momentum * var
+        else:
+            m2, v2 = m, v
+        return y.astype(x.dtype), m2.astype(m.dtype), v2.astype(v.dtype)
+    return run
+
+
+BN = lambda c, dt="float32": [T("g", (c,), dt), T("b", (c,), dt), T("m", (c,), dt), T("v", (c,), dt, "pos")]
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=1)", [T("x", (2, 3, 4, 5))] + BN(3), batch_norm_ref(),
+     reduction=True)
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=1, training=False)", [T("x", (2, 3, 4))] + BN(3),
+     batch_norm_ref(training=False))
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=-1, epsilon=0.001, momentum=0.3, center=False)",
+     [T("x", (4, 6), "float64")] + BN(6, "float64"),
+     batch_norm_ref(axis=1, eps=1e-3, momentum=0.3, center=False), reduction=True)
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=1, training=False, scale=False)",
+     [T("x", (5, 2, 3))] + BN(2), batch_norm_ref(training=False, scale=False), sym={"x": ("n", 2, 3)})
+case("layers", "R.nn.batch_norm(x, g, b, m, v, axis=1)", [T("x", (3, 2, 4), "float16")] + BN(2, "float16"),
+     batch_norm_ref(), reduction=True)
+case("layers", "R.nn.dropout(x, rate=0.3)", [T("x", (3, 4))], lambda x: (x, np.ones_like(x)))
+case("layers", "R.nn.dropout(x)", [T("x", (5,), "float16")], lambda x: (x, np.ones_like(x)), sym={"x": ("n",)})
+case("layers", "R.nn.pixel_shuffle(x, upscale_factor=2)", [T("x", (1, 8, 3, 2))],
+     lambda x: from_torch(F.pixel_shuffle(tt(x), 2), np.float32))
+case("layers", "R.nn.pixel_shuffle(x, upscale_factor=3)", [T("x", (2, 9, 2, 2), "int32")],
+     lambda x: F.pixel_shuffle(torch.from_numpy(x), 3).numpy())
+case("layers", "R.nn.pixel_shuffle(x, upscale_factor=2)", [T("x", (4, 3, 5))],
+     lambda x: from_torch(F.pixel_shuffle(tt(x), 2), np.float32), sym={"x": (4, "h", "w")})
+case("layers", "R.nn.adaptive_avg_pool2d(x, output_size=(3, 2))", [T("x", (1, 2, 7, 5))],
+     lambda x: from_torch(F.adaptive_avg_pool2d(tt(x), (3, 2)), np.float32), reduction=True)
+case("layers", "R.nn.adaptive_avg_pool2d(x, output_size=(4, 4), layout=\"NHWC\")", [T("x", (2, 6, 9, 3))],
+     lambda x: from_torch(F.adaptive_avg_pool2d(tt(x).permute(0, 3, 1, 2), (4, 4)).permute(0, 2, 3, 1), np.float32),
+     reduction=True)
+case("layers", "R.nn.adaptive_avg_pool2d(x)", [T("x", (1, 2, 3, 4))], lambda x: x, reduction=True)
+case("layers", "R.nn.adaptive_avg_pool1d(x, output_size=[4])", [T("x", (2, 3, 10))],
+     lambda x: from_torch(F.adaptive_avg_pool1d(tt(x), 4), np.float32), reduction=True)
+case("layers", "R.nn.adaptive_avg_pool3d(x, output_size=(2, 3, 2))", [T("x", (1, 2, 5, 4, 3), "float64")],
+     lambda x: from_torch(F.adaptive_avg_pool3d(tt(x), (2, 3, 2)), np.float64), reduction=True)
+case("layers", "R.nn.adaptive_avg_pool2d(x, output_size=(2, 2))", [T("x", (1, 3, 5, 7), "float16")],
+     f32_via(lambda x: from_torch(F.adaptive_avg_pool2d(tt(x), (2, 2)), np.float32)), reduction=True)
+case("layers", "R.nn.adaptive_avg_pool2d(x, output_size=(2, 3))", [T("x", (1, 2, 6, 7))],
+     lambda x: from_torch(F.adaptive_avg_pool2d(tt(x), (2, 3)), np.float32), sym={"x": (1, 2, "h", "w")},
+     reduction=True)
+
+case("create", "R.eye(3, 4, 1)", [], lambda: np.eye(3, 4, k=1, dtype=np.float32))
+case("create", 'R.eye(4, dtype="int32")', [], lambda: np.eye(4, dtype=np.int32))
+case("create", 'R.eye(3, 5, -1, dtype="float16")', [], lambda: np.eye(3, 5, k=-1, dtype=np.float16))
+case("create", "R.hamming_window(R.prim_value(8), R.prim_value(1), R.prim_value(0.54), R.prim_value(0.46))",
+     [], lambda: torch.hamming_window(8, periodic=True, dtype=torch.float64).numpy().astype(np.float32))
+case("create", 'R.hamming_window(R.prim_value(7), R.prim_value(0), R.prim_value(0.5), R.prim_value(0.5), dtype="float64")',
+     [], lambda: torch.hamming_window(7, periodic=False, alpha=0.5, beta=0.5, dtype=torch.float64).numpy())
+case("create", "R.hamming_window(R.prim_value(1), R.prim_value(1), R.prim_value(0.54), R.prim_value(0.46))",
+     [], lambda: np.ones((1,), np.float32))
+case("create", "R.meshgrid((x, y))", [T("x", (3,)), T("y", (4,))], lambda x, y: tuple(np.meshgrid(x, y, indexing="ij")))
+case("create", 'R.meshgrid((x, y, z), indexing="xy")', [T("x", (3,), "int32"), T("y", (3,), "int32"), T("z", (2,), "int32")],
+     lambda x, y, z: tuple(np.meshgrid(x, y, z, indexing="xy")))
+case("create", "R.meshgrid((x, y))", [T("x", (3,)), T("y", (5,))], lambda x, y: tuple(np.meshgrid(x, y, indexing="ij")),
+     sym={"x": ("n",), "y": ("m",)})
+
+
+def index_put(x, idx, v, accumulate=False):
+    t = torch.from_numpy(x.copy())
+    return t.index_put_(tuple(torch.from_numpy(i.astype(np.int64)) for i in idx), torch.from_numpy(v),
+                        accumulate=accumulate).numpy()
+
+
+case("index", "R.index_tensor(x, (i,))", [T("x", (5, 3)), T("i", (4,), "int64", "negidx5")], lambda x, i: x[i])
+case("index", "R.index_tensor(x, (i, j))", [T("x", (4, 5, 2)), T("i", (3, 1), "int32", "below4"),
+                                            T("j", (2,), "int64", "below5")], lambda x, i, j: x[i, j])
+case("index", "R.index_tensor(x, (i,))", [T("x", (6, 2), "int32"), T("i", (3,), "int64", "below4")],
+     lambda x, i: x[i], sym={"x": ("n", 2), "i": ("k",)})
+case("index", "R.index_put(x, (i,), v)", [T("x", (5, 3)), T("i", (2,), "int64", "negidx5"), T("v", (2, 3))],
+     lambda x, i, v: index_put(x, (i,), v))
+case("index", "R.index_put(x, (i, j), v, accumulate=True)",
+     [T("x", (4, 5)), T("i", (6,), "int64", "below4"), T("j", (6,), "int64", "below5"), T("v", (6,))],
+     lambda x, i, j, v: index_put(x, (i, j), v, accumulate=True), reduction=True)
+case("index", "R.index_put(x, (i,), v)", [T("x", (4, 3), "int32"), T("i", (2,), "int64", "below4"), T("v", (3,), "int32")],
+     lambda x, i, v: index_put(x, (i,), np.broadcast_to(v, (2, 3)).copy()), name="index_put_broadcast")
+case("index", "R.slice_scatter(x, s, 0, 4, 2, axis=1)", [T("x", (3, 6)), T("s", (3, 2))],
+     lambda x, s: torch.slice_scatter(torch.from_numpy(x), torch.from_numpy(s), 1, 0, 4, 2).numpy())
+case("index", "R.slice_scatter(x, s, -6, -2, 2, axis=1)", [T("x", (2, 6, 2), "int64"), T("s", (2, 2, 2), "int64")],
+     lambda x, s: torch.slice_scatter(torch.from_numpy(x), torch.from_numpy(s), 1, 0, 4, 2).numpy())
+case("index", "R.slice_scatter(x, s, 1, 4, 1)", [T("x", (5, 3)), T("s", (3, 3))],
+     lambda x, s: torch.slice_scatter(torch.from_numpy(x), torch.from_numpy(s), 0, 1, 4, 1).numpy())
+
+
+case("index", "R.dynamic_strided_slice(x, b, e, s)",
+     [T("x", (5, 6)), T("b", (2,), "int64", "const:1,-1"), T("e", (2,), "int64", "const:4,0"),
+      T("s", (2,), "int64", "const:2,-2")], lambda x, b, e, s: x[1:4:2, -1:0:-2])
+case("index", "R.dynamic_strided_slice(x, b, e, s)",
+     [T("x", (4, 3, 2), "int32"), T("b", (3,), "int64", "const:-9,0,1"), T("e", (3,), "int64", "const:100,2,2"),
+      T("s", (3,), "int64", "const:3,1,1")], lambda x, b, e, s: x[-9:100:3, 0:2, 1:2], sym={"x": ("n", 3, 2)})
+
+
+def bucketize(x, bounds, right=False, dtype=np.int64):
+    return torch.bucketize(torch.from_numpy(x), torch.from_numpy(bounds), right=right).numpy().astype(dtype)
+
+
+case("index", "R.bucketize(x, bnd)", [T("x", (3, 4), "int32", "small"), T("bnd", (4,), "int32", "sorted")],
+     lambda x, bnd: bucketize(x, bnd))
+case("index", "R.bucketize(x, bnd, right=True, out_int32=True)",
+     [T("x", (3, 4), "int32", "small"), T("bnd", (4,), "int32", "sorted")],
+     lambda x, bnd: bucketize(x, bnd, right=True, dtype=np.int32))
+case("index", "R.bucketize(x, bnd)", [T("x", (6,)), T("bnd", (5,), "float32", "sorted")],
+     lambda x, bnd: bucketize(x, bnd), sym={"x": ("n",), "bnd": ("k",)})
+
+
+def autograd(forward, x, og, *rest):
+    """d(sum(forward(x) * og)) / dx by PyTorch's autograd, float64."""
+    xt = tt(x).requires_grad_(True)
+    out = forward(xt, *rest)
+    out.backward(torch.from_numpy(np.asarray(og, np.float64)).reshape(out.shape))
+    return xt.grad.numpy().astype(x.dtype)
+
+
+def avg_pool_backward_np(g, x, k, s, pad):
+    """Each window's gradient spread over its positions inside x (count_include_pad=False)."""
+    out = np.zeros(x.shape, np.float64)
+    for i in range(g.shape[2]):
+        for j in range(g.shape[3]):
+            h0, w0 = i * s - pad[0], j * s - pad[1]
+            hs = [h for h in range(h0, h0 + k) if 0 <= h < x.shape[2]]
+            ws = [w for w in range(w0, w0 + k) if 0 <= w < x.shape[3]]
+            for h in hs:
+                for w in ws:
+                    out[:, :, h, w] += g[:, :, i, j] / (len(hs) * len(ws))
+    return out.astype(x.dtype)
+
+
+def nll_backward_ref(reduction="mean", ignore=-100):
+    def run(og, p, t, w=None):
+        wt = tt(w) if w is not None else None
+        return autograd(lambda pt: F.nll_loss(pt, torch.from_numpy(t.astype(np.int64)), weight=wt,
+                                               reduction=reduction, ignore_index=ignore), p, og)
+    return run
+
+
+case("grad", "R.grad.start_checkpoint(x)", [T("x", (2, 3))], lambda x: x)
+case("grad", "R.grad.end_checkpoint(x)", [T("x", (4,), "int32")], lambda x: x)
+case("grad", "R.grad.no_grad(x)", [T("x", (3, 2))], lambda x: x, sym={"x": ("n", 2)})
+case("grad", "R.grad.take_backward(g, x, i, axis=1)", [T("g", (3, 4)), T("x", (3, 5)), T("i", (4,), "int64", "below5")],
+     lambda g, x, i: autograd(lambda xt: torch.index_select(xt, 1, torch.from_numpy(i)), x, g), reduction=True)
+case("grad", "R.grad.take_backward(g, x, i)", [T("g", (2, 3)), T("x", (4, 2)), T("i", (2, 3), "int64", "below8")],
+     lambda g, x, i: autograd(lambda xt: xt.reshape(-1)[torch.from_numpy(i)], x, g), reduction=True)
+case("grad", 'R.grad.nll_loss_backward(g, p, t, reduction="mean", ignore_index=1)',
+     [T("g", ()), T("p", (4, 3)), T("t", (4,), "int64", "below3")], nll_backward_ref("mean", 1))
+case("grad", 'R.grad.nll_loss_backward(g, p, t, w, "sum", -1)',
+     [T("g", ()), T("p", (2, 3, 4, 5)), T("t", (2, 4, 5), "int64", "below3"), T("w", (3,), "float32", "pos")],
+     lambda g, p, t, w: nll_backward_ref("sum", -1)(g, p, t, w))
+case("grad", 'R.grad.nll_loss_backward(g, p, t, w, reduction="mean")',
+     [T("g", ()), T("p", (5, 4), "float64"), T("t", (5,), "int64", "below4"), T("w", (4,), "float64", "pos")],
+     lambda g, p, t, w: nll_backward_ref("mean")(g, p, t, w))
+case("grad", 'R.grad.nll_loss_backward(g, p, t, reduction="none")',
+     [T("g", (3, 2)), T("p", (3, 4, 2)), T("t", (3, 2), "int64", "below4")], nll_backward_ref("none"))
+case("grad", 'R.grad.nll_loss_backward(g, p, t, w, "mean", -1)',
+     [T("g", (3, 4)), T("p", (3, 5, 4)), T("t", (3, 4), "int64", "below5"), T("w", (5,), "float32", "pos")],
+     lambda g, p, t, w: nll_backward_ref("none")(g / w[t].sum(), p, t, w), name="nll_loss_backward_broadcast_grad")
+case("grad", "R.grad.max_pool2d_backward(g, x, (5, 5), (2, 2), (2, 1, 2, 1), (1, 1), True)",
+     [T("g", (1, 2, 5, 4)), T("x", (1, 2, 8, 9))],
+     lambda g, x: autograd(lambda xt: F.max_pool2d(F.pad(xt, (1, 1, 2, 2), value=-math.inf), 5, 2, ceil_mode=True), x, g))
+case("grad", "R.grad.max_pool2d_backward(g, x, pool_size=[2, 2], strides=[2, 2])",
+     [T("g", (2, 1, 3, 2)), T("x", (2, 1, 6, 4), "float32", "small")],
+     lambda g, x: autograd(lambda xt: F.max_pool2d(xt, 2, 2), x, g), name="max_pool_backward_ties")
+case("grad", "R.grad.avg_pool2d_backward(g, x, (5, 5), (2, 2), (2, 1, 2, 1), (1, 1), True)",
+     [T("g", (1, 2, 5, 4)), T("x", (1, 2, 8, 9))], lambda g, x: avg_pool_backward_np(g, x, 5, 2, (2, 1)),
+     name="avg_pool_backward_ceil", reduction=True)
+case("grad", "R.grad.avg_pool2d_backward(g, x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], count_include_pad=True)",
+     [T("g", (1, 3, 3, 3)), T("x", (1, 3, 6, 5))],
+     lambda g, x: autograd(lambda xt: F.avg_pool2d(xt, 3, 2, padding=1, count_include_pad=True), x, g), reduction=True)
+case("grad", "R.grad.avg_pool2d_backward(g, x, pool_size=[2, 3], strides=[1, 2], padding=[1, 1, 1, 1])",
+     [T("g", (2, 1, 6, 2)), T("x", (2, 1, 5, 4))],
+     lambda g, x: autograd(lambda xt: F.avg_pool2d(xt, (2, 3), (1, 2), padding=1, count_include_pad=False), x, g),
+     reduction=True)
 
 
 # ------------------------------------------------------------------ scatter, scans, sequences
@@ -845,6 +1062,257 @@ case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="nearest_neighbor", 
      lambda x: nearest_np(x, (7, 5), "asymmetric", "floor"))
 case("resize", 'R.image.resize2d(x, R.shape([7, 5]), method="linear", coordinate_transformation_mode="half_pixel")',
      [T("x", (1, 2, 4, 6))], interpolate("bilinear", False), sym={"x": (1, 2, "h", "w")})
+
+
+def interpolate3d(mode, size, align_corners=None):
+    return lambda x: from_torch(F.interpolate(tt(x), size=size, mode=mode, align_corners=align_corners), x.dtype)
+
+
+case("resize", 'R.image.resize3d(x, R.shape([5, 4, 6]), method="linear", coordinate_transformation_mode="half_pixel")',
+     [T("x", (1, 2, 3, 5, 4))], interpolate3d("trilinear", (5, 4, 6), False))
+case("resize", 'R.image.resize3d(x, R.shape([4, 3, 7]), method="linear", coordinate_transformation_mode="align_corners")',
+     [T("x", (2, 1, 3, 2, 4), "float64")], interpolate3d("trilinear", (4, 3, 7), True))
+case("resize", 'R.image.resize3d(x, R.shape([6, 2, 5]), method="nearest_neighbor", '
+     'coordinate_transformation_mode="asymmetric", rounding_method="floor")',
+     [T("x", (1, 3, 3, 4, 2))], interpolate3d("nearest", (6, 2, 5)))
+case("resize", 'R.image.resize3d(x, R.shape([4, 4, 4]), layout="NDHWC", method="linear", '
+     'coordinate_transformation_mode="half_pixel")', [T("x", (1, 3, 2, 5, 2))],
+     lambda x: interpolate3d("trilinear", (4, 4, 4), False)(x.transpose(0, 4, 1, 2, 3)).transpose(0, 2, 3, 4, 1))
+case("resize", 'R.image.resize3d(x, R.shape([3, 3, 3]), method="linear", coordinate_transformation_mode="half_pixel")',
+     [T("x", (1, 2, 2, 4, 3), "float16")], f32_via(interpolate3d("trilinear", (3, 3, 3), False)))
+
+
+def affine_grid(theta, h, w, align_corners):
+    g = F.affine_grid(tt(theta), (theta.shape[0], 1, h, w), align_corners=align_corners)
+    return from_torch(g.permute(0, 3, 1, 2), theta.dtype)
+
+
+case("resize", "R.image.affine_grid(t, (4, 5), align_corners=True)", [T("t", (2, 2, 3))],
+     lambda t: affine_grid(t, 4, 5, True))
+case("resize", "R.image.affine_grid(t, (3, 6))", [T("t", (1, 2, 3), "float64")],
+     lambda t: affine_grid(t, 3, 6, False))
+case("resize", "R.image.affine_grid(t, (2, 7))", [T("t", (3, 2, 3))], lambda t: affine_grid(t, 2, 7, False),
+     sym={"t": ("n", 2, 3)})
+
+
+def roi_align_np(x, rois, pooled, scale, ratio=-1, aligned=False, mode="avg", nhwc=False):
+    """TVM's topi.vision.roi_align, element by element (float64)."""
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    n_roi, (_, ch, h, w) = rois.shape[0], x.shape
+    out = np.zeros((n_roi, ch, pooled[0], pooled[1]))
+
+    def sample(b, y, xx):
+        if y < -1 or xx < -1 or y > h or xx > w:
+            return np.zeros(ch)
+        y, xx = min(max(y, 0.0), h - 1), min(max(xx, 0.0), w - 1)
+        y0, y1, x0, x1 = math.floor(y), math.ceil(y), math.floor(xx), math.ceil(xx)
+        ly, lx = y - y0, xx - x0
+        top = x[b, :, y0, x0] + (x[b, :, y0, x1] - x[b, :, y0, x0]) * lx
+        bottom = x[b, :, y1, x0] + (x[b, :, y1, x1] - x[b, :, y1, x0]) * lx
+        return top + (bottom - top) * ly
+
+    for i in range(n_roi):
+        b = int(rois[i, 0])
+        x1, y1, x2, y2 = (float(v) * scale for v in rois[i, 1:])
+        rh, rw = y2 - y1, x2 - x1
+        if not aligned:
+            rh, rw = max(rh, 1.0), max(rw, 1.0)
+        bh, bw = rh / pooled[0], rw / pooled[1]
+        gh = ratio if ratio > 0 else math.ceil(bh)
+        gw = ratio if ratio > 0 else math.ceil(bw)
+        for ph in range(pooled[0]):
+            for pw in range(pooled[1]):
+                vals = [sample(b, y1 + ph * bh + (a + 0.5) * bh / gh, x1 + pw * bw + (c + 0.5) * bw / gw)
+                        for a in range(gh) for c in range(gw)]
+                out[i, :, ph, pw] = np.mean(vals, axis=0) if mode == "avg" else np.max(vals, axis=0)
+    out = out.astype(x.dtype)
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def roi_pool_np(x, rois, pooled, scale):
+    n_roi, (_, ch, h, w) = rois.shape[0], x.shape
+    out = np.zeros((n_roi, ch, pooled[0], pooled[1]), x.dtype)
+    for i in range(n_roi):
+        b = int(rois[i, 0])
+        sw, sh, ew, eh = (math.floor(float(v) * scale + 0.5) for v in rois[i, 1:])
+        rh, rw = max(eh - sh + 1, 1), max(ew - sw + 1, 1)
+        bh, bw = rh / pooled[0], rw / pooled[1]
+        for ph in range(pooled[0]):
+            for pw in range(pooled[1]):
+                h0 = min(max(math.floor(ph * bh) + sh, 0), h)
+                h1 = min(max(math.ceil((ph + 1) * bh) + sh, 0), h)
+                w0 = min(max(math.floor(pw * bw) + sw, 0), w)
+                w1 = min(max(math.ceil((pw + 1) * bw) + sw, 0), w)
+                if h1 > h0 and w1 > w0:
+                    out[i, :, ph, pw] = x[b, :, h0:h1, w0:w1].max(axis=(1, 2))
+    return out
+
+
+def nms_np(boxes, scores, max_per_class, iou_thr, score_thr, fmt="onnx"):
+    """ONNX NonMaxSuppression per (batch, class), TVM's all_class output layouts."""
+    B, N, _ = boxes.shape
+    C = scores.shape[1]
+
+    def iou(a, b):
+        ay1, ay2, ax1, ax2 = min(a[0], a[2]), max(a[0], a[2]), min(a[1], a[3]), max(a[1], a[3])
+        by1, by2, bx1, bx2 = min(b[0], b[2]), max(b[0], b[2]), min(b[1], b[3]), max(b[1], b[3])
+        inter = max(0.0, min(ay2, by2) - max(ay1, by1)) * max(0.0, min(ax2, bx2) - max(ax1, bx1))
+        union = (ay2 - ay1) * (ax2 - ax1) + (by2 - by1) * (bx2 - bx1) - inter
+        return inter / union if union > 0 else 0.0
+
+    kept = []
+    for b in range(B):
+        for c in range(C):
+            order = sorted([n for n in range(N) if scores[b, c, n] > score_thr[0]], key=lambda n: -scores[b, c, n])
+            chosen = []
+            for n in order:
+                if len(chosen) >= max_per_class[0]:
+                    break
+                if all(iou(boxes[b, n].astype(np.float64), boxes[b, k].astype(np.float64)) <= iou_thr[0] for k in chosen):
+                    chosen.append(n)
+                    kept.append((b, c, n, scores[b, c, n]))
+    if fmt == "onnx":
+        sel = np.zeros((B * C * N, 3), np.int64)
+        for k, (b, c, n, _) in enumerate(kept):
+            sel[k] = (b, c, n)
+        return sel, np.array([len(kept)], np.int64)
+    sel, sc, cnt = np.zeros((B, C * N, 2), np.int64), np.zeros((B, C * N), scores.dtype), np.zeros(B, np.int64)
+    for b, c, n, v in kept:
+        sel[b, cnt[b]], sc[b, cnt[b]] = (c, n), v
+        cnt[b] += 1
+    return sel, sc, cnt
+
+
+BOXES = "const:0,0,1,1,0,0.1,1,1.1,0,-0.1,1,0.9,0,10,1,11,0,10.1,1,11.1,0,100,1,101"  # ONNX's six boxes
+case("vision", 'R.vision.all_class_non_max_suppression(b, s, m, i, t, "onnx")',
+     [T("b", (1, 6, 4), "float32", BOXES), T("s", (1, 2, 6), "float32", "const:0.9,0.75,0.6,0.95,0.5,0.3,0.1,0.2,0.3,0.4,0.5,0.6"),
+      T("m", (1,), "int64", "const:3"), T("i", (1,), "float32", "const:0.5"), T("t", (1,), "float32", "const:0.0")],
+     nms_np)
+case("vision", 'R.vision.all_class_non_max_suppression(b, s, m, i, t, output_format="tensorflow")',
+     [T("b", (2, 5, 4)), T("s", (2, 3, 5)), T("m", (1,), "int64", "const:2"), T("i", (1,), "float32", "const:0.3"),
+      T("t", (1,), "float32", "const:-0.5")], lambda b, s, m, i, t: nms_np(b, s, m, i, t, "tensorflow"))
+def get_valid_counts_np(data, threshold=0.0, id_index=0, score_index=1):
+    B, N, L = data.shape
+    count, out, idx = np.zeros(B, np.int32), np.full(data.shape, -1, data.dtype), np.full((B, N), -1, np.int32)
+    for i in range(B):
+        for j in range(N):
+            if data[i, j, score_index] > threshold and (id_index < 0 or data[i, j, id_index] >= 0):
+                out[i, count[i]], idx[i, count[i]] = data[i, j], j
+                count[i] += 1
+    return count, out, idx
+
+
+case("vision", "R.vision.get_valid_counts(d, score_threshold=0.2, id_index=0, score_index=1)",
+     [T("d", (2, 7, 6))], lambda d: get_valid_counts_np(d, 0.2, 0, 1))
+case("vision", "R.vision.get_valid_counts(d, score_threshold=-0.5, id_index=-1, score_index=0)",
+     [T("d", (1, 5, 5), "float64")], lambda d: get_valid_counts_np(d, -0.5, -1, 0))
+def multibox_np(cls, loc, anc, variances=(0.1, 0.1, 0.2, 0.2), clip=True, threshold=0.01, keep_background=False):
+    """TVM's topi multibox_transform_loc (TFLite's decode of centre-size boxes)."""
+    B, C, N = cls.shape
+    l = loc.reshape(B, N, 4).astype(np.float64)
+    a = anc[0].astype(np.float64)
+    ay, ax = (a[:, 1] + a[:, 3]) / 2, (a[:, 0] + a[:, 2]) / 2
+    ah, aw = a[:, 3] - a[:, 1], a[:, 2] - a[:, 0]
+    yc, xc = l[..., 1] * variances[1] * ah + ay, l[..., 0] * variances[0] * aw + ax
+    hh, hw = 0.5 * np.exp(l[..., 3] * variances[3]) * ah, 0.5 * np.exp(l[..., 2] * variances[2]) * aw
+    boxes = np.stack([yc - hh, xc - hw, yc + hh, xc + hw], axis=-1)
+    if clip:
+        boxes = np.clip(boxes, 0, 1)
+    p = softmax(cls, axis=1)
+    p = np.where(p >= threshold, p, 0)
+    if not keep_background:
+        p[:, 0, :] = 0
+    return boxes.astype(cls.dtype), p.astype(cls.dtype)
+
+
+case("vision", "R.vision.multibox_transform_loc(c, l, a)", [T("c", (2, 3, 5)), T("l", (2, 20)), T("a", (1, 5, 4), "float32", "pos")],
+     multibox_np)
+case("vision", "R.vision.multibox_transform_loc(c, l, a, clip=False, threshold=0.3, variances=(1.0, 1.0, 1.0, 1.0), "
+     "keep_background=True)", [T("c", (1, 4, 3), "float64"), T("l", (1, 12), "float64"), T("a", (1, 3, 4), "float64", "pos")],
+     lambda c, l, a: multibox_np(c, l, a, (1.0, 1.0, 1.0, 1.0), False, 0.3, True))
+def classic_nms_np(data, valid, indices, max_out=-1, iou_thr=0.5, force=False, top_k=-1, cs=2, si=1, idi=0,
+                   return_indices=True, to_bottom=False):
+    """TVM's classic hard NMS (topi.vision.non_max_suppression), step for step."""
+    B, N, L = data.shape
+    out, box = np.zeros(data.shape), np.zeros((B, N), np.int64)
+    for b in range(B):
+        n = min(max(int(valid[b]), 0), N)
+        if iou_thr > 0:
+            order = sorted(range(n), key=lambda j: -data[b, j, si])
+            keep = top_k if 0 < top_k < n else n
+            for j in range(n):
+                out[b, j], box[b, j] = (data[b, order[j]], order[j]) if j < keep else (-1, -1)
+            kept = 0
+            for j in range(n):
+                if kept == max_out:
+                    out[b, j], box[b, j] = -1, -1
+                    continue
+                if not out[b, j, si] > 0:
+                    continue
+                a = out[b, j, cs:cs + 4]
+                ok = True
+                for k in range(j):
+                    if not out[b, k, si] > 0 or (idi >= 0 and out[b, k, idi] < 0):
+                        continue
+                    if not force and idi >= 0 and out[b, j, idi] != out[b, k, idi]:
+                        continue
+                    c = out[b, k, cs:cs + 4]
+                    al, at, ar, ab = min(a[0], a[2]), min(a[1], a[3]), max(a[0], a[2]), max(a[1], a[3])
+                    bl, bt, br, bb = min(c[0], c[2]), min(c[1], c[3]), max(c[0], c[2]), max(c[1], c[3])
+                    area = max(0, min(ar, br) - max(al, bl)) * max(0, min(ab, bb) - max(at, bt))
+                    u = (ar - al) * (ab - at) + (br - bl) * (bb - bt) - area
+                    if (0 if u <= 0 else area / u) >= iou_thr:
+                        ok = False
+                if ok:
+                    kept += 1
+                else:
+                    out[b, j], box[b, j] = -1, -1
+        else:
+            out[b, :n], box[b, :n] = data[b, :n], np.arange(n)
+        out[b, n:], box[b, n:] = -1, -1
+        if return_indices:
+            box[b, :n] = [indices[b, x] if x >= 0 else x for x in box[b, :n]]
+    if return_indices:
+        idx, cnt = np.full((B, N), -1, np.int32), np.zeros((B, 1), np.int32)
+        for b in range(B):
+            kept = [x for x in box[b] if x >= 0]
+            idx[b, :len(kept)], cnt[b, 0] = kept, len(kept)
+        return idx, cnt
+    if to_bottom:
+        res = np.full(data.shape, -1.0)
+        for b in range(B):
+            rows = [r for r in out[b] if r[0] >= 0]
+            res[b, :len(rows)] = rows
+        out = res
+    return out.astype(data.dtype)
+
+
+NMS_DATA = ("const:0,0.9,0,0,1,1, 0,0.8,0,0.1,1,1.1, 1,0.7,0,0,1,1, 0,0.6,5,5,6,6, 0,0.95,5.1,5,6.1,6, "
+            "-1,0.5,0,0,1,1").replace(" ", "")
+case("vision", "R.vision.non_max_suppression(d, v, i)",
+     [T("d", (1, 6, 6), "float32", NMS_DATA), T("v", (1,), "int32", "const:5"), T("i", (1, 6), "int32", "const:0,1,2,3,4,5")],
+     lambda d, v, i: classic_nms_np(d, v, i))
+case("vision", "R.vision.non_max_suppression(d, v, i, max_output_size=2, iou_threshold=0.3, force_suppress=True, "
+     "return_indices=False, invalid_to_bottom=True)",
+     [T("d", (1, 6, 6), "float32", NMS_DATA), T("v", (1,), "int32", "const:6"), T("i", (1, 6), "int32", "const:5,4,3,2,1,0")],
+     lambda d, v, i: classic_nms_np(d, v, i, max_out=2, iou_thr=0.3, force=True, return_indices=False, to_bottom=True))
+case("vision", "R.vision.non_max_suppression(d, v, i, top_k=3, id_index=-1, return_indices=False)",
+     [T("d", (2, 4, 6)), T("v", (2,), "int32", "const:4,2"), T("i", (2, 4), "int32", "const:0,1,2,3,0,1,2,3")],
+     lambda d, v, i: classic_nms_np(d, v, i, top_k=3, idi=-1, return_indices=False))
+ROIS = "const:0,1,1,6,5,1,0,2,3,7,0,-2,-1,3,2"  # (3, 5): batch, x1, y1, x2, y2 (one past the edge)
+case("vision", "R.vision.roi_align(x, r, pooled_size=[2, 3], spatial_scale=1.0)",
+     [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_align_np(x, r, (2, 3), 1.0))
+case("vision", 'R.vision.roi_align(x, r, pooled_size=[3, 3], spatial_scale=0.5, sample_ratio=2, mode="max")',
+     [T("x", (2, 2, 5, 5)), T("r", (3, 5), "float32", ROIS)],
+     lambda x, r: roi_align_np(x, r, (3, 3), 0.5, ratio=2, mode="max"))
+case("vision", 'R.vision.roi_align(x, r, pooled_size=[2, 2], spatial_scale=1.0, aligned=True, layout="NHWC")',
+     [T("x", (2, 6, 7, 3), "float64"), T("r", (3, 5), "float64", ROIS)],
+     lambda x, r: roi_align_np(x, r, (2, 2), 1.0, aligned=True, nhwc=True))
+case("vision", "R.vision.roi_pool(x, r, pooled_size=[2, 2], spatial_scale=1.0)",
+     [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_pool_np(x, r, (2, 2), 1.0))
+case("vision", "R.vision.roi_pool(x, r, pooled_size=[3, 2], spatial_scale=0.5)",
+     [T("x", (2, 1, 7, 5), "int32"), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_pool_np(x, r, (3, 2), 0.5))
 
 
 # ------------------------------------------------------------------------------ the runner
