@@ -14,26 +14,13 @@ namespace raxc::backend {
 
 using runtime::Value;
 
-// The kernels of the data-dependent operators (data_dependent.cpp).
-Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at);
-Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at);
-Value builtin_dynamic_strided_slice(Interpreter&, const std::vector<Value>& args, Span at);
-Value builtin_all_class_nms(Interpreter&, const std::vector<Value>& args, Span at);
-Value builtin_non_max_suppression(Interpreter&, const std::vector<Value>& args, Span at);
-
 namespace {
 
 // The executor's own built-ins, searched before the runtime's registry (TVM's other vm.builtin.*
 // functions, plugins, functions a program registered).
 struct Builtins {
   Builtins() { register_vm_builtins(functions); }
-  std::unordered_map<std::string, PackedFunction> functions{
-      {"relax.run.unique", builtin_unique},
-      {"relax.run.nonzero", builtin_nonzero},
-      {"relax.run.dynamic_strided_slice", builtin_dynamic_strided_slice},
-      {"relax.run.all_class_non_max_suppression", builtin_all_class_nms},
-      {"relax.run.non_max_suppression", builtin_non_max_suppression},
-  };
+  std::unordered_map<std::string, PackedFunction> functions;
 };
 
 const Builtins& builtins() {

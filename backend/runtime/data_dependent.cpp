@@ -1,7 +1,8 @@
 // The run-time kernels of the data-dependent operators (operators.md §3.12, §4): the number of
 // elements of their results is known only once the data is, so legalization (backend/legalize)
 // lowers them to R.call_pure_packed of these built-in packed functions instead of a TIR loop
-// nest. Registered in packed.cpp under TVM's names.
+// nest. In the runtime's packed-function registry (packed.cpp) under TVM's names, so `raxc run`
+// and built libraries share them.
 //   relax.run.unique(x, sorted, return_index, return_inverse, return_counts[, axis])
 //       np.unique: the distinct elements (slices along `axis`), ascending when `sorted`, else in
 //       order of first occurrence; then, as requested, the first index of each, the inverse
@@ -36,23 +37,17 @@
 #include <cstring>
 #include <numeric>
 
-#include "backend/exec/checks.h"
-#include "backend/exec/interpreter.h"
 #include "backend/runtime/error.h"
+#include "backend/runtime/packed.h"
+#include "backend/runtime/storage.h"
 
-namespace raxc::backend {
-
-using runtime::TensorPtr;
-using runtime::Value;
+namespace raxc::runtime {
 
 namespace {
 
-const TensorPtr& tensor_argument(const std::vector<Value>& args, const char* fn, Span at) {
+const TensorPtr& tensor_argument(const std::vector<Value>& args, const char* fn) {
   const TensorPtr* t = args.empty() ? nullptr : args[0].tensor();
-  if (!t)
-    raise(diag::PackedFunctionFailed{.message =
-                                         std::string(fn) + ": the first argument must be a tensor"},
-          at);
+  if (!t) throw_error("RX5032", {std::string(fn) + ": the first argument must be a tensor"});
   return *t;
 }
 
@@ -62,10 +57,9 @@ int64_t scalar_argument(const std::vector<Value>& args, size_t i, int64_t fallba
   return p ? (p->is_float() ? static_cast<int64_t>(p->f) : p->i) : fallback;
 }
 
-TensorPtr allocate(std::vector<int64_t> shape, DLDataType dtype, Span at) {
+TensorPtr allocate(std::vector<int64_t> shape, DLDataType dtype) {
   TensorPtr t = runtime::Tensor::empty(shape, dtype);
-  if (!t)
-    raise(diag::TensorAllocationFailed{.shape = "(...)", .dtype = runtime::dtype_name(dtype)}, at);
+  if (!t) throw_error("RX5026", {"(...)", runtime::dtype_name(dtype)});
   return t;
 }
 
@@ -101,16 +95,16 @@ int compare_slices(const runtime::Tensor& x, const Slices& s, int64_t a, int64_t
   return 0;
 }
 
-TensorPtr int64_vector(const std::vector<int64_t>& v, Span at) {
-  TensorPtr t = allocate({static_cast<int64_t>(v.size())}, DLDataType{kDLInt, 64, 1}, at);
+TensorPtr int64_vector(const std::vector<int64_t>& v) {
+  TensorPtr t = allocate({static_cast<int64_t>(v.size())}, DLDataType{kDLInt, 64, 1});
   std::copy(v.begin(), v.end(), t->data_as<int64_t>());
   return t;
 }
 
 }  // namespace
 
-Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at) {
-  const TensorPtr& x = tensor_argument(args, "relax.run.unique", at);
+Value builtin_unique(const std::vector<Value>& args) {
+  const TensorPtr& x = tensor_argument(args, "relax.run.unique");
   bool sorted = scalar_argument(args, 1, 1) != 0;
   bool want_index = scalar_argument(args, 2, 0) != 0;
   bool want_inverse = scalar_argument(args, 3, 0) != 0;
@@ -123,9 +117,8 @@ Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at) {
     axis = scalar_argument(args, 5, 0);
     if (axis < 0) axis += x->ndim();
     if (axis < 0 || axis >= x->ndim())
-      raise(diag::PackedFunctionFailed{.message = "relax.run.unique: axis " + std::to_string(axis) +
-                                                  " is out of range"},
-            at);
+      throw_error("RX5032",
+                  {"relax.run.unique: axis " + std::to_string(axis) + " is out of range"});
     for (int64_t d = 0; d < x->ndim(); ++d)
       (d < axis ? s.before : d == axis ? s.count : s.after) *= shape[d];
   } else {
@@ -165,7 +158,7 @@ Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at) {
     out_shape = shape;
     out_shape[axis] = static_cast<int64_t>(first.size());
   }
-  TensorPtr values = allocate(out_shape, x->dtype(), at);
+  TensorPtr values = allocate(out_shape, x->dtype());
   int64_t bytes = runtime::dtype_bytes(x->dtype());
   const char* src = static_cast<const char*>(x->data());
   char* dst = static_cast<char*>(values->data());
@@ -175,21 +168,21 @@ Value builtin_unique(Interpreter&, const std::vector<Value>& args, Span at) {
     for (int64_t k = 0; k < s.size(); ++k)
       std::memcpy(dst + o.element(g, k) * bytes, src + s.element(first[g], k) * bytes, bytes);
   std::vector<Value> fields{values};
-  if (want_index) fields.push_back(int64_vector(first, at));
-  if (want_inverse) fields.push_back(int64_vector(inverse, at));
-  if (want_counts) fields.push_back(int64_vector(counts, at));
+  if (want_index) fields.push_back(int64_vector(first));
+  if (want_inverse) fields.push_back(int64_vector(inverse));
+  if (want_counts) fields.push_back(int64_vector(counts));
   if (fields.size() == 1) return fields[0];
   return runtime::Tuple{std::move(fields)};
 }
 
-Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at) {
-  const TensorPtr& x = tensor_argument(args, "relax.run.nonzero", at);
+Value builtin_nonzero(const std::vector<Value>& args) {
+  const TensorPtr& x = tensor_argument(args, "relax.run.nonzero");
   std::vector<int64_t> hits;
   bool is_float = x->dtype().code == kDLFloat || x->dtype().code == kDLBfloat;
   for (int64_t i = 0; i < x->numel(); ++i)
     if (is_float ? x->get_f64(i) != 0 : x->get_i64(i) != 0) hits.push_back(i);
   int64_t n = static_cast<int64_t>(hits.size());
-  TensorPtr out = allocate({x->ndim(), n}, DLDataType{kDLInt, 64, 1}, at);
+  TensorPtr out = allocate({x->ndim(), n}, DLDataType{kDLInt, 64, 1});
   int64_t* p = out->data_as<int64_t>();
   for (int64_t k = 0; k < n; ++k) {
     int64_t rest = hits[k];
@@ -201,17 +194,15 @@ Value builtin_nonzero(Interpreter&, const std::vector<Value>& args, Span at) {
   return out;
 }
 
-Value builtin_dynamic_strided_slice(Interpreter&, const std::vector<Value>& args, Span at) {
+Value builtin_dynamic_strided_slice(const std::vector<Value>& args) {
   const char* fn = "relax.run.dynamic_strided_slice";
-  const TensorPtr& x = tensor_argument(args, fn, at);
+  const TensorPtr& x = tensor_argument(args, fn);
   const TensorPtr* bounds[3] = {};
   for (size_t i = 0; i < 3; ++i) {
     bounds[i] = i + 1 < args.size() ? args[i + 1].tensor() : nullptr;
     if (!bounds[i] || (*bounds[i])->ndim() != 1 || (*bounds[i])->dtype().code == kDLFloat)
-      raise(diag::PackedFunctionFailed{.message = std::string(fn) +
-                                                  ": begin, end and strides must be 1-D integer "
-                                                  "tensors"},
-            at);
+      throw_error("RX5032", {std::string(fn) + ": begin, end and strides must be 1-D integer "
+                                               "tensors"});
   }
   int64_t rank = x->ndim();
   std::vector<int64_t> start(rank), step(rank), shape(rank);
@@ -223,9 +214,7 @@ Value builtin_dynamic_strided_slice(Interpreter&, const std::vector<Value>& args
     };
     int64_t s = get(2, 1);
     if (s == 0)
-      raise(diag::PackedFunctionFailed{.message = std::string(fn) + ": a stride of 0 on axis " +
-                                                  std::to_string(d)},
-            at);
+      throw_error("RX5032", {std::string(fn) + ": a stride of 0 on axis " + std::to_string(d)});
     int64_t b = get(0, s > 0 ? 0 : n - 1), e = get(1, s > 0 ? n : -n - 1);
     // numpy's slice.indices: bounds count from the end when negative, then clamp.
     auto clamp = [&](int64_t v) {
@@ -239,7 +228,7 @@ Value builtin_dynamic_strided_slice(Interpreter&, const std::vector<Value>& args
     step[d] = s;
     shape[d] = std::max<int64_t>(len, 0);
   }
-  TensorPtr out = allocate(shape, x->dtype(), at);
+  TensorPtr out = allocate(shape, x->dtype());
   int64_t bytes = runtime::dtype_bytes(x->dtype());
   const char* src = static_cast<const char*>(x->data());
   char* dst = static_cast<char*>(out->data());
@@ -280,22 +269,19 @@ double iou(const runtime::Tensor& boxes, int64_t base_a, int64_t base_b) {
 
 }  // namespace
 
-Value builtin_all_class_nms(Interpreter&, const std::vector<Value>& args, Span at) {
+Value builtin_all_class_nms(const std::vector<Value>& args) {
   const char* fn = "relax.run.all_class_non_max_suppression";
   const TensorPtr* t[5] = {};
   for (size_t i = 0; i < 5; ++i) {
     t[i] = i < args.size() ? args[i].tensor() : nullptr;
     if (!t[i])
-      raise(diag::PackedFunctionFailed{.message = std::string(fn) + ": argument " +
-                                                  std::to_string(i) + " must be a tensor"},
-            at);
+      throw_error("RX5032",
+                  {std::string(fn) + ": argument " + std::to_string(i) + " must be a tensor"});
   }
   const runtime::Tensor &boxes = **t[0], &scores = **t[1];
   if (boxes.ndim() != 3 || scores.ndim() != 3 || boxes.shape()[2] != 4 ||
       scores.shape()[0] != boxes.shape()[0] || scores.shape()[2] != boxes.shape()[1])
-    raise(diag::PackedFunctionFailed{.message = std::string(fn) +
-                                                ": boxes (B, N, 4) and scores (B, C, N) expected"},
-          at);
+    throw_error("RX5032", {std::string(fn) + ": boxes (B, N, 4) and scores (B, C, N) expected"});
   auto first = [&](const runtime::Tensor& x, double fallback) {
     return x.numel() > 0 ? x.get_f64(0) : fallback;
   };
@@ -329,15 +315,15 @@ Value builtin_all_class_nms(Interpreter&, const std::vector<Value>& args, Span a
       }
     }
   if (!tensorflow) {
-    TensorPtr sel = allocate({B * C * N, 3}, DLDataType{kDLInt, 64, 1}, at);
+    TensorPtr sel = allocate({B * C * N, 3}, DLDataType{kDLInt, 64, 1});
     int64_t* p = sel->data_as<int64_t>();
     std::fill(p, p + sel->numel(), 0);
     for (size_t k = 0; k < kept.size(); ++k)
       for (int j = 0; j < 3; ++j) p[k * 3 + j] = kept[k][j];
-    return runtime::Tuple{{sel, int64_vector({static_cast<int64_t>(kept.size())}, at)}};
+    return runtime::Tuple{{sel, int64_vector({static_cast<int64_t>(kept.size())})}};
   }
-  TensorPtr sel = allocate({B, C * N, 2}, DLDataType{kDLInt, 64, 1}, at);
-  TensorPtr sc = allocate({B, C * N}, scores.dtype(), at);
+  TensorPtr sel = allocate({B, C * N, 2}, DLDataType{kDLInt, 64, 1});
+  TensorPtr sc = allocate({B, C * N}, scores.dtype());
   int64_t* p = sel->data_as<int64_t>();
   std::fill(p, p + sel->numel(), 0);
   for (int64_t i = 0; i < sc->numel(); ++i) sc->set_f64(i, 0);
@@ -348,25 +334,22 @@ Value builtin_all_class_nms(Interpreter&, const std::vector<Value>& args, Span a
     p[row * 2 + 1] = kept[k][2];
     sc->set_f64(row, kept_scores[k]);
   }
-  return runtime::Tuple{{sel, sc, int64_vector(per_batch, at)}};
+  return runtime::Tuple{{sel, sc, int64_vector(per_batch)}};
 }
 
-Value builtin_non_max_suppression(Interpreter&, const std::vector<Value>& args, Span at) {
+Value builtin_non_max_suppression(const std::vector<Value>& args) {
   const char* fn = "relax.run.non_max_suppression";
   const TensorPtr* t[3] = {};
   for (size_t i = 0; i < 3; ++i) {
     t[i] = i < args.size() ? args[i].tensor() : nullptr;
     if (!t[i])
-      raise(diag::PackedFunctionFailed{.message = std::string(fn) + ": argument " +
-                                                  std::to_string(i) + " must be a tensor"},
-            at);
+      throw_error("RX5032",
+                  {std::string(fn) + ": argument " + std::to_string(i) + " must be a tensor"});
   }
   const runtime::Tensor &data = **t[0], &valid = **t[1], &indices = **t[2];
   if (data.ndim() != 3 || valid.numel() < data.shape()[0] || indices.ndim() != 2)
-    raise(diag::PackedFunctionFailed{.message = std::string(fn) +
-                                                ": data (B, N, L), valid_count (B,) and indices "
-                                                "(B, N) expected"},
-          at);
+    throw_error("RX5032", {std::string(fn) + ": data (B, N, L), valid_count (B,) and indices "
+                                             "(B, N) expected"});
   auto real = [&](size_t i, double fallback) {
     if (i >= args.size()) return fallback;
     const auto* p = args[i].get_if<runtime::Prim>();
@@ -381,10 +364,8 @@ Value builtin_non_max_suppression(Interpreter&, const std::vector<Value>& args, 
   bool to_bottom = scalar_argument(args, 11, 0) != 0;
   int64_t B = data.shape()[0], N = data.shape()[1], L = data.shape()[2];
   if (cs < 0 || cs + 3 >= L || si < 0 || si >= L || id >= L)
-    raise(diag::PackedFunctionFailed{.message = std::string(fn) +
-                                                ": coord_start, score_index or id_index outside "
-                                                "the box"},
-          at);
+    throw_error("RX5032", {std::string(fn) + ": coord_start, score_index or id_index outside "
+                                             "the box"});
   std::vector<double> out(static_cast<size_t>(B * N * L));
   std::vector<int64_t> box(static_cast<size_t>(B * N));
   auto in = [&](int64_t b, int64_t j, int64_t k) { return data.get_f64((b * N + j) * L + k); };
@@ -458,8 +439,8 @@ Value builtin_non_max_suppression(Interpreter&, const std::vector<Value>& args, 
   DLDataType i32{kDLInt, 32, 1};
   if (return_indices) {
     // Compacted to the front (TVM's rearrangement), with the count per batch.
-    TensorPtr idx = allocate({B, N}, i32, at);
-    TensorPtr cnt = allocate({B, 1}, i32, at);
+    TensorPtr idx = allocate({B, N}, i32);
+    TensorPtr cnt = allocate({B, 1}, i32);
     for (int64_t b = 0; b < B; ++b) {
       int64_t v = 0;
       for (int64_t j = 0; j < N; ++j) {
@@ -472,7 +453,7 @@ Value builtin_non_max_suppression(Interpreter&, const std::vector<Value>& args, 
     }
     return runtime::Tuple{{idx, cnt}};
   }
-  TensorPtr result = allocate({B, N, L}, data.dtype(), at);
+  TensorPtr result = allocate({B, N, L}, data.dtype());
   for (int64_t b = 0; b < B; ++b) {
     int64_t v = 0;
     for (int64_t j = 0; j < N; ++j) {
@@ -492,4 +473,12 @@ Value builtin_non_max_suppression(Interpreter&, const std::vector<Value>& args, 
   return result;
 }
 
-}  // namespace raxc::backend
+std::vector<std::pair<const char*, PackedFunction>> data_dependent_builtins() {
+  return {{"relax.run.unique", builtin_unique},
+          {"relax.run.nonzero", builtin_nonzero},
+          {"relax.run.dynamic_strided_slice", builtin_dynamic_strided_slice},
+          {"relax.run.all_class_non_max_suppression", builtin_all_class_nms},
+          {"relax.run.non_max_suppression", builtin_non_max_suppression}};
+}
+
+}  // namespace raxc::runtime
