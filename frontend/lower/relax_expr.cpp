@@ -576,13 +576,26 @@ const ir::Expr* FunctionLowerer::lower_const_value(TSNode value, std::optional<D
 
 // ------------------------------------------------------------------------------ calls
 
+// main-2026 renamed two keywords of the call builders (text-format.md §9): `out_ty=` is
+// `out_sinfo=` and `ty_args=` is `sinfo_args=`. Both spellings mean the same argument.
+static std::string canonical_keyword(std::string key) {
+  if (key == "out_ty") return "out_sinfo";
+  if (key == "ty_args") return "sinfo_args";
+  return key;
+}
+
 CallArgs FunctionLowerer::split_args(TSNode call) {
   CallArgs args;
   for (TSNode a : cst().named_children(cst().field(call, Field::arguments))) {
     if (cst().is(a, Kind::keyword_argument)) {
-      std::string key = text(cst().field(a, Field::name));
-      for (auto& [k, v] : args.keywords)
-        if (k == key) error(diag::DuplicateKeywordArgument{.argument = key}, span(a));
+      std::string key = canonical_keyword(text(cst().field(a, Field::name)));
+      bool repeated = false;
+      for (auto& [k, v] : args.keywords) repeated = repeated || k == key;
+      // Reported once, here; the first value is the one lowered.
+      if (repeated) {
+        error(diag::DuplicateKeywordArgument{.argument = key}, span(a));
+        continue;
+      }
       args.keywords.emplace_back(key, cst().field(a, Field::value));
     } else {
       args.positional.push_back(a);
@@ -912,6 +925,8 @@ const ir::Expr* FunctionLowerer::lower_generic_op(TSNode node, const std::string
 std::vector<const ir::StructInfo*> FunctionLowerer::lower_sinfo_list(TSNode node,
                                                                      bool list_is_tuple) {
   std::vector<const ir::StructInfo*> result;
+  // `(S)` is S in Python: parentheses alone never make a tuple.
+  while (cst().is(node, Kind::parenthesized_expression)) node = cst().field(node, Field::value);
   if (cst().is(node, Kind::list) || cst().is(node, Kind::tuple)) {
     std::vector<const ir::StructInfo*> items;
     for (TSNode item : cst().named_children(node)) {
