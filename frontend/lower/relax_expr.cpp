@@ -168,13 +168,20 @@ const ir::Expr* FunctionLowerer::lower_identifier(TSNode node) {
   return unresolved;
 }
 
+namespace {
+bool is_sinfo_ctor(std::string_view path);
+}
+
 const ir::Expr* FunctionLowerer::lower_attribute(TSNode node) {
   if (is_module_ref(node)) return global_ref(node);
   std::string path = relax_path(node);
-  if (!path.empty()) {
+  if (!path.empty() && is_sinfo_ctor(path)) {
     error(diag::AnnotationUsedAsValue{.annotation = text(node)}, span(node));
     return nullptr;
   }
+  // `f = R.add`: an operator written as a value; well-formedness says it can only be called
+  // (WF-9, RX2026).
+  if (!path.empty()) return make<ir::Op>("relax." + path, span(node));
   error(diag::UnsupportedInRelaxFunction{.construct = "attribute access '" + text(node) + "'"},
         span(node));
   return nullptr;
@@ -874,7 +881,7 @@ const ir::Expr* FunctionLowerer::lower_const(TSNode node) {
     if (cst().is(d, Kind::string)) s = string_value(ctx_, d);
     if (s) dtype = DataType::parse(*s);
     if (!dtype || dtype->is_void()) {
-      error(diag::UnknownRelaxDtype{.dtype = text(d)}, span(d));
+      error(diag::UnknownRelaxDtype{.dtype = s.value_or(text(d))}, span(d));
       return nullptr;
     }
   }
