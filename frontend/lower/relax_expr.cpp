@@ -441,6 +441,56 @@ const ir::Expr* FunctionLowerer::lower_literal(TSNode node, LiteralMode literals
   return lower_const_value(node, std::nullopt, span(node));
 }
 
+// Python's arithmetic on two literal scalars, as TVM's parser evaluates `R.const(15.0 / 14.0)`:
+// `/` is true division, `//` and `%` floor, `**` a power; a bool counts as an int.
+static std::optional<Scalar> fold_scalars(std::string_view op, Scalar a, Scalar b) {
+  bool floats = a.tag == Scalar::Tag::Float || b.tag == Scalar::Tag::Float;
+  double x = a.tag == Scalar::Tag::Float ? a.f : double(a.i);
+  double y = b.tag == Scalar::Tag::Float ? b.f : double(b.i);
+  Scalar r;
+  if (op == "/" || (floats && op != "//" && op != "%") || op == "**") {
+    r.tag = Scalar::Tag::Float;
+    if (op == "+")
+      r.f = x + y;
+    else if (op == "-")
+      r.f = x - y;
+    else if (op == "*")
+      r.f = x * y;
+    else if (op == "/" && y != 0)
+      r.f = x / y;
+    else if (op == "**")
+      r.f = std::pow(x, y);
+    else
+      return std::nullopt;
+    // int ** non-negative int stays an int, as in Python.
+    if (op == "**" && !floats && b.i >= 0 && std::fabs(r.f) < 9.0e18)
+      r.tag = Scalar::Tag::Int, r.i = __int128(r.f);
+    return r;
+  }
+  if (floats) {  // // and % on floats
+    if (y == 0) return std::nullopt;
+    double q = std::floor(x / y);
+    r.tag = Scalar::Tag::Float;
+    r.f = op == "//" ? q : x - q * y;
+    return r;
+  }
+  __int128 i = a.i, j = b.i;
+  if (op == "+")
+    r.i = i + j;
+  else if (op == "-")
+    r.i = i - j;
+  else if (op == "*")
+    r.i = i * j;
+  else if ((op == "//" || op == "%") && j != 0) {
+    __int128 q = i / j;
+    if ((i % j != 0) && ((i < 0) != (j < 0))) --q;  // floor, not truncation
+    r.i = op == "//" ? q : i - q * j;
+  } else {
+    return std::nullopt;
+  }
+  return r;
+}
+
 bool FunctionLowerer::read_scalars(TSNode node, std::vector<Scalar>& out,
                                    std::vector<int64_t>& shape, size_t depth) {
   TSNode n = node;
@@ -509,6 +559,21 @@ bool FunctionLowerer::read_scalars(TSNode node, std::vector<Scalar>& out,
     s.f = v == "inf" ? std::numeric_limits<double>::infinity()
                      : std::numeric_limits<double>::quiet_NaN();
     if (neg) s.f = -s.f;
+  } else if (cst().is(n, Kind::binary_operator)) {
+    std::vector<Scalar> a, b;
+    std::vector<int64_t> scalar_shape;
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    std::optional<Scalar> v;
+    if (read_scalars(cst().field(n, Field::left), a, scalar_shape, 0) && a.size() == 1 &&
+        scalar_shape.empty() && read_scalars(cst().field(n, Field::right), b, scalar_shape, 0) &&
+        b.size() == 1 && scalar_shape.empty())
+      v = fold_scalars(cst().text(op), a[0], b[0]);
+    if (!v) {
+      error(diag::NotConstantValue{.value = text(n)}, span(n));
+      return false;
+    }
+    s = *v;
+    if (negative) s.f = -s.f, s.i = -s.i;
   } else {
     error(diag::NotConstantValue{.value = text(n)}, span(n));
     return false;
@@ -1144,6 +1209,7 @@ const ir::Expr* FunctionLowerer::lower_print(TSNode node, bool is_assert) {
   for (auto& [key, value] : args.keywords) {
     if (key == "format") {
       TSNode f = value;
+      while (cst().is(f, Kind::parenthesized_expression)) f = cst().field(f, Field::value);
       if (cst().is(f, Kind::call) && relax_path(cst().field(f, Field::function)) == "str") {
         std::vector<TSNode> inner = cst().named_children(cst().field(f, Field::arguments));
         f = inner.size() == 1 ? inner[0] : TSNode{};
