@@ -98,6 +98,9 @@ constexpr TirBuiltin kTirBuiltins[] = {
     // `T.attr(node, "key", value)`: an attribute over the rest of the suite, as TVM prints it;
     // kept in place as a statement (it annotates, the checks have nothing to derive from it).
     {"attr", "tir.attr", BR::Void, 3, 3},
+    // `T.target("llvm")` (optionally with a host) as an attribute value: kept as written so that
+    // it prints back; a target given as a dictionary is not read.
+    {"target", "tir.target", BR::Handle, 1, 2},
     // A dtype first: the result's.
     {"call_llvm_intrin", "tir.call_llvm_intrin", BR::DtypeFirst, 2},
     {"call_llvm_pure_intrin", "tir.call_llvm_pure_intrin", BR::DtypeFirst, 2},
