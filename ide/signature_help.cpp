@@ -109,7 +109,9 @@ size_t active_argument(const std::string& arguments, const std::vector<std::stri
   size_t equals = current.find('=');
   if (equals != std::string_view::npos) {
     std::string_view keyword = trim(current.substr(0, equals));
-    if (keyword == "out_ty") keyword = "out_sinfo";  // the newest dialect's spelling
+    // The newest dialect's spellings (text-format.md §9).
+    if (keyword == "out_ty") keyword = "out_sinfo";
+    if (keyword == "ty_args") keyword = "sinfo_args";
     for (size_t k = 0; k < names.size(); ++k)
       if (names[k] == keyword || names[k] == "*" + std::string(keyword)) return k;
   }

@@ -104,6 +104,25 @@ std::string buffer_text(const ir::Buffer& b) {
   return "shape " + dims_text(b.shape) + " and dtype '" + b.dtype.str() + "'";
 }
 
+// False when tensor `t` provably disagrees with buffer `b`: dtype, rank, or a dimension once the
+// buffer's symbolic variables are replaced by `mapping` (unbound ones are not compared).
+bool dims_match_buffer(arith::Analyzer& an, const ir::TensorSInfo& t, const ir::Buffer& b,
+                       const arith::VarMap& mapping,
+                       const std::optional<std::vector<const ir::PrimExpr*>>& dims) {
+  if (!t.dtype.is_void() && t.dtype != b.dtype) return false;
+  if (t.ndim >= 0 && size_t(t.ndim) != b.shape.size()) return false;
+  for (size_t d = 0; dims && d < dims->size() && d < b.shape.size(); ++d) {
+    bool bound = true;
+    for (const ir::PrimVar* v : ir::prim_vars(b.shape[d])) bound = bound && mapping.count(v);
+    if (!bound) continue;
+    const ir::PrimExpr* want = an.substitute(b.shape[d], mapping);
+    auto wi = an.as_int(want), gi = an.as_int((*dims)[d]);
+    if (wi && gi ? *wi != *gi : an.compare(want, (*dims)[d]) == arith::Proof::NotEqual)
+      return false;
+  }
+  return true;
+}
+
 // TVM's call_tir validation: the PrimFunc's parameters are [inputs..., outputs..., tir_vars...];
 // binding the input buffers' symbolic dims (and the tir_vars scalars) from the arguments must
 // give outputs compatible with out_sinfo. Only provable disagreements are reported.
@@ -166,26 +185,26 @@ void check_against_prim_func(InferContext& ctx, const ir::StructInfo* out) {
   }
   if (tir_vars)
     for (size_t k = 0; k < n_tv; ++k) mapping[f->params[n_in + n_fresh + k].var] = (*tir_vars)[k];
+  // TVM's well-formedness matches each argument against its buffer: dtype, rank, and the dims
+  // once the symbolic variables are bound (by the first argument that uses them).
+  for (size_t i = 0; i < n_in; ++i) {
+    const ir::Buffer* b = param_buffer(*f, f->params[i]);
+    auto* t = ir::dyn_cast<ir::TensorSInfo>(args->fields[i]);
+    if (!b || !t) continue;
+    if (!dims_match_buffer(an, *t, *b, mapping, v_dims(*t)))
+      ctx.report(diag::CallTirInputMismatch{.op = op_text(ctx),
+                                            .index = i,
+                                            .sinfo = sinfo_text(t),
+                                            .prim_func = gv->name,
+                                            .buffer = b->name,
+                                            .buffer_shape = buffer_text(*b)},
+                 ctx.call.span);
+  }
   for (size_t j = 0; j < n_out; ++j) {
     const ir::Buffer* b = param_buffer(*f, f->params[size_t(param_of_output[j])]);
     auto* t = ir::dyn_cast<ir::TensorSInfo>(outs[j]);
     if (!b || !t) continue;
-    auto dims = s_dims(*t);
-    bool bad = (!t->dtype.is_void() && t->dtype != b->dtype) ||
-               (t->ndim >= 0 && size_t(t->ndim) != b->shape.size());
-    for (size_t d = 0; !bad && dims && d < dims->size(); ++d) {
-      std::vector<const ir::PrimVar*> vars = ir::prim_vars(b->shape[d]);
-      bool bound = true;
-      for (const ir::PrimVar* v : vars) bound = bound && mapping.count(v);
-      if (!bound) continue;
-      const ir::PrimExpr* want = an.substitute(b->shape[d], mapping);
-      auto wi = an.as_int(want), gi = an.as_int((*dims)[d]);
-      if (wi && gi)
-        bad = *wi != *gi;
-      else
-        bad = an.compare(want, (*dims)[d]) == arith::Proof::NotEqual;
-    }
-    if (bad)
+    if (!dims_match_buffer(an, *t, *b, mapping, s_dims(*t)))
       ctx.report(diag::CallTirOutputMismatch{.op = op_text(ctx),
                                              .index = j,
                                              .declared = sinfo_text(t),
@@ -226,9 +245,33 @@ const ir::StructInfo* infer_call_tir_inplace(InferContext& ctx) {
         at);
     return result;
   }
+  std::vector<size_t> writer(args->fields.size(), SIZE_MAX);  // the output written in place
   for (size_t i = 0; i < indices->size(); ++i) {
     int64_t k = (*indices)[i];
     if (k < 0) continue;
+    if (size_t(k) < args->fields.size() && writer[size_t(k)] != SIZE_MAX) {
+      // Two outputs would alias one buffer (TVM rejects a repeated in-place index).
+      ctx.report(
+          diag::OperatorInvalidAttribute{
+              .op = op_text(ctx),
+              .attribute = "inplace_indices",
+              .reason = "argument " + std::to_string(k) + " is written in place by outputs " +
+                        std::to_string(writer[size_t(k)]) + " and " + std::to_string(i)},
+          at);
+      continue;
+    }
+    if (size_t(k) < args->fields.size()) writer[size_t(k)] = i;
+    if (size_t(k) < args->fields.size() && !ir::isa<ir::TensorSInfo>(args->fields[size_t(k)]) &&
+        !ir::isa<ir::ObjectSInfo>(args->fields[size_t(k)])) {
+      ctx.report(
+          diag::OperatorInvalidAttribute{.op = op_text(ctx),
+                                         .attribute = "inplace_indices",
+                                         .reason = "argument " + std::to_string(k) +
+                                                   " written in place is not a tensor ('" +
+                                                   sinfo_text(args->fields[size_t(k)]) + "')"},
+          at);
+      continue;
+    }
     if (size_t(k) >= args->fields.size()) {
       ctx.report(
           diag::OperatorInvalidAttribute{

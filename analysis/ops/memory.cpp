@@ -83,12 +83,32 @@ const ir::StructInfo* infer_memory_alloc_tensor(InferContext& ctx) {
   return tensor_of_shape(ctx, *shape, dt, nullptr);
 }
 
+// An argument of R.memory.view left out: absent, or written as TVM prints an omitted one, the
+// empty tuple `R.tuple()` (or any value of that StructInfo).
+bool view_argument_omitted(const InferContext& ctx, std::string_view name) {
+  ParamValue p = param(ctx, name);
+  if (!p.present()) return true;
+  const ir::Expr* e = nullptr;
+  if (p.arg_index >= 0) {
+    e = ctx.call.args[size_t(p.arg_index)];
+  } else if (auto* v = p.attr->get_if<const ir::Expr*>()) {
+    e = *v;
+  } else {
+    return p.attr->is_none();
+  }
+  if (auto* t = ir::dyn_cast<ir::Tuple>(e); t && t->fields.empty()) return true;
+  const ir::StructInfo* s = p.arg_index >= 0 ? arg_sinfo(ctx, name) : nullptr;
+  auto* tuple = s ? ir::dyn_cast<ir::TupleSInfo>(s) : nullptr;
+  return tuple && tuple->fields.empty();
+}
+
 const ir::StructInfo* infer_memory_view(InferContext& ctx) {
   const ir::TensorSInfo* x = tensor_arg(ctx, "data");
-  std::optional<DataType> dt = attr_dtype(ctx, "dtype");
+  std::optional<DataType> dt;
+  if (!view_argument_omitted(ctx, "dtype")) dt = attr_dtype(ctx, "dtype");
   if (!x) return unknown(ctx);
   DataType dtype = dt && !dt->is_void() ? *dt : x->dtype;
-  if (param(ctx, "shape").present()) {
+  if (!view_argument_omitted(ctx, "shape")) {
     if (auto shape = shape_operand(ctx, "shape"))
       return tensor_of_shape(ctx, *shape, dtype, x->vdevice);
   }

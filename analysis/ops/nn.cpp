@@ -1,6 +1,7 @@
 // Neural-network operators R.nn.* (operators.md §3.10): activations, softmax, normalizations,
 // dropout, convolutions, pooling, pad, attention, losses, pixel_shuffle.
 #include <string>
+#include <tuple>
 
 #include "analysis/ops/common.h"
 
@@ -268,9 +269,18 @@ std::vector<const PrimExpr*> padding_list(InferContext& ctx, size_t n) {
 
 std::string spatial_letters(size_t n) { return n == 1 ? "W" : n == 2 ? "HW" : "DHW"; }
 
+// The rank of a tensor in `layout`: one axis per letter. A sub-indexed layout ("NCHW4c",
+// "OIHW4o4i") has its split axes as lowercase letters; the digits are their factors, not axes.
+int layout_rank(const std::string& layout) {
+  int rank = 0;
+  for (char c : layout) rank += (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+  return rank;
+}
+
 // Resolves data/out layouts: canonical positions or nullopt (split layout => rank-only).
 struct Layouts {
   std::optional<std::vector<int>> in, out;
+  int in_rank = -1;
   int out_rank = -1;
   bool ok = true;
 };
@@ -299,9 +309,8 @@ Layouts resolve_layouts(InferContext& ctx, std::string_view data_key, std::strin
         param_span(ctx, param(ctx, out_key)));
     l.ok = false;
   }
-  l.out_rank = int(out.size());
-  for (char c : out)
-    if (c >= '0' && c <= '9') --l.out_rank;  // "NCHW16c": the digits are not axes
+  l.in_rank = data_valid ? layout_rank(data) : int(n + 2);
+  l.out_rank = layout_rank(out);
   return l;
 }
 
@@ -350,11 +359,13 @@ const ir::StructInfo* infer_conv(InferContext& ctx) {
           ? *out_dtype
           : arith_dtype(ctx, data->dtype, weight->dtype, "data and weight", ctx.call.span);
   const ir::VDevice* vdev = binary_vdevice(ctx, data->vdevice, weight->vdevice);
-  for (auto [t, name] : {std::pair{data, "data"}, std::pair{weight, "weight"}})
-    if (t->ndim >= 0 && t->ndim != int(N + 2)) {
+  int weight_rank = kvalid ? layout_rank(klayout) : int(N + 2);
+  for (auto [t, name, rank] :
+       {std::tuple{data, "data", l.in_rank}, std::tuple{weight, "weight", weight_rank}})
+    if (t->ndim >= 0 && t->ndim != rank) {
       ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
                                                  .parameter = name,
-                                                 .ndim = std::to_string(N + 2),
+                                                 .ndim = std::to_string(rank),
                                                  .sinfo = sinfo_text(t)},
                  param_span(ctx, param(ctx, name)));
       return rank_only(ctx, l.out_rank, dtype, vdev);
@@ -433,10 +444,10 @@ const ir::StructInfo* infer_pool(InferContext& ctx) {
   bool ceil_mode = attr_bool(ctx, "ceil_mode").value_or(false);
   attr_bool(ctx, "count_include_pad");
   if (!data) return unknown(ctx, l.out_rank);
-  if (data->ndim >= 0 && data->ndim != int(N + 2)) {
+  if (data->ndim >= 0 && data->ndim != l.in_rank) {
     ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
                                                .parameter = "data",
-                                               .ndim = std::to_string(N + 2),
+                                               .ndim = std::to_string(l.in_rank),
                                                .sinfo = sinfo_text(data)},
                ctx.arg_span(0));
     return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
@@ -477,10 +488,10 @@ const ir::StructInfo* infer_adaptive_pool(InferContext& ctx) {
   Layouts l = resolve_layouts(ctx, "layout", "out_layout", N);
   auto size = attr_prim_list(ctx, "output_size");
   if (!data) return unknown(ctx, l.out_rank);
-  if (data->ndim >= 0 && data->ndim != int(N + 2)) {
+  if (data->ndim >= 0 && data->ndim != l.in_rank) {
     ctx.report(diag::OperatorArgumentWrongRank{.op = op_text(ctx),
                                                .parameter = "data",
-                                               .ndim = std::to_string(N + 2),
+                                               .ndim = std::to_string(l.in_rank),
                                                .sinfo = sinfo_text(data)},
                ctx.arg_span(0));
     return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);

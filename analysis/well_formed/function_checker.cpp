@@ -280,8 +280,12 @@ class FunctionChecker {
       case ir::ExprKind::Var:
       case ir::ExprKind::DataflowVar: return use(ir::cast<ir::Var>(e), at);
       case ir::ExprKind::GlobalVar: return global_ref(ir::cast<ir::GlobalVar>(e));
-      case ir::ExprKind::Op:  // WF-9: calls handle their callee without coming here
-        return report(diag::OperatorUsedAsValue{.op = ir::cast<ir::Op>(e)->name}, e->span);
+      case ir::ExprKind::Op: {  // WF-9: calls handle their callee without coming here
+        // Named as the text writes it: relax.add is R.add.
+        std::string op = ir::cast<ir::Op>(e)->name;
+        if (op.rfind("relax.", 0) == 0) op = "R." + op.substr(6);
+        return report(diag::OperatorUsedAsValue{.op = op}, e->span);
+      }
       case ir::ExprKind::Tuple:
         for (const ir::Expr* f : ir::cast<ir::Tuple>(e)->fields) expr(f, e->span);
         return;

@@ -6,18 +6,14 @@
 namespace raxc::analysis {
 namespace {
 
-const ir::Attrs* attrs_of(const ir::GlobalDef& g) {
-  if (const ir::Function* f = g.function()) return &f->attrs;
-  if (const ir::PrimFunc* p = g.prim_func()) return &p->attrs;
-  return nullptr;  // ExternFunc: its symbol is its whole point, not a name
-}
-
-// WF-13. A lone function takes its name from the file, not from a module: nothing to compare.
+// WF-13 is a rule of Relax well-formedness: it holds for Relax functions. A PrimFunc may be
+// exported under another symbol (TVM checks the rule for Relax functions only), and a lone
+// function takes its name from the file, not from a module: nothing to compare.
 void check_global_symbol(const ir::IRModule& module, const ir::GlobalDef& g,
                          DiagnosticSink& diags) {
   if (module.top_level != ir::TopLevel::Module) return;
-  const ir::Attrs* attrs = attrs_of(g);
-  const ir::AttrValue* symbol = attrs ? attrs->find("global_symbol") : nullptr;
+  const ir::Function* f = g.function();
+  const ir::AttrValue* symbol = f ? f->attrs.find("global_symbol") : nullptr;
   const std::string* text = symbol ? symbol->get_if<std::string>() : nullptr;
   if (!text || *text == g.gvar->name) return;
   Diagnostic d = make_diagnostic(

@@ -31,6 +31,8 @@ struct DataType {
   Code code = Code::Handle;
   uint8_t bits = 0;
   uint16_t lanes = 0;
+  // TVM's scalable vectors ("float32xvscalex4": lanes is a multiple of the hardware's vscale).
+  bool scalable = false;
 
   static DataType Void() { return {Code::Handle, 0, 0}; }
   static DataType Bool() { return {Code::UInt, 1, 1}; }

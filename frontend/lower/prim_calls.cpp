@@ -5,6 +5,128 @@
 
 namespace raxc::lower::prim_lowering {
 
+// TVM's TIR builtins that are plain calls (`tvm.script.ir_builder.tir` exports backed by
+// `tir.op`): lowered to a PrimCall of `op` whose dtype follows TVM's definition of each. The
+// math functions, typed constructors and the calls with their own rules are handled before.
+enum class BuiltinResult : uint8_t {
+  Int32,
+  UInt32,
+  Bool,
+  Handle,
+  Void,
+  FirstArg,   // the dtype of the first argument (tvm_thread_invariant, fma, ret)
+  SecondArg,  // the dtype of the second argument (tvm_warp_shuffle*)
+  DtypeFirst  // a dtype string first, as TVM's _dtype_forward spells them
+};
+
+struct TirBuiltin {
+  std::string_view name;
+  std::string_view op;
+  BuiltinResult result;
+  uint8_t min_args = 0;
+  uint8_t max_args = 255;
+};
+
+namespace {
+
+using BR = BuiltinResult;
+constexpr TirBuiltin kTirBuiltins[] = {
+    {"call_packed", "tir.tvm_call_packed", BR::Int32, 1},
+    {"call_cpacked", "tir.tvm_call_cpacked", BR::Int32, 1},
+    {"call_packed_lowered", "tir.tvm_call_packed_lowered", BR::Int32, 1},
+    {"call_cpacked_lowered", "tir.tvm_call_cpacked_lowered", BR::Int32, 1},
+    {"tvm_call_packed", "tir.tvm_call_packed", BR::Int32, 1},
+    {"tvm_call_cpacked", "tir.tvm_call_cpacked", BR::Int32, 1},
+    {"tvm_call_packed_lowered", "tir.tvm_call_packed_lowered", BR::Int32, 1},
+    {"tvm_call_cpacked_lowered", "tir.tvm_call_cpacked_lowered", BR::Int32, 1},
+    {"tvm_stack_alloca", "tir.tvm_stack_alloca", BR::Handle, 2, 2},
+    {"tvm_stack_make_shape", "tir.tvm_stack_make_shape", BR::Handle},
+    {"tvm_stack_make_array", "tir.tvm_stack_make_array", BR::Handle, 6, 6},
+    {"tvm_tuple", "tir.tvm_tuple", BR::Void},
+    {"tvm_struct_set", "tir.tvm_struct_set", BR::Int32, 4, 4},
+    {"tvm_thread_allreduce", "tir.tvm_thread_allreduce", BR::Void},
+    {"tvm_thread_invariant", "tir.tvm_thread_invariant", BR::FirstArg, 1, 1},
+    {"tvm_storage_sync", "tir.tvm_storage_sync", BR::Void, 1, 3},
+    {"tvm_kernel_replace_point", "tir.tvm_kernel_replace_point", BR::Void, 0, 0},
+    {"tvm_global_barrier_kinit", "tir.tvm_global_barrier_kinit", BR::Void, 0, 0},
+    {"tvm_warp_shuffle", "tir.tvm_warp_shuffle", BR::SecondArg, 5, 5},
+    {"tvm_warp_shuffle_up", "tir.tvm_warp_shuffle_up", BR::SecondArg, 5, 5},
+    {"tvm_warp_shuffle_down", "tir.tvm_warp_shuffle_down", BR::SecondArg, 5, 5},
+    {"tvm_warp_shuffle_xor", "tir.tvm_warp_shuffle_xor", BR::SecondArg, 5, 5},
+    {"tvm_warp_activemask", "tir.tvm_warp_activemask", BR::UInt32, 0, 0},
+    {"tvm_access_ptr", "tir.tvm_access_ptr", BR::Handle, 5, 5},
+    {"tvm_throw_last_error", "tir.tvm_throw_last_error", BR::Void, 0, 0},
+    {"tvm_load_matrix_sync", "tir.tvm_load_matrix_sync", BR::Void, 8, 8},
+    {"tvm_mma_sync", "tir.tvm_mma_sync", BR::Void, 8, 8},
+    {"tvm_bmma_sync", "tir.tvm_bmma_sync", BR::Void, 8, 8},
+    {"tvm_fill_fragment", "tir.tvm_fill_fragment", BR::Void, 6, 6},
+    {"tvm_store_matrix_sync", "tir.tvm_store_matrix_sync", BR::Void, 8, 8},
+    {"cooperative_tensor_fill", "tir.cooperative_tensor_fill", BR::Void},
+    {"cooperative_tensor_load", "tir.cooperative_tensor_load", BR::Void},
+    {"cooperative_tensor_store", "tir.cooperative_tensor_store", BR::Void},
+    {"cooperative_tensor_multiply_accumulate", "tir.cooperative_tensor_multiply_accumulate",
+     BR::Void},
+    {"ptr_byte_offset", "tir.ptr_byte_offset", BR::Handle, 3, 3},
+    {"handle_add_byte_offset", "tir.handle_add_byte_offset", BR::Handle, 2, 2},
+    {"address_of", "tir.address_of", BR::Handle, 1, 1},
+    {"lookup_param", "tir.lookup_param", BR::Handle, 1, 1},
+    {"isnullptr", "tir.isnullptr", BR::Bool, 1, 1},
+    {"assume", "tir.assume", BR::Bool, 1, 1},
+    {"undef", "tir.undef", BR::Int32, 0, 0},
+    {"ret", "tir.ret", BR::FirstArg, 1, 1},
+    {"thread_return", "tir.thread_return", BR::Void, 0, 0},
+    {"continue_loop", "tir.continue_loop", BR::Void, 0, 0},
+    {"break_loop", "tir.break_loop", BR::Void, 0, 0},
+    {"start_profile_intrinsic", "tir.start_profile_intrinsic", BR::Void, 1, 1},
+    {"end_profile_intrinsic", "tir.end_profile_intrinsic", BR::Void, 1, 1},
+    {"fma", "tir.fma", BR::FirstArg, 3, 3},
+    {"filter", "tir.filter", BR::Bool, 2, 2},
+    {"selector", "tir.selector", BR::FirstArg, 2, 2},
+    {"logaddexp", "tir.logaddexp", BR::FirstArg, 2, 2},
+    {"q_multiply_shift", "tir.q_multiply_shift", BR::Int32, 4, 4},
+    {"q_multiply_shift_per_axis", "tir.q_multiply_shift_per_axis", BR::Int32, 7, 7},
+    {"TVMBackendAllocWorkspace", "tir.TVMBackendAllocWorkspace", BR::Handle, 5, 5},
+    {"TVMBackendFreeWorkspace", "tir.TVMBackendFreeWorkspace", BR::Int32, 3, 3},
+    {"anylist_getitem", "tir.anylist_getitem", BR::Handle, 2, 2},
+    {"anylist_resetitem", "tir.anylist_resetitem", BR::Int32, 2, 2},
+    {"anylist_setitem_call_packed", "tir.anylist_setitem_call_packed", BR::Int32, 3},
+    {"anylist_setitem_call_cpacked", "tir.anylist_setitem_call_cpacked", BR::Int32, 3},
+    {"vscale", "tir.vscale", BR::Int32, 0, 0},
+    {"ignore_loop_partition", "tir.ignore_loop_partition", BR::Bool, 1, 1},
+    {"ptx_commit_group", "tir.ptx_commit_group", BR::Void, 0, 0},
+    {"ptx_wait_group", "tir.ptx_wait_group", BR::Void, 1, 1},
+    // `T.attr(node, "key", value)`: an attribute over the rest of the suite, as TVM prints it;
+    // kept in place as a statement (it annotates, the checks have nothing to derive from it).
+    {"attr", "tir.attr", BR::Void, 3, 3},
+    // `T.target("llvm")` (optionally with a host) as an attribute value: kept as written so that
+    // it prints back; a target given as a dictionary is not read.
+    {"target", "tir.target", BR::Handle, 1, 2},
+    // A dtype first: the result's.
+    {"call_llvm_intrin", "tir.call_llvm_intrin", BR::DtypeFirst, 2},
+    {"call_llvm_pure_intrin", "tir.call_llvm_pure_intrin", BR::DtypeFirst, 2},
+    {"vectorlow", "tir.vectorlow", BR::DtypeFirst, 2, 2},
+    {"vectorhigh", "tir.vectorhigh", BR::DtypeFirst, 2, 2},
+    {"vectorcombine", "tir.vectorcombine", BR::DtypeFirst, 3, 3},
+    {"get_active_lane_mask", "tir.get_active_lane_mask", BR::DtypeFirst, 3, 3},
+    {"dp4a", "tir.dp4a", BR::DtypeFirst, 4, 4},
+    {"type_annotation", "tir.type_annotation", BR::DtypeFirst, 1, 1},
+    {"ptx_mma", "tir.ptx_mma", BR::DtypeFirst, 1},
+    {"ptx_mma_sp", "tir.ptx_mma_sp", BR::DtypeFirst, 1},
+    {"ptx_ldmatrix", "tir.ptx_ldmatrix", BR::DtypeFirst, 1},
+    {"ptx_cp_async", "tir.ptx_cp_async", BR::DtypeFirst, 1},
+    {"ptx_cp_async_bulk", "tir.ptx_cp_async_bulk", BR::DtypeFirst, 1},
+    {"mma_store", "tir.mma_store", BR::DtypeFirst, 1},
+    {"mma_fill", "tir.mma_fill", BR::DtypeFirst, 1},
+};
+
+const TirBuiltin* find_builtin(std::string_view name) {
+  for (const TirBuiltin& b : kTirBuiltins)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+}  // namespace
+
 PrimLowerer::Args PrimLowerer::collect_args(TSNode call) {
   Args args;
   for (TSNode child : cst_.named_children(cst_.field(call, Field::arguments))) {
@@ -242,6 +364,9 @@ Result PrimLowerer::intrinsic(TSNode node, const std::string& name, const Args& 
   if (name == "call_pure_extern") return typed_call(node, name, "tir.call_pure_extern", args, sp);
   if (name == "call_intrin") return typed_call(node, name, "", args, sp);
   if (name == "Let") return let(node, args, sp);
+  if (name == "FloatImm" || name == "IntImm") return immediate(node, name, args, sp);
+  if (name == "Var") return fresh_var(node, args, sp);
+  if (const TirBuiltin* b = find_builtin(name)) return builtin(node, *b, args, sp);
   if (name == "axis.spatial" || name == "axis.reduce" || name == "axis.remap" ||
       name == "match_buffer" || name == "alloc_buffer" || name == "sblock_alloc_buffer")
     return unsupported(node, "'T." + name + "(...)' inside an expression");
@@ -299,7 +424,8 @@ Result PrimLowerer::cast_call(TSNode, const std::string& name, const Args& args,
 }
 
 Result PrimLowerer::select(TSNode node, const std::string& name, const Args& args, Span sp) {
-  if (!no_keywords(node, name, args) ||
+  // TVM's wrapper of if_then_else drops a `dtype=` keyword; the branches decide the dtype.
+  if (!no_keywords(node, name, args, {"dtype", "span"}) ||
       !arity(node, name, args, 3, 3, "(condition, true_value, false_value)"))
     return std::nullopt;
   auto vals = values(args.positional);
@@ -465,6 +591,89 @@ Result PrimLowerer::let(TSNode, const Args& args, Span sp) {
   const ir::PrimExpr* body = inner.lower(args.positional[0]);
   if (!body) return std::nullopt;
   return Val::of(make<ir::PrimLet>(var, bound, body, sp));
+}
+
+}  // namespace raxc::lower::prim_lowering
+
+namespace raxc::lower::prim_lowering {
+
+// A builtin of kTirBuiltins: arguments are PrimExprs or strings (function names, keys); the
+// `dtype=` keyword is dropped (TVM's _op_wrapper) or, for a dtype-first builtin, is the dtype.
+Result PrimLowerer::builtin(TSNode node, const TirBuiltin& b, const Args& args, Span sp) {
+  std::string name(b.name);
+  bool dtype_first = b.result == BuiltinResult::DtypeFirst;
+  if (!no_keywords(node, name, args, {"dtype", "span"})) return std::nullopt;
+  std::vector<TSNode> positional = args.positional;
+  TSNode dtype_keyword = args.find("dtype");
+  if (dtype_first && !ts_node_is_null(dtype_keyword))
+    positional.insert(positional.begin(), dtype_keyword);
+  if (positional.size() < b.min_args || positional.size() > b.max_args) {
+    std::string expected = b.min_args == b.max_args
+                               ? std::to_string(b.min_args) + " argument(s)"
+                               : "at least " + std::to_string(b.min_args) + " argument(s)";
+    error(diag::TirCallBadArguments{.function = name, .expected = expected}, sp);
+    return std::nullopt;
+  }
+  std::optional<DataType> result;
+  size_t first = 0;
+  if (dtype_first) {
+    result = dtype_arg(positional[0]);
+    if (!result) return std::nullopt;
+    first = 1;
+  }
+  auto vals = values(positional, first);
+  if (!vals) return std::nullopt;
+  std::vector<const ir::PrimExpr*> call_args;
+  for (const Val& v : *vals) {
+    const ir::PrimExpr* e =
+        v.tag == Val::Tag::Str ? make<ir::PrimStringImm>(v.s, v.span) : to_expr(v, std::nullopt);
+    if (!e) return std::nullopt;
+    call_args.push_back(e);
+  }
+  switch (b.result) {
+    case BuiltinResult::Int32: result = DataType::Int(32); break;
+    case BuiltinResult::UInt32: result = DataType::UInt(32); break;
+    case BuiltinResult::Bool: result = DataType::Bool(); break;
+    case BuiltinResult::Handle: result = DataType::Handle(); break;
+    case BuiltinResult::Void: result = DataType::Void(); break;
+    case BuiltinResult::FirstArg: result = call_args[0]->dtype; break;
+    case BuiltinResult::SecondArg: result = call_args[1]->dtype; break;
+    case BuiltinResult::DtypeFirst: break;
+  }
+  return Val::of(make<ir::PrimCall>(*result, std::string(b.op), std::move(call_args), sp));
+}
+
+// T.FloatImm(dtype, value) / T.IntImm(dtype, value): a typed literal, like T.float32(value).
+Result PrimLowerer::immediate(TSNode node, const std::string& name, const Args& args, Span sp) {
+  if (!no_keywords(node, name, args, {"span"}) || !arity(node, name, args, 2, 2, "(dtype, value)"))
+    return std::nullopt;
+  auto dt = dtype_arg(args.positional[0]);
+  if (!dt) return std::nullopt;
+  if (name == "FloatImm" ? !dt->is_float() : !dt->is_integer()) {
+    error(diag::TirCallBadArguments{.function = name,
+                                    .expected = name == "FloatImm" ? "a float dtype first"
+                                                                   : "an integer dtype first"},
+          sp);
+    return std::nullopt;
+  }
+  Args rest;
+  rest.positional = {args.positional[1]};
+  return typed(node, dt->str(), *dt, rest, sp);
+}
+
+// T.Var("name", dtype): a fresh variable, as TVM's constructor makes one.
+Result PrimLowerer::fresh_var(TSNode node, const Args& args, Span sp) {
+  if (!no_keywords(node, "Var", args, {"span"}) || !arity(node, "Var", args, 2, 2, "(name, dtype)"))
+    return std::nullopt;
+  Result name = value(args.positional[0]);
+  if (!name) return std::nullopt;
+  if (name->tag != Val::Tag::Str) {
+    error(diag::TirCallBadArguments{.function = "Var", .expected = "a name string first"}, sp);
+    return std::nullopt;
+  }
+  auto dt = dtype_arg(args.positional[1]);
+  if (!dt) return std::nullopt;
+  return Val::of(make<ir::PrimVar>(name->s, *dt, sp));
 }
 
 }  // namespace raxc::lower::prim_lowering

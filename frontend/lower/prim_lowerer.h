@@ -26,6 +26,8 @@ using ir::PrimKind;
 using Int = __int128;
 
 // A value met while lowering: a Python literal (still foldable) or a PrimExpr.
+struct TirBuiltin;
+
 struct Val {
   enum class Tag : uint8_t { Expr, Int, Float, Bool, Str };
   Tag tag = Tag::Expr;
@@ -355,6 +357,9 @@ class PrimLowerer {
   };
 
   Result let(TSNode, const Args& args, Span sp);
+  Result builtin(TSNode node, const TirBuiltin& b, const Args& args, Span sp);
+  Result immediate(TSNode node, const std::string& name, const Args& args, Span sp);
+  Result fresh_var(TSNode node, const Args& args, Span sp);
 
   LowerContext& ctx_;
   const cst::Cst& cst_;

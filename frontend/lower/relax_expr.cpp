@@ -168,13 +168,20 @@ const ir::Expr* FunctionLowerer::lower_identifier(TSNode node) {
   return unresolved;
 }
 
+namespace {
+bool is_sinfo_ctor(std::string_view path);
+}
+
 const ir::Expr* FunctionLowerer::lower_attribute(TSNode node) {
   if (is_module_ref(node)) return global_ref(node);
   std::string path = relax_path(node);
-  if (!path.empty()) {
+  if (!path.empty() && is_sinfo_ctor(path)) {
     error(diag::AnnotationUsedAsValue{.annotation = text(node)}, span(node));
     return nullptr;
   }
+  // `f = R.add`: an operator written as a value; well-formedness says it can only be called
+  // (WF-9, RX2026).
+  if (!path.empty()) return make<ir::Op>("relax." + path, span(node));
   error(diag::UnsupportedInRelaxFunction{.construct = "attribute access '" + text(node) + "'"},
         span(node));
   return nullptr;
@@ -434,6 +441,56 @@ const ir::Expr* FunctionLowerer::lower_literal(TSNode node, LiteralMode literals
   return lower_const_value(node, std::nullopt, span(node));
 }
 
+// Python's arithmetic on two literal scalars, as TVM's parser evaluates `R.const(15.0 / 14.0)`:
+// `/` is true division, `//` and `%` floor, `**` a power; a bool counts as an int.
+static std::optional<Scalar> fold_scalars(std::string_view op, Scalar a, Scalar b) {
+  bool floats = a.tag == Scalar::Tag::Float || b.tag == Scalar::Tag::Float;
+  double x = a.tag == Scalar::Tag::Float ? a.f : double(a.i);
+  double y = b.tag == Scalar::Tag::Float ? b.f : double(b.i);
+  Scalar r;
+  if (op == "/" || (floats && op != "//" && op != "%") || op == "**") {
+    r.tag = Scalar::Tag::Float;
+    if (op == "+")
+      r.f = x + y;
+    else if (op == "-")
+      r.f = x - y;
+    else if (op == "*")
+      r.f = x * y;
+    else if (op == "/" && y != 0)
+      r.f = x / y;
+    else if (op == "**")
+      r.f = std::pow(x, y);
+    else
+      return std::nullopt;
+    // int ** non-negative int stays an int, as in Python.
+    if (op == "**" && !floats && b.i >= 0 && std::fabs(r.f) < 9.0e18)
+      r.tag = Scalar::Tag::Int, r.i = __int128(r.f);
+    return r;
+  }
+  if (floats) {  // // and % on floats
+    if (y == 0) return std::nullopt;
+    double q = std::floor(x / y);
+    r.tag = Scalar::Tag::Float;
+    r.f = op == "//" ? q : x - q * y;
+    return r;
+  }
+  __int128 i = a.i, j = b.i;
+  if (op == "+")
+    r.i = i + j;
+  else if (op == "-")
+    r.i = i - j;
+  else if (op == "*")
+    r.i = i * j;
+  else if ((op == "//" || op == "%") && j != 0) {
+    __int128 q = i / j;
+    if ((i % j != 0) && ((i < 0) != (j < 0))) --q;  // floor, not truncation
+    r.i = op == "//" ? q : i - q * j;
+  } else {
+    return std::nullopt;
+  }
+  return r;
+}
+
 bool FunctionLowerer::read_scalars(TSNode node, std::vector<Scalar>& out,
                                    std::vector<int64_t>& shape, size_t depth) {
   TSNode n = node;
@@ -502,6 +559,21 @@ bool FunctionLowerer::read_scalars(TSNode node, std::vector<Scalar>& out,
     s.f = v == "inf" ? std::numeric_limits<double>::infinity()
                      : std::numeric_limits<double>::quiet_NaN();
     if (neg) s.f = -s.f;
+  } else if (cst().is(n, Kind::binary_operator)) {
+    std::vector<Scalar> a, b;
+    std::vector<int64_t> scalar_shape;
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    std::optional<Scalar> v;
+    if (read_scalars(cst().field(n, Field::left), a, scalar_shape, 0) && a.size() == 1 &&
+        scalar_shape.empty() && read_scalars(cst().field(n, Field::right), b, scalar_shape, 0) &&
+        b.size() == 1 && scalar_shape.empty())
+      v = fold_scalars(cst().text(op), a[0], b[0]);
+    if (!v) {
+      error(diag::NotConstantValue{.value = text(n)}, span(n));
+      return false;
+    }
+    s = *v;
+    if (negative) s.f = -s.f, s.i = -s.i;
   } else {
     error(diag::NotConstantValue{.value = text(n)}, span(n));
     return false;
@@ -576,13 +648,26 @@ const ir::Expr* FunctionLowerer::lower_const_value(TSNode value, std::optional<D
 
 // ------------------------------------------------------------------------------ calls
 
+// main-2026 renamed two keywords of the call builders (text-format.md §9): `out_ty=` is
+// `out_sinfo=` and `ty_args=` is `sinfo_args=`. Both spellings mean the same argument.
+static std::string canonical_keyword(std::string key) {
+  if (key == "out_ty") return "out_sinfo";
+  if (key == "ty_args") return "sinfo_args";
+  return key;
+}
+
 CallArgs FunctionLowerer::split_args(TSNode call) {
   CallArgs args;
   for (TSNode a : cst().named_children(cst().field(call, Field::arguments))) {
     if (cst().is(a, Kind::keyword_argument)) {
-      std::string key = text(cst().field(a, Field::name));
-      for (auto& [k, v] : args.keywords)
-        if (k == key) error(diag::DuplicateKeywordArgument{.argument = key}, span(a));
+      std::string key = canonical_keyword(text(cst().field(a, Field::name)));
+      bool repeated = false;
+      for (auto& [k, v] : args.keywords) repeated = repeated || k == key;
+      // Reported once, here; the first value is the one lowered.
+      if (repeated) {
+        error(diag::DuplicateKeywordArgument{.argument = key}, span(a));
+        continue;
+      }
       args.keywords.emplace_back(key, cst().field(a, Field::value));
     } else {
       args.positional.push_back(a);
@@ -861,7 +946,7 @@ const ir::Expr* FunctionLowerer::lower_const(TSNode node) {
     if (cst().is(d, Kind::string)) s = string_value(ctx_, d);
     if (s) dtype = DataType::parse(*s);
     if (!dtype || dtype->is_void()) {
-      error(diag::UnknownRelaxDtype{.dtype = text(d)}, span(d));
+      error(diag::UnknownRelaxDtype{.dtype = s.value_or(text(d))}, span(d));
       return nullptr;
     }
   }
@@ -912,6 +997,8 @@ const ir::Expr* FunctionLowerer::lower_generic_op(TSNode node, const std::string
 std::vector<const ir::StructInfo*> FunctionLowerer::lower_sinfo_list(TSNode node,
                                                                      bool list_is_tuple) {
   std::vector<const ir::StructInfo*> result;
+  // `(S)` is S in Python: parentheses alone never make a tuple.
+  while (cst().is(node, Kind::parenthesized_expression)) node = cst().field(node, Field::value);
   if (cst().is(node, Kind::list) || cst().is(node, Kind::tuple)) {
     std::vector<const ir::StructInfo*> items;
     for (TSNode item : cst().named_children(node)) {
@@ -1122,6 +1209,7 @@ const ir::Expr* FunctionLowerer::lower_print(TSNode node, bool is_assert) {
   for (auto& [key, value] : args.keywords) {
     if (key == "format") {
       TSNode f = value;
+      while (cst().is(f, Kind::parenthesized_expression)) f = cst().field(f, Field::value);
       if (cst().is(f, Kind::call) && relax_path(cst().field(f, Field::function)) == "str") {
         std::vector<TSNode> inner = cst().named_children(cst().field(f, Field::arguments));
         f = inner.size() == 1 ? inner[0] : TSNode{};

@@ -643,13 +643,23 @@ bool FunctionLowerer::lower_declaration(TSNode left, TSNode right, Builder& b) {
     targets = {left};
     ctors = {right};
   }
-  std::vector<std::pair<ir::DataType, bool>> types;
+  // In a tuple, an entry with a value (`N, C = T.int64(), T.int64(16)`) binds its name to that
+  // value, as `C = T.int64(16)` alone does (a PrimExpr alias, §5.1); a null type marks it.
+  std::vector<std::optional<std::pair<ir::DataType, bool>>> types;
+  bool any_declaration = false;
   for (TSNode c : ctors) {
     ir::DataType dt;
     bool size_var;
-    if (!is_ctor(c, &dt, &size_var)) return false;
-    types.push_back({dt, size_var});
+    if (is_ctor(c, &dt, &size_var)) {
+      types.push_back(std::pair{dt, size_var});
+      any_declaration = true;
+    } else if (targets.size() > 1 && cst().is(c, Kind::call) && is_prim_expression(c)) {
+      types.push_back(std::nullopt);
+    } else {
+      return false;
+    }
   }
+  if (!any_declaration) return false;
   if (targets.size() != ctors.size()) {
     error(diag::SymbolicDeclarationCountMismatch{.name_count = targets.size(),
                                                  .constructor_count = ctors.size()},
@@ -658,7 +668,11 @@ bool FunctionLowerer::lower_declaration(TSNode left, TSNode right, Builder& b) {
   }
   for (size_t i = 0; i < targets.size(); ++i) {
     std::string name = text(targets[i]);
-    auto [dt, size_var] = types[i];
+    if (!types[i]) {
+      bind_prim_alias(targets[i], ctors[i]);
+      continue;
+    }
+    auto [dt, size_var] = *types[i];
     if (const Name* existing = lookup(name)) {
       if (existing->kind == Name::Kind::Sym) {
         record_name(span(targets[i]), existing->sym->var);
@@ -681,6 +695,16 @@ bool FunctionLowerer::lower_declaration(TSNode left, TSNode right, Builder& b) {
     bind_name(name, entry);
   }
   return true;
+}
+
+// `k = n + 1`: the name stands for the PrimExpr; nothing is emitted (§5.1).
+void FunctionLowerer::bind_prim_alias(TSNode target, TSNode value) {
+  const ir::PrimExpr* prim = lower_prim(value);
+  if (!prim) return;
+  Name entry;
+  entry.kind = Name::Kind::PrimAlias;
+  entry.prim = prim;
+  bind_name(text(target), entry);
 }
 
 void FunctionLowerer::lower_simple_binding(TSNode stmt, TSNode left, TSNode ann, TSNode right,
@@ -730,12 +754,7 @@ void FunctionLowerer::lower_simple_binding(TSNode stmt, TSNode left, TSNode ann,
       return;
     }
     if (is_prim_expression(right)) {
-      const ir::PrimExpr* prim = lower_prim(right);
-      if (!prim) return;
-      Name entry;
-      entry.kind = Name::Kind::PrimAlias;
-      entry.prim = prim;
-      bind_name(name, entry);
+      bind_prim_alias(left, right);
       return;
     }
   }

@@ -150,6 +150,7 @@ class FunctionLowerer {
   void lower_simple_binding(TSNode stmt, TSNode left, TSNode annotation, TSNode right, Builder& b);
   void lower_unpack(TSNode stmt, TSNode left, TSNode right, Builder& b);
   bool lower_declaration(TSNode left_names, TSNode right, Builder& b);
+  void bind_prim_alias(TSNode target, TSNode value);
   void lower_expression_statement(TSNode stmt, Builder& b);
   void lower_dataflow(TSNode stmt, Builder& b);
   void lower_output(TSNode call, Builder& b);

@@ -128,7 +128,7 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
     if (s) dt = DataType::parse(*s);
     if (!dt) dt = tir_dtype_attribute(ctx_, d, &names_);
     if (!dt) {
-      error(diag::UnknownRelaxDtype{.dtype = text(d)}, span(d));
+      error(diag::UnknownRelaxDtype{.dtype = s.value_or(text(d))}, span(d));
       return nullptr;
     }
     dtype = *dt;
@@ -231,7 +231,7 @@ const ir::StructInfo* FunctionLowerer::lower_prim_sinfo(TSNode node, TSNode args
     if (s) dtype = DataType::parse(*s);
     if (!dtype) dtype = tir_dtype_attribute(ctx_, d, &names_);
     if (!dtype) {
-      error(diag::UnknownRelaxDtype{.dtype = text(d)}, span(d));
+      error(diag::UnknownRelaxDtype{.dtype = s.value_or(text(d))}, span(d));
       return nullptr;
     }
   }

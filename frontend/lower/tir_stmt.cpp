@@ -8,23 +8,11 @@ namespace raxc::lower::tir_lowering {
 namespace {
 
 // Constructs TVM's TIR namespace has that raxc does not lower (§6.9, brief): reported clearly.
-constexpr const char* kUnsupported[] = {"launch_thread",
-                                        "env_thread",
-                                        "attr",
-                                        "allocate",
-                                        "allocate_const",
-                                        "decl_buffer",
-                                        "realize",
-                                        "prefetch",
-                                        "hint",
-                                        "assume",
-                                        "let",
-                                        "Assert",
-                                        "LetStmt",
-                                        "tvm_thread_allreduce",
-                                        "block_realize",
-                                        "frame_scope",
-                                        "buffer_store"};
+constexpr const char* kUnsupported[] = {"launch_thread",  "env_thread",  "allocate",
+                                        "allocate_const", "decl_buffer", "realize",
+                                        "prefetch",       "hint",        "let",
+                                        "Assert",         "LetStmt",     "tvm_thread_allreduce",
+                                        "block_realize",  "frame_scope", "buffer_store"};
 
 bool unsupported_construct(std::string_view name) {
   for (const char* u : kUnsupported)
@@ -143,6 +131,18 @@ bool TirLowerer::binding(const std::vector<TSNode>& nodes, size_t i, Where where
       declaration(left, right);
       return false;
     }
+    if (rhs_path == "Var") {
+      // `n = T.Var("n", "int64")` declares n, as `n = T.int64()` does.
+      const ir::PrimExpr* v = expr(right);
+      if (const auto* var = v ? ir::dyn_cast<ir::PrimVar>(v) : nullptr) {
+        std::string n = text(left);
+        if (names_.find_var(n) || names_.find_buffer(n) || names_.find_expr(n))
+          error(diag::DeclarationRedefinesName{.name = n}, left);
+        else
+          names_.define(n, TirNames::Entry{var, nullptr, nullptr, false});
+      }
+      return false;
+    }
     if (rhs_path == "match_buffer") {
       match_buffer(left, right, where);
       return false;
@@ -208,8 +208,18 @@ void TirLowerer::unpack(TSNode left, TSNode right, TSNode node, Where where) {
   std::vector<TSNode> values = cst_.is(right, Kind::expression_list) || cst_.is(right, Kind::tuple)
                                    ? cst_.named_children(right)
                                    : std::vector<TSNode>{right};
+  // `N, C = T.int64(), T.int64(16)`: declarations, some given a value. TVM evaluates the tuple
+  // and binds each name to what it holds: a fresh variable, or the value (a constant alias).
   bool all_decls = values.size() == targets.size();
-  for (TSNode v : values) all_decls = all_decls && cst_.is(v, Kind::call) && is_declaration(v);
+  bool any_decl = false;
+  for (TSNode v : values) {
+    bool is_decl = cst_.is(v, Kind::call) && is_declaration(v);
+    bool is_typed_value = cst_.is(v, Kind::call) && !is_decl && DataType::parse(path(v)) &&
+                          path(v) != "handle" && path(v) != "void";
+    any_decl = any_decl || is_decl;
+    all_decls = all_decls && (is_decl || is_typed_value);
+  }
+  all_decls = all_decls && any_decl;
   if (!all_decls) {
     if (values.size() != targets.size() && values.size() > 1) {
       error(
@@ -224,7 +234,19 @@ void TirLowerer::unpack(TSNode left, TSNode right, TSNode node, Where where) {
     }
     return;
   }
-  for (size_t k = 0; k < targets.size(); ++k) declaration(targets[k], values[k]);
+  for (size_t k = 0; k < targets.size(); ++k) {
+    if (is_declaration(values[k])) {
+      declaration(targets[k], values[k]);
+      continue;
+    }
+    std::string n = text(targets[k]);
+    if (names_.find_var(n) || names_.find_buffer(n) || names_.find_expr(n)) {
+      error(diag::DeclarationRedefinesName{.name = n}, targets[k]);
+      continue;
+    }
+    if (const ir::PrimExpr* value = expr(values[k]))
+      names_.define(n, TirNames::Entry{nullptr, nullptr, value, false});
+  }
 }
 
 bool TirLowerer::assigned_later(const std::vector<TSNode>& nodes, size_t from,
@@ -467,6 +489,13 @@ void TirLowerer::with_stmt(TSNode node, Where where, std::vector<const ir::Stmt*
     const ir::Stmt* init = suite(cst_.field(node, Field::body), Where::Nested);
     block_ = saved;
     block_->block->init = init;
+    return;
+  }
+  if (p == "attr") {
+    // `with T.attr(node, "key", value):` is the attribute statement followed by its body, the
+    // concise form TVM prints for an attribute that covers the rest of a suite.
+    if (const ir::PrimExpr* e = expr(value)) out.push_back(ctx_.make<ir::Evaluate>(e, span(value)));
+    out.push_back(suite(cst_.field(node, Field::body), where));
     return;
   }
   if (!p.empty() && unsupported_construct(p)) {

@@ -163,6 +163,8 @@ Doc Printer::binary(const PrimBinary* b) {
 Doc Printer::prim_call(const PrimCall* c) {
   std::string_view name = c->op;
   if (name.substr(0, 4) == "tir.") name.remove_prefix(4);
+  // TVM prints the packed-call intrinsics under their builder names (T.call_packed, ...).
+  if (name.substr(0, 9) == "tvm_call_") name.remove_prefix(4);
   std::string out = T(name) + "(";
   bool first = true;
   auto arg = [&](const std::string& text) {

@@ -389,7 +389,12 @@ Doc Printer::expr(const Expr* e) {
       if (f->struct_info) args += ", " + sinfo(f->struct_info);
       return {R("ExternFunc") + "(" + args + ")"};
     }
-    case ExprKind::Op: return {I("Op") + "(" + quote_string(cast<Op>(e)->name) + ")"};
+    case ExprKind::Op: {
+      // An operator written as a value (`f = R.add`, not well formed: RX2026) prints as written.
+      std::string_view name = cast<Op>(e)->name;
+      if (name.substr(0, 6) == "relax.") return {R(name.substr(6))};
+      return {I("Op") + "(" + quote_string(std::string(name)) + ")"};
+    }
     case ExprKind::Error: {
       // Only a module with errors holds one, and fmt refuses those; `check --show-struct-info`
       // of such a module still shows where the error was (an unresolved name as written).
