@@ -53,34 +53,34 @@ void run_with_large_stack(const std::function<void()>& body) {
 namespace {
 
 // tree-sitter 0.20 (Debian's libtree-sitter0) corrupts its heap when it deletes a tree nested
-// about 65,536 levels deep (70,000 '(' abort with a double free). Brackets nested deeper than
-// this are hidden from it as spaces — same length, so every offset stays true. Such a file is
-// reported anyway: nesting past kMaxTreeDepth is RX1010, and the hidden brackets leave the rest
-// unbalanced. Brackets inside strings and comments are counted too; only absurd files differ.
+// about 65,536 levels deep (70,000 '(' abort with a double free), and its error recovery slows
+// down with the depth of the unclosed brackets it carries (24,000 lines each leaving a '(' open
+// took 112 s). So from the first bracket that would open past this depth to the end of the file
+// the text is hidden from it as spaces (newlines kept: same length and lines, so every offset
+// stays true). Such a file is reported anyway: nesting past kMaxTreeDepth is RX1010, and the
+// unclosed brackets are syntax errors. Brackets inside strings and comments are counted too;
+// only absurd files differ.
 constexpr int kMaxBracketDepth = 16384;
 
-// The text with brackets past kMaxBracketDepth blanked, or nullopt when there are none.
+// The text blanked from the first bracket past kMaxBracketDepth on, or nullopt when there is
+// none.
 std::optional<std::string> without_runaway_nesting(std::string_view text) {
-  std::optional<std::string> copy;
-  int depth = 0, hidden = 0;
+  int depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    bool open = c == '(' || c == '[' || c == '{';
-    bool close = c == ')' || c == ']' || c == '}';
-    if (open && depth == kMaxBracketDepth) {
-      if (!copy) copy = std::string(text);
-      (*copy)[i] = ' ';
-      ++hidden;
-    } else if (close && hidden > 0) {
-      (*copy)[i] = ' ';
-      --hidden;
-    } else if (open) {
+    if (c == '(' || c == '[' || c == '{') {
+      if (depth == kMaxBracketDepth) {
+        std::string copy(text);
+        for (size_t k = i; k < copy.size(); ++k)
+          if (copy[k] != '\n') copy[k] = ' ';
+        return copy;
+      }
       ++depth;
-    } else if (close && depth > 0) {
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
       --depth;
     }
   }
-  return copy;
+  return std::nullopt;
 }
 
 }  // namespace
