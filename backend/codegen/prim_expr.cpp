@@ -369,6 +369,11 @@ Value* TirEmitter::call(const ir::PrimCall* e) {
     unsupported(e->span, "'T." + fn + "' with " + std::to_string(e->args.size()) + " arguments");
     return false;
   };
+  if (fn == "attr" || fn == "assume") {
+    // Hints for TVM's passes (T.attr's pragmas and scopes, T.assume's facts): nothing to do
+    // at run time on a CPU. Their operands are not evaluated (they have no effects).
+    return builder_.getInt32(0);
+  }
   if (fn == "if_then_else") {
     // Lazy: the branch not taken may load out of bounds (TVM guards padding this way).
     if (!arity(3)) return nullptr;

@@ -401,6 +401,8 @@ Value Interpreter::call_op(const std::string& op, const ir::Call* c, Frame& fram
       raise(diag::UnsupportedOnCpu{.what = "this form of '" + op + "'"}, c->span);
     }
   }
+  // R.inspect.*: the runtime's functions of the same names (a tensor header's fields).
+  if (op.starts_with("relax.inspect.")) return call_packed(op, eval_args(*this, c, frame), c->span);
   std::string name = op.starts_with("relax.") ? "R." + op.substr(6) : op;
   // Legalization (backend/legalize) rewrote every call it could; this one was left.
   if (has_legalization(op))

@@ -305,6 +305,14 @@ const ir::Stmt* astype_rule(RuleContext& ctx) {
   });
 }
 
+// R.size(x): the number of elements of x, a 0-d int64 tensor.
+const ir::Stmt* size_rule(RuleContext& ctx) {
+  const ir::Buffer* x = ctx.in(0);
+  return elementwise(ctx, "size", [&](const Exprs&) {
+    return ctx.b.cast(ir::DataType::Int(64), product(ctx.b, x->shape));
+  });
+}
+
 // R.where(condition, x1, x2), all three broadcast.
 const ir::Stmt* where_rule(RuleContext& ctx) {
   if (ctx.inputs.size() != 3) return ctx.refuse("this form of R.where");
@@ -411,6 +419,9 @@ void add_elementwise_rules(std::vector<Rule>& t) {
                         {"relax.isfinite", "isfinite", isfinite_rule},
                         {"relax.clip", "clip", clip_rule},
                         {"relax.astype", "cast", astype_rule},
+                        // A parameter's cast to the dtype the model computes in.
+                        {"relax.wrap_param", "wrap_param", astype_rule},
+                        {"relax.size", "size", size_rule},
                         {"relax.where", "where", where_rule},
                         {"relax.nn.relu", "relu", relu_rule},
                         {"relax.nn.relu6", "relu6", relu6_rule},

@@ -460,7 +460,7 @@ class Pass {
         "relax.print",          "relax.assert_op",           "relax.null_value",
         "relax.hint_on_device", "relax.to_vdevice",          "relax.make_closure",
         "relax.invoke_closure", "relax.invoke_pure_closure", "relax.device"};
-    return ops.count(op) > 0;
+    return ops.count(op) > 0 || op.starts_with("relax.inspect.");
   }
 
   const ir::Expr* left(const ir::Call& call, const std::string& op, std::string why) {

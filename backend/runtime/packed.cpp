@@ -18,6 +18,8 @@ namespace {}  // namespace
 // callable of a built library): the registry starts with them.
 std::vector<std::pair<const char*, PackedFunction>> vm_builtins();
 std::vector<std::pair<const char*, PackedFunction>> callable_builtins();
+// R.inspect.* (relax_builtins.cpp).
+std::vector<std::pair<const char*, PackedFunction>> inspect_builtins();
 // The kernels of the data-dependent operators (data_dependent.cpp).
 std::vector<std::pair<const char*, PackedFunction>> data_dependent_builtins();
 
@@ -28,6 +30,8 @@ struct Registry {
     for (auto& [name, fn] : vm_builtins())
       functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
     for (auto& [name, fn] : callable_builtins())
+      functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
+    for (auto& [name, fn] : inspect_builtins())
       functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
     for (auto& [name, fn] : data_dependent_builtins())
       functions[name] = std::make_shared<const PackedFunction>(std::move(fn));

@@ -304,3 +304,77 @@ std::vector<std::pair<const char*, PackedFunction>> callable_builtins() {
 }
 
 }  // namespace raxc::runtime
+
+namespace raxc::runtime {
+namespace {
+
+// R.inspect.*: a field of a tensor's DLTensor header, as the R.Prim of the operator's dtype.
+// Tensors here are compact (row-major strides) and start at their data pointer (views move the
+// pointer), so the offsets are 0.
+const Tensor& inspected(const std::vector<Value>& v, const char* op, size_t count) {
+  const TensorPtr* t = v.empty() ? nullptr : v[0].tensor();
+  if (!t || v.size() != count)
+    throw_error("RX5032",
+                {std::string(op) + ": takes a tensor" + (count == 2 ? " and an axis" : "")});
+  return **t;
+}
+
+int64_t inspected_axis(const std::vector<Value>& v, const Tensor& t, const char* op) {
+  const auto* p = v[1].get_if<Prim>();
+  if (!p || p->is_float() || p->i < 0 || p->i >= t.ndim())
+    throw_error("RX5032", {std::string(op) + ": axis " + describe(v[1]) + " is not an axis of a " +
+                           std::to_string(t.ndim()) + "-d tensor"});
+  return p->i;
+}
+
+Value prim_of(int64_t value, uint8_t code, uint8_t bits) {
+  return Prim{DLDataType{code, bits, 1}, value, 0};
+}
+
+}  // namespace
+
+std::vector<std::pair<const char*, PackedFunction>> inspect_builtins() {
+  return {
+      {"relax.inspect.tensor_dtype_code",
+       [](const std::vector<Value>& v) {
+         return prim_of(inspected(v, "R.inspect.tensor_dtype_code", 1).dtype().code, kDLUInt, 8);
+       }},
+      {"relax.inspect.tensor_dtype_bits",
+       [](const std::vector<Value>& v) {
+         return prim_of(inspected(v, "R.inspect.tensor_dtype_bits", 1).dtype().bits, kDLUInt, 8);
+       }},
+      {"relax.inspect.tensor_dtype_lanes",
+       [](const std::vector<Value>& v) {
+         return prim_of(inspected(v, "R.inspect.tensor_dtype_lanes", 1).dtype().lanes, kDLUInt, 16);
+       }},
+      {"relax.inspect.tensor_ndim",
+       [](const std::vector<Value>& v) {
+         return prim_of(inspected(v, "R.inspect.tensor_ndim", 1).ndim(), kDLInt, 32);
+       }},
+      {"relax.inspect.tensor_byte_offset",
+       [](const std::vector<Value>& v) {
+         inspected(v, "R.inspect.tensor_byte_offset", 1);
+         return prim_of(0, kDLUInt, 64);
+       }},
+      {"relax.inspect.tensor_elem_offset",
+       [](const std::vector<Value>& v) {
+         inspected(v, "R.inspect.tensor_elem_offset", 1);
+         return prim_of(0, kDLUInt, 64);
+       }},
+      {"relax.inspect.tensor_shape_i",
+       [](const std::vector<Value>& v) {
+         const Tensor& t = inspected(v, "R.inspect.tensor_shape_i", 2);
+         return prim_of(t.shape()[inspected_axis(v, t, "R.inspect.tensor_shape_i")], kDLInt, 64);
+       }},
+      {"relax.inspect.tensor_stride_i",
+       [](const std::vector<Value>& v) {
+         const Tensor& t = inspected(v, "R.inspect.tensor_stride_i", 2);
+         int64_t stride = 1;
+         for (int64_t k = t.ndim() - 1; k > inspected_axis(v, t, "R.inspect.tensor_stride_i"); --k)
+           stride *= t.shape()[k];
+         return prim_of(stride, kDLInt, 64);
+       }},
+  };
+}
+
+}  // namespace raxc::runtime

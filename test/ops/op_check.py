@@ -218,6 +218,9 @@ case("unary", 'R.astype(x, "float16")', [T("x", (8,))], lambda x: x.astype(np.fl
 case("unary", 'R.astype(x, "bool")', [T("x", (8,), "int32", "small")], lambda x: x.astype(bool))
 case("unary", 'R.astype(x, "float32")', [T("x", (8,), "int64")], lambda x: x.astype(np.float32))
 case("unary", 'R.astype(x, "uint8")', [T("x", (8,), "int32", "small")], lambda x: x.astype(np.uint8))
+case("unary", 'R.wrap_param(x, dtype="float32")', [T("x", (3, 2), "float16")], lambda x: x.astype(np.float32))
+case("unary", "R.size(x)", [T("x", (3, 4))], lambda x: np.array(x.size, np.int64))
+case("unary", "R.size(x)", [T("x", (5, 2))], lambda x: np.array(x.size, np.int64), sym={"x": ("n", 2)})
 
 case("activation", "R.nn.relu(x)", [T("x", (3, 7))], lambda x: np.maximum(x, 0))
 case("activation", "R.nn.relu(x)", [T("x", (5,), "int32")], lambda x: np.maximum(x, 0))
