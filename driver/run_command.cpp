@@ -260,7 +260,10 @@ int run_run(const RunOptions& options) {
     return kExitErrors;
   }
 
-  backend::Program program{&module, normalized};
+  backend::Program program{&module, normalized, {}};
+  if (lowered)
+    for (const backend::LeftCall& call : lowered->left)
+      program.why_not_lowered.emplace(call.span.begin, call.why);
   backend::ExecOptions exec_options;
   backend::Executor executor(program, *kernels, exec_options);
   std::vector<double> times;

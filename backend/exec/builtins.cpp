@@ -405,12 +405,17 @@ Value Interpreter::call_op(const std::string& op, const ir::Call* c, Frame& fram
   if (op.starts_with("relax.inspect.")) return call_packed(op, eval_args(*this, c, frame), c->span);
   std::string name = op.starts_with("relax.") ? "R." + op.substr(6) : op;
   // Legalization (backend/legalize) rewrote every call it could; this one was left.
-  if (has_legalization(op))
-    raise(diag::UnsupportedOnCpu{.what = "this call of '" + name +
-                                         "' (its legalization to TIR needs the shapes and dtypes "
-                                         "of its arguments and result "
-                                         "known statically)"},
+  if (has_legalization(op)) {
+    auto why = program.why_not_lowered.find(c->span.begin);
+    raise(diag::UnsupportedOnCpu{.what = "this call of '" + name + "' (" +
+                                         (why != program.why_not_lowered.end()
+                                              ? why->second
+                                              : "its legalization to TIR needs the shapes and "
+                                                "dtypes of its arguments and result known "
+                                                "statically") +
+                                         ")"},
           c->op->span);
+  }
   raise(diag::UnsupportedOnCpu{.what = "the operator '" + name +
                                        "' (it has no legalization to TIR yet)"},
         c->op->span);

@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <unordered_map>
 #include <vector>
 
 #include "backend/jit/kernels.h"
@@ -26,6 +27,9 @@ struct Program {
   const ir::IRModule* module = nullptr;
   // The normal form of a global Relax function (analysis::Engine::normalized), or null.
   std::function<const ir::Function*(const ir::GlobalDef&)> function;
+  // Why legalization kept an operator call as it is, by the call's first byte (raxc lower's
+  // notes): the reason RX5000 gives when such a call is reached.
+  std::unordered_map<uint32_t, std::string> why_not_lowered;
 };
 
 struct ExecOptions {

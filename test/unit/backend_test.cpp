@@ -1,9 +1,8 @@
 // The backend below the command line: runtime tensors and half-precision conversions, the
 // thread pool (chunks, errors moved to the caller, nesting), compiled kernels called directly
 // with DLTensors (entry checks and their error sites), and the executor on analysed modules.
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 
@@ -42,7 +41,8 @@ class Module:
 )";
 
 runtime::TensorPtr vector_of(std::vector<float> values) {
-  auto t = runtime::Tensor::empty({static_cast<int64_t>(values.size())}, DLDataType{kDLFloat, 32, 1});
+  auto t =
+      runtime::Tensor::empty({static_cast<int64_t>(values.size())}, DLDataType{kDLFloat, 32, 1});
   for (size_t i = 0; i < values.size(); ++i) t->set_f64(static_cast<int64_t>(i), values[i]);
   return t;
 }
@@ -173,9 +173,8 @@ TEST_CASE("executor: runs an analysed function, checks its parameters", "[backen
   DiagnosticSink sink;
   auto kernels = backend::KernelLibrary::compile(module, {}, sink, nullptr);
   REQUIRE(kernels);
-  backend::Program program{&module, [&](const ir::GlobalDef& g) {
-                             return engine.normalized("m.rx", g.gvar->name);
-                           }};
+  backend::Program program{
+      &module, [&](const ir::GlobalDef& g) { return engine.normalized("m.rx", g.gvar->name); }, {}};
   backend::Executor executor(program, *kernels);
   Diagnostic error;
   auto result = executor.call(*module.find("main"), {vector_of({1, 2})}, &error);
