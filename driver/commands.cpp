@@ -16,6 +16,7 @@
 #include "analysis/engine.h"
 #include "analysis/well_formed/well_formed.h"
 #include "driver/build_command.h"
+#include "driver/diagnostic_output.h"
 #include "driver/explain_command.h"
 #include "driver/import_command.h"
 #include "driver/lower_command.h"
@@ -40,6 +41,7 @@ enum class DiagFormat { Text, Json };
 struct CommonOptions {
   std::string diagnostics_format = "text";
   std::string color = "auto";
+  int error_limit = kDefaultErrorLimit;
 };
 
 // Collects per-file diagnostics and prints them in the chosen format at the end (JSON is one
@@ -48,13 +50,15 @@ class Reporter {
  public:
   explicit Reporter(const CommonOptions& options)
       : format_(options.diagnostics_format == "json" ? DiagFormat::Json : DiagFormat::Text),
-        color_(options.color == "always" || (options.color == "auto" && isatty(STDERR_FILENO))) {}
+        color_(options.color == "always" || (options.color == "auto" && isatty(STDERR_FILENO))),
+        error_limit_(options.error_limit) {}
 
-  void add(const SourceFile& file, const std::vector<Diagnostic>& diagnostics) {
-    for (const Diagnostic& d : diagnostics) {
+  void add(const SourceFile& file, const std::vector<Diagnostic>& all) {
+    for (const Diagnostic& d : all) {
       if (d.severity == Severity::Error) ++errors_;
       if (d.severity == Severity::Warning) ++warnings_;
     }
+    std::vector<Diagnostic> diagnostics = limit_errors(all, error_limit_);
     if (format_ == DiagFormat::Json) {
       json_.push_back(render_json(file, diagnostics));
     } else {
@@ -76,6 +80,7 @@ class Reporter {
  private:
   DiagFormat format_;
   bool color_;
+  int error_limit_;
   nlohmann::json json_ = nlohmann::json::array();
   int errors_ = 0;
   int warnings_ = 0;
@@ -100,6 +105,11 @@ void add_common_options(CLI::App* command, CommonOptions& options) {
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("--color", options.color, "Colour diagnostics")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  command
+      ->add_option("--error-limit", options.error_limit,
+                   "Errors shown per file (default " + std::to_string(kDefaultErrorLimit) +
+                       "; 0 shows them all)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 int exit_status(const Reporter& reporter, bool io_error) {

@@ -8,15 +8,36 @@
 
 namespace raxc::driver {
 
+std::vector<Diagnostic> limit_errors(std::vector<Diagnostic> diagnostics, int limit) {
+  if (limit <= 0) return diagnostics;
+  int total = 0;
+  size_t cut = diagnostics.size();
+  for (size_t i = 0; i < diagnostics.size(); ++i) {
+    if (diagnostics[i].severity != Severity::Error) continue;
+    if (++total == limit + 1) cut = i;
+  }
+  if (cut == diagnostics.size()) return diagnostics;
+  Span at = diagnostics[cut].span;
+  diagnostics.resize(cut);
+  diagnostics.push_back(
+      make_diagnostic(diag::ErrorLimitReached{.shown = limit, .total = total}, at));
+  return diagnostics;
+}
+
 void DiagnosticOutput::add_options(CLI::App* command) {
   command->add_option("--diagnostics-format", format, "How diagnostics are printed")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("--color", color, "Colour diagnostics")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  command
+      ->add_option("--error-limit", error_limit,
+                   "Errors shown per file (default " + std::to_string(kDefaultErrorLimit) +
+                       "; 0 shows them all)")
+      ->check(CLI::NonNegativeNumber);
 }
 
-void DiagnosticOutput::print(const SourceFile& file,
-                             const std::vector<Diagnostic>& diagnostics) const {
+void DiagnosticOutput::print(const SourceFile& file, const std::vector<Diagnostic>& all) const {
+  std::vector<Diagnostic> diagnostics = limit_errors(all, error_limit);
   if (format == "json") {
     std::cout << nlohmann::json::array({render_json(file, diagnostics)}).dump(2) << "\n";
     return;

@@ -13,9 +13,19 @@
 
 namespace raxc::driver {
 
+// The default of --error-limit: enough to fix a file by, few enough that a broken file does
+// not bury the terminal (clang stops at 20; its users raise it).
+constexpr int kDefaultErrorLimit = 200;
+
+// `diagnostics` up to and including the `limit`-th error, then an RX1097 note saying how many
+// were left out (at the first one left out); all of them when `limit` is 0 or not reached.
+// Warnings and notes after the limit are left out with the errors.
+std::vector<Diagnostic> limit_errors(std::vector<Diagnostic> diagnostics, int limit);
+
 struct DiagnosticOutput {
-  std::string format = "text";  // --diagnostics-format: text | json
-  std::string color = "auto";   // --color: auto | always | never
+  std::string format = "text";           // --diagnostics-format: text | json
+  std::string color = "auto";            // --color: auto | always | never
+  int error_limit = kDefaultErrorLimit;  // --error-limit: errors printed per file, 0 = all
 
   void add_options(CLI::App* command);
   // One file's diagnostics: clang-style text on stderr, or a JSON array holding the file's

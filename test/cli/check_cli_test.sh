@@ -143,6 +143,26 @@ printf 'x = 1 $ 2\n' >"$tmp/broken.rx"
 expect_status 1 "$raxc" check --require-entry-point "$tmp/broken.rx"
 expect_not_in "$tmp/err" "RX2029"
 
+# RX1097: at most --error-limit errors per file (default 200), then a note with the total; the
+# exit status stays 1. Near miss (RX1097): --error-limit 0 shows all 250, as does a limit above.
+awk 'BEGIN { print "@R.function"; print "def f(x: R.Tensor((2,), \"float32\")):";
+             for (i = 0; i < 250; i++) printf "    y%d = R.add(x, z%d)\n", i, i;
+             print "    return x" }' >"$tmp/many.rx"
+expect_status 1 "$raxc" check --color never "$tmp/many.rx"
+expect_in "$tmp/err" "too many errors: the first 200 of 250 are shown; --error-limit=0 shows them all [RX1097]"
+[ "$(grep -c 'RX1164' "$tmp/err")" -eq 200 ] || fail "--error-limit default: $(grep -c RX1164 "$tmp/err") errors shown"
+expect_status 1 "$raxc" check --error-limit 3 --diagnostics-format json "$tmp/many.rx"
+expect_in "$tmp/out" "the first 3 of 250"
+expect_status 1 "$raxc" run --error-limit 2 "$tmp/many.rx"
+expect_in "$tmp/err" "the first 2 of 250"
+expect_status 1 "$raxc" check --error-limit 0 "$tmp/many.rx"
+expect_not_in "$tmp/err" "RX1097"
+[ "$(grep -c 'RX1164' "$tmp/err")" -eq 250 ] || fail "--error-limit 0: $(grep -c RX1164 "$tmp/err") errors shown"
+expect_status 1 "$raxc" check --error-limit 250 "$tmp/many.rx"
+expect_not_in "$tmp/err" "RX1097"
+expect_status 2 "$raxc" check --error-limit -1 "$tmp/many.rx"
+expect_in "$tmp/err" "[RX1099]"
+
 # Brackets left open past tree-sitter's safe depth (16,384), then more lines each opening one:
 # the rest of the file is hidden from the parser, so this is as fast as the file is long
 # (17,500 such lines took 50 s when each hidden bracket stayed in its error recovery). The time
