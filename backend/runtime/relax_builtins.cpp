@@ -1,7 +1,9 @@
 // The language's builtins as the Relax code of a `raxc build` library calls them
-// (raxc_relax_abi.h): packed calls through the registry of packed.h, callable values, and the
-// small value operators (R.null_value, dtype values, R.shape_to_tensor, R.tensor_to_shape).
-// `raxc run`'s executor implements the same operators in backend/exec; run_goldens.py holds
+// (raxc_relax_abi.h): packed calls through the registry of packed.h; callable values (closures,
+// PrimFuncs and packed functions as values) and the vm.builtin.* functions that call them;
+// R.print and R.assert_op; the small value operators (R.null_value, dtype values,
+// R.builtin.alloc_tensor, R.shape_to_tensor, R.tensor_to_shape); and R.inspect.*. `raxc run`'s
+// executor shares the registry and implements the rest in backend/exec; run_goldens.py holds
 // the two to the same results.
 #include <cstdio>
 #include <new>
@@ -35,7 +37,12 @@ RaxcValue* guarded(const RaxcErrorSite* site, Fn&& fn) {
     e.end = site->end;
     set_last_error(std::move(e));
   } catch (const std::bad_alloc&) {
-    fail(site, {});
+    RuntimeError e;
+    e.code = "RX5032";  // "packed function failed: {message}"
+    e.begin = site->begin;
+    e.end = site->end;
+    e.args.push_back("out of memory");
+    set_last_error(std::move(e));
   }
   return nullptr;
 }
