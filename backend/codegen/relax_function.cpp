@@ -981,24 +981,29 @@ class FunctionEmitter {
                        s_.error_site(DiagId::RX5027, c->span, {callee_text})}));
   }
 
+  // The inputs of a destination-passing call (call_tir, call_dps_packed): its second argument,
+  // a tuple literal's fields or one value.
+  std::vector<Value*> dps_inputs(const ir::Call* c) {
+    if (c->args.size() < 2) return {};
+    if (const auto* t = ir::dyn_cast<ir::Tuple>(c->args[1])) return exprs(t->fields, 0);
+    return {expr(c->args[1])};
+  }
+
+  // The outputs its out_sinfo describes (a tuple's fields, or the one); `is_tuple` says which.
+  std::vector<const ir::StructInfo*> dps_outputs(const ir::Call* c, bool* is_tuple) {
+    *is_tuple = ir::isa<ir::TupleSInfo>(c->sinfo_args[0]);
+    if (*is_tuple) return ir::cast<ir::TupleSInfo>(c->sinfo_args[0])->fields;
+    return {c->sinfo_args[0]};
+  }
+
   // R.call_dps_packed(f, (inputs...), out_sinfo): f(inputs..., outputs...), the outputs
   // allocated here.
   Value* call_dps_packed(const ir::Call* c) {
     std::optional<std::string> symbol = packed_symbol(c);
     if (c->sinfo_args.empty()) s_.refuse(c->span, "a call_dps_packed without out_sinfo");
-    std::vector<Value*> args;
-    if (c->args.size() > 1) {
-      if (const auto* t = ir::dyn_cast<ir::Tuple>(c->args[1]))
-        args = exprs(t->fields, 0);
-      else
-        args.push_back(expr(c->args[1]));
-    }
-    std::vector<const ir::StructInfo*> outs;
-    bool is_tuple = ir::isa<ir::TupleSInfo>(c->sinfo_args[0]);
-    if (is_tuple)
-      outs = ir::cast<ir::TupleSInfo>(c->sinfo_args[0])->fields;
-    else
-      outs.push_back(c->sinfo_args[0]);
+    std::vector<Value*> args = dps_inputs(c);
+    bool is_tuple = false;
+    std::vector<const ir::StructInfo*> outs = dps_outputs(c, &is_tuple);
     std::vector<Value*> results;
     for (const ir::StructInfo* o : outs) results.push_back(allocate(o));
     args.insert(args.end(), results.begin(), results.end());
@@ -1066,22 +1071,11 @@ class FunctionEmitter {
     if (!g || !g->prim_func())
       s_.refuse(c->span, "a call_tir whose callee is not a PrimFunc of the module");
     if (c->sinfo_args.empty()) s_.refuse(c->span, "a call_tir without out_sinfo");
-    std::vector<Value*> inputs;
-    if (c->args.size() > 1) {
-      if (const auto* t = ir::dyn_cast<ir::Tuple>(c->args[1])) {
-        for (const ir::Expr* f : t->fields) inputs.push_back(expr(f));
-      } else {
-        inputs.push_back(expr(c->args[1]));
-      }
-    }
+    std::vector<Value*> inputs = dps_inputs(c);
     std::vector<int64_t> indices;
     if (inplace) indices = inplace_indices(c);
-    std::vector<const ir::StructInfo*> outs;
-    bool is_tuple = ir::isa<ir::TupleSInfo>(c->sinfo_args[0]);
-    if (is_tuple)
-      outs = ir::cast<ir::TupleSInfo>(c->sinfo_args[0])->fields;
-    else
-      outs.push_back(c->sinfo_args[0]);
+    bool is_tuple = false;
+    std::vector<const ir::StructInfo*> outs = dps_outputs(c, &is_tuple);
     std::vector<Value*> args = inputs, results;
     for (size_t i = 0; i < outs.size(); ++i) {
       int64_t index = i < indices.size() ? indices[i] : -1;

@@ -10,28 +10,16 @@ never anything else; the refusals are counted by construct.
 usage: run_goldens.py RAXC RUNNER CASES_DIR WORK_DIR
 """
 import json
-import math
 import os
 import re
 import shlex
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import json_results  # noqa: E402  (test/json_results.py)
+
 RUN_ONLY = {"--threads", "--repeat", "--check-bounds", "--save", "--output-format"}
-
-
-def close(a, b):
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
-    if isinstance(a, float) or isinstance(b, float):
-        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
-            return a == b
-        if math.isnan(a) and math.isnan(b):
-            return True
-        return a == b or abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-30)
-    return a == b
 
 
 def split_output(stdout):
@@ -108,7 +96,7 @@ def main():
                 got_printed, got = split_output(r.stdout) if r.returncode == 0 else ("", None)
             except json.JSONDecodeError:
                 got_printed, got = "", None
-            if got is None or not close(want, got) or got_printed != want_printed:
+            if got is None or not json_results.close(want, got, 1e-6) or got_printed != want_printed:
                 print("FAIL %s --entry %s %s: raxc run gave %s, the library %s (exit %d) %s" % (
                     name, entry, " ".join(args), ran.stdout.strip()[:300], r.stdout.strip()[:300],
                     r.returncode, r.stderr.strip()[:300]))

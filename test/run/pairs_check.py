@@ -18,11 +18,13 @@ crash, a hang or an uncoded failure fails always.
 import argparse
 import concurrent.futures
 import json
-import math
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import json_results  # noqa: E402  (test/json_results.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -30,20 +32,6 @@ PAIRS = os.path.join(ROOT, "test", "conformance", "tvm-v0.25.0-pairs")
 REFUSALS = os.path.join(HERE, "pairs_refusals.json")
 TIME_LIMIT = 120
 CODE = re.compile(r"\[(RX\d{4})\]")
-
-
-def close(a, b):
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
-    if isinstance(a, float) or isinstance(b, float):
-        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
-            return a == b
-        if math.isnan(a) and math.isnan(b):
-            return True
-        return a == b or abs(a - b) <= 1e-4 * max(abs(a), abs(b), 1.0)
-    return a == b
 
 
 def run(raxc, path, entry):
@@ -75,7 +63,7 @@ def check(raxc, pair, entry):
     for side, result in (("before", before), ("expected", expected)):
         if result[0] == "refused":
             return key, "refused", "%s: %s" % (side, result[1])
-    if not close(before[1], expected[1]):
+    if not json_results.close(before[1], expected[1], 1e-4, floor=1.0):
         return key, "different", "different results: %s / %s" % (
             json.dumps(before[1])[:200], json.dumps(expected[1])[:200])
     return key, "equal", ""
