@@ -99,6 +99,7 @@ bool check_norm_param(InferContext& ctx, const ir::TensorSInfo& data, const std:
               .second_what = "dimension " + std::to_string(axes[i]) + " of 'data'",
               .second = prim_text(a)},
           at);
+      ctx.assume_equal(b, a);
       decided = false;
     }
   }
