@@ -1007,6 +1007,35 @@ case("conv", 'R.nn.max_pool2d(x, pool_size=[2, 2], dilation=[2, 2])', [T("x", (1
 case("conv", 'R.nn.conv2d_transpose(x, w, strides=[2, 2], output_padding=[1, 1])', [T("x", (1, 2, 3, 3)), T("w", (2, 2, 3, 3))],
      lambda x, w: conv_transpose_nd(x, w, 2, 0, 1), reduction=True)
 
+def split_c(a, f, axis=1):
+    """NCHW -> NCHW{f}c (the split axis's inner part last), as TVM's layout_transform does."""
+    shape = a.shape[:axis] + (a.shape[axis] // f, f) + a.shape[axis + 1:]
+    return np.moveaxis(a.reshape(shape), axis + 1, -1)
+
+
+def join_c(a, axis=1):
+    """NCHW{f}c -> NCHW."""
+    a = np.moveaxis(a, -1, axis + 1)
+    return a.reshape(a.shape[:axis] + (a.shape[axis] * a.shape[axis + 1],) + a.shape[axis + 2:])
+
+
+# Sub-indexed layouts: data NCHW4c, kernel OIHW4o (and OIHW2i4o), output in another layout.
+case("conv", 'R.nn.conv2d(x, w, padding=[1, 1], data_layout="NCHW4c", kernel_layout="OIHW4o")',
+     [T("x", (1, 2, 5, 5, 4)), T("w", (3, 8, 3, 3, 4))],
+     lambda x, w: split_c(conv_nd(join_c(x), join_c(w, 0), 1, (1, 1)), 4), reduction=True)
+case("conv", 'R.nn.conv2d(x, w, strides=[2, 2], groups=2, data_layout="NCHW4c", kernel_layout="OIHW2i4o", '
+     'out_layout="NCHW")',
+     [T("x", (2, 2, 7, 6, 4)), T("w", (2, 2, 3, 3, 2, 4))],
+     lambda x, w: conv_nd(join_c(x), join_c(np.moveaxis(w, 4, 2).reshape(2, 4, 3, 3, 4), 0), 2, 0, 1, 2),
+     reduction=True)
+case("conv", 'R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout="NCHW4c")',
+     [T("x", (1, 2, 7, 6, 4))], lambda x: split_c(pool_nd(join_c(x), (3, 3), (2, 2), (1, 1), "max"), 4))
+case("conv", 'R.nn.avg_pool2d(x, pool_size=[2, 2], layout="NCHW4c", out_layout="NCHW")',
+     [T("x", (1, 1, 4, 4, 4))], lambda x: pool_nd(join_c(x), (2, 2), (1, 1), (0, 0), "avg"), reduction=True)
+case("conv", 'R.layout_transform(x, index_map=T.index_map(lambda i0, i1, i2, i3, i4: (i0, i1 * 4 + i4, i2, i3)))',
+     [T("x", (1, 2, 3, 3, 4))], join_c)
+
+
 case("attention", 'R.nn.attention(q, k, v, causal_mask="TopLeft", window_size=2)',
      [T("q", (1, 5, 2, 4)), T("k", (1, 5, 2, 4)), T("v", (1, 5, 2, 4))],
      lambda q, k, v: attention(q, k, v, causal="TopLeft", window=2), reduction=True)
