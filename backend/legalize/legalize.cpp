@@ -73,14 +73,11 @@ std::vector<const PrimExpr*> unique_args(analysis::ops::InferContext& infer, ir:
 std::vector<const PrimExpr*> no_args(analysis::ops::InferContext&, ir::Arena&, std::string*) {
   return {};
 }
-// non_max_suppression's attributes, in the kernel's order; soft NMS (soft_nms_sigma > 0) and a
-// score_threshold are not reproduced.
+// non_max_suppression's attributes, in the kernel's order.
 std::vector<const PrimExpr*> classic_nms_args(analysis::ops::InferContext& infer, ir::Arena& arena,
-                                              std::string* why) {
+                                              std::string*) {
   using namespace analysis::ops;
   Builder b(arena);
-  if (attr_float(infer, "soft_nms_sigma").value_or(0.0) > 0) *why = "soft NMS (soft_nms_sigma > 0)";
-  if (attr_float(infer, "score_threshold").value_or(0.0) != 0) *why = "a score_threshold";
   auto flag = [&](const char* name, bool dflt) {
     return b.i64(attr_bool(infer, name).value_or(dflt));
   };
@@ -92,7 +89,9 @@ std::vector<const PrimExpr*> classic_nms_args(analysis::ops::InferContext& infer
           b.i64(attr_int(infer, "score_index").value_or(1)),
           b.i64(attr_int(infer, "id_index").value_or(0)),
           flag("return_indices", true),
-          flag("invalid_to_bottom", false)};
+          flag("invalid_to_bottom", false),
+          b.float_imm(DataType::Float(64), attr_float(infer, "soft_nms_sigma").value_or(0.0)),
+          b.float_imm(DataType::Float(64), attr_float(infer, "score_threshold").value_or(0.0))};
 }
 // all_class_non_max_suppression's output_format as a flag: 0 "onnx", 1 "tensorflow".
 std::vector<const PrimExpr*> nms_args(analysis::ops::InferContext& infer, ir::Arena& arena,

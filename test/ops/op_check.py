@@ -1332,6 +1332,66 @@ case("vision", "R.vision.non_max_suppression(d, v, i, max_output_size=2, iou_thr
 case("vision", "R.vision.non_max_suppression(d, v, i, top_k=3, id_index=-1, return_indices=False)",
      [T("d", (2, 4, 6)), T("v", (2,), "int32", "const:4,2"), T("i", (2, 4), "int32", "const:0,1,2,3,0,1,2,3")],
      lambda d, v, i: classic_nms_np(d, v, i, top_k=3, idi=-1, return_indices=False))
+def iou_np(a, c):
+    al, at, ar, ab = min(a[0], a[2]), min(a[1], a[3]), max(a[0], a[2]), max(a[1], a[3])
+    bl, bt, br, bb = min(c[0], c[2]), min(c[1], c[3]), max(c[0], c[2]), max(c[1], c[3])
+    area = max(0, min(ar, br) - max(al, bl)) * max(0, min(ab, bb) - max(at, bt))
+    u = (ar - al) * (ab - at) + (br - bl) * (bb - bt) - area
+    return 0 if u <= 0 else area / u
+
+
+def soft_nms_np(data, valid, indices, sigma, score_thr=0.0, max_out=-1, iou_thr=0.5, force=False, top_k=-1,
+                cs=2, si=1, idi=0, return_indices=True):
+    """TVM's soft NMS (topi.vision.non_max_suppression with soft_nms_sigma > 0, LiteRT's form)."""
+    B, N, L = data.shape
+    out, box = np.full(data.shape, -1.0), np.full((B, N), -1, np.int64)
+    cnt = np.zeros((B, 1), np.int32)
+    for b in range(B):
+        n = min(max(int(valid[b]), 0), N)
+        order = sorted(range(n), key=lambda j: -data[b, j, si])
+        keep = top_k if 0 < top_k < n else n
+        for j in range(keep):
+            out[b, j], box[b, j] = data[b, order[j]], order[j]
+        kept = 0
+        for _ in range(keep):
+            if 0 < max_out <= kept:
+                break
+            cand = [j for j in range(kept, keep) if box[b, j] >= 0 and out[b, j, si] > score_thr]
+            if not cand:
+                break
+            best = max(cand, key=lambda j: (out[b, j, si], -j))
+            out[b, [kept, best]], box[b, [kept, best]] = out[b, [best, kept]], box[b, [best, kept]]
+            for j in range(kept + 1, keep):
+                if box[b, j] < 0 or not out[b, j, si] > score_thr:
+                    continue
+                if not force and idi >= 0 and out[b, kept, idi] != out[b, j, idi]:
+                    continue
+                o = iou_np(out[b, kept, cs:cs + 4], out[b, j, cs:cs + 4])
+                if o >= iou_thr:
+                    box[b, j] = -1
+                    continue
+                out[b, j, si] *= np.exp(-0.5 / sigma * o * o)
+                if out[b, j, si] <= score_thr:
+                    box[b, j] = -1
+            kept += 1
+        out[b, kept:], box[b, kept:] = -1, -1
+        cnt[b, 0] = kept
+        box[b, :kept] = [indices[b, x] for x in box[b, :kept]]
+    if return_indices:
+        return out.astype(data.dtype), box.astype(np.int32), cnt
+    return out.astype(data.dtype)
+
+
+case("vision", "R.vision.non_max_suppression(d, v, i, soft_nms_sigma=0.5)",
+     [T("d", (1, 6, 6), "float32", NMS_DATA), T("v", (1,), "int32", "const:5"), T("i", (1, 6), "int32", "const:0,1,2,3,4,5")],
+     lambda d, v, i: soft_nms_np(d, v, i, 0.5))
+case("vision", "R.vision.non_max_suppression(d, v, i, iou_threshold=0.95, soft_nms_sigma=0.3, score_threshold=0.4, "
+     "force_suppress=True, max_output_size=3)",
+     [T("d", (1, 6, 6), "float32", NMS_DATA), T("v", (1,), "int32", "const:6"), T("i", (1, 6), "int32", "const:5,4,3,2,1,0")],
+     lambda d, v, i: soft_nms_np(d, v, i, 0.3, 0.4, max_out=3, iou_thr=0.95, force=True))
+case("vision", "R.vision.non_max_suppression(d, v, i, top_k=3, id_index=-1, return_indices=False, soft_nms_sigma=1.0)",
+     [T("d", (2, 4, 6)), T("v", (2,), "int32", "const:4,2"), T("i", (2, 4), "int32", "const:0,1,2,3,0,1,2,3")],
+     lambda d, v, i: soft_nms_np(d, v, i, 1.0, top_k=3, idi=-1, return_indices=False))
 ROIS = "const:0,1,1,6,5,1,0,2,3,7,0,-2,-1,3,2"  # (3, 5): batch, x1, y1, x2, y2 (one past the edge)
 case("vision", "R.vision.roi_align(x, r, pooled_size=[2, 3], spatial_scale=1.0)",
      [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_align_np(x, r, (2, 3), 1.0))
