@@ -90,6 +90,10 @@ struct OpDef {
   // The last positional parameter takes any number of arguments (R.print values,
   // call_pure_packed arguments); attributes are then keyword-only.
   bool variadic = false;
+  // An operator of the language itself (the call_tir family, packed calls, closures, shape
+  // and memory operations, R.print, R.assert_op, R.inspect.*, ...): the executor and the code
+  // generator carry it out; it is never legalized to a kernel.
+  bool language = false;
 };
 
 // nullptr when `name` ("relax.add") is not registered.

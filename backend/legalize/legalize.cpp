@@ -387,14 +387,11 @@ class Pass {
 
   // ------------------------------------------------------------------------ one call
   const ir::Expr* legalize_call(const ir::Call& call, const std::string& op) {
-    if (op.starts_with("relax.call_") || op.starts_with("relax.builtin.")) return nullptr;
+    const analysis::ops::OpDef* def = analysis::ops::find_op(op);
+    if (!def || def->language) return nullptr;  // the executor's own
     if (const PackedRule* p = find_packed_rule(op)) return packed_call(call, op, *p);
     const Rule* rule = find_rule(op);
-    if (!rule) {
-      if (analysis::ops::find_op(op) && !is_language_op(op))
-        left(call, op, "it has no legalization to TIR yet");
-      return nullptr;
-    }
+    if (!rule) return left(call, op, "it has no legalization to TIR yet");
     // Arguments: tensors become input buffers (a tuple of tensors, each field).
     std::vector<const ir::StructInfo*> arg_sinfo;
     struct Input {
@@ -589,16 +586,6 @@ class Pass {
     ++out_->legalized_calls;
     return make<ir::Call>(make<ir::Op>("relax.call_pure_packed", call.op->span), std::move(args),
                           std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
-  }
-
-  // The operators of the language itself run in the executor (builtins.cpp), not as TIR.
-  static bool is_language_op(std::string_view op) {
-    static const std::set<std::string_view> ops = {
-        "relax.shape_of",       "relax.tensor_to_shape",     "relax.shape_to_tensor",
-        "relax.print",          "relax.assert_op",           "relax.null_value",
-        "relax.hint_on_device", "relax.to_vdevice",          "relax.make_closure",
-        "relax.invoke_closure", "relax.invoke_pure_closure", "relax.device"};
-    return ops.count(op) > 0 || op.starts_with("relax.inspect.");
   }
 
   const ir::Expr* left(const ir::Call& call, const std::string& op, std::string why) {

@@ -162,3 +162,24 @@ class Module:
   CHECK(l->text.find("R.match_cast(b, R.Tensor((k, m), dtype=\"float32\"))") != std::string::npos);
   CHECK(l->text.find("R.match_cast(a,") == std::string::npos);
 }
+
+TEST_CASE("legalize: operators of the language are the executor's, not left calls") {
+  auto l = lower(R"(
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        s = R.memory.alloc_storage(R.shape([24]), 0, "global", "float32")
+        t = R.memory.alloc_tensor(s, 0, R.shape([2, 3]), "float32")
+        n = R.shape_of(x)
+        R.print(x, format="{}")
+        return (t, n)
+)");
+  CHECK(l->module->legalized_calls == 0);
+  CHECK(l->module->left.empty());
+  const analysis::ops::OpDef* shape_of = analysis::ops::find_op("relax.shape_of");
+  const analysis::ops::OpDef* size = analysis::ops::find_op("relax.size");
+  REQUIRE((shape_of && size));
+  CHECK(shape_of->language);
+  CHECK_FALSE(size->language);
+}
