@@ -535,7 +535,6 @@ void Server::did_change(const json& params) {
   document.edits.record(document.generation, std::move(applied));
   document.changed = Clock::now();
   document.dirty = true;
-  fail_deferred_locked(uri, true, error_code::kContentModified, "the document changed");
   wake_.notify_all();
 }
 
@@ -586,7 +585,10 @@ void Server::handle_document_request(const Incoming& in, const DocumentRequest& 
     bool usable =
         snapshot && (!request.needs_fresh || snapshot->generation == it->second.generation);
     if (!usable) {
-      deferred_.push_back({in.id, in.method, in.params, uri, request.needs_fresh});
+      Deferred d{in.id, in.method, in.params, uri, request.needs_fresh, it->second.generation, {}};
+      if (request.needs_fresh)
+        d.pins = PinnedPositions(in.params, SourceFile("", it->second.text), features_.encoding);
+      deferred_.push_back(std::move(d));
       return;
     }
   }
@@ -679,12 +681,38 @@ void Server::worker_loop() {
                                       [&](const Deferred& d) { return d.uri != uri; });
     std::move(keep, deferred_.end(), std::back_inserter(ready));
     deferred_.erase(keep, deferred_.end());
+    std::vector<bool> stale = follow_edits_locked(it->second, *snapshot, ready);
     lock.unlock();
-    for (const Deferred& d : ready) answer(d.id, d.method, d.params, *snapshot);
+    for (size_t i = 0; i < ready.size(); ++i) {
+      const Deferred& d = ready[i];
+      if (stale[i])
+        send(make_error(d.id, error_code::kContentModified,
+                        "the document changed at the request's position"));
+      else
+        answer(d.id, d.method, d.params, *snapshot);
+    }
     if (analyzer_.needs_spare(uri))
       analyzer_.prepare_spare(uri, generation, snapshot->file->text());
     lock.lock();
   }
+}
+
+// Requests asked against an older text than `snapshot`'s: their positions follow the edits
+// made since and are rewritten in the snapshot's text. Returns which ones an edit invalidated.
+std::vector<bool> Server::follow_edits_locked(const Document& document, const Snapshot& snapshot,
+                                              std::vector<Deferred>& requests) {
+  std::vector<bool> stale(requests.size(), false);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    Deferred& d = requests[i];
+    if (!d.needs_fresh || d.generation == snapshot.generation) continue;
+    auto edits = document.edits.since(d.generation);
+    if (!edits || !d.pins.follow(*edits)) {
+      stale[i] = true;
+      continue;
+    }
+    d.params = d.pins.place(std::move(d.params), *snapshot.file, features_.encoding);
+  }
+  return stale;
 }
 
 // ---------------------------------------------------------------------------- stdio

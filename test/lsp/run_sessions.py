@@ -601,21 +601,44 @@ def stale_requests_content_modified_and_cancel(s):
     h = s.result("textDocument/hover", at(uri, pos(NAV, 13, "x")))
     assert "parameter `x`" in h["contents"]["value"]
     assert time.monotonic() - started < 1.0
-    # Definition needs the current text: it waits; a new edit makes it ContentModified.
+    # Definition needs the current text: it waits; a new edit at its position (the line it
+    # points into is deleted) makes it ContentModified.
     rid = s.request_async("textDocument/definition", at(uri, pos(NAV, 16, "y")))
     s.change(uri, 3, [change_range(16, 0, 17, 0, "")])
-    assert error_code(s.response(rid)) == -32801
-    # A waiting request can be cancelled.
+    assert error_code(s.response(rid)) == -32801  # once v3 is analysed
+    # A waiting request can be cancelled (v4 makes the snapshot stale again).
+    s.change(uri, 4, [change_range(0, 0, 0, 0, "")])
     rid = s.request_async("textDocument/references", at(uri, pos(NAV, 9, "x")))
     s.notify("$/cancelRequest", {"id": rid})
     assert error_code(s.response(rid)) == -32800
-    # One that is left waiting is answered once v3 has been analysed, after its diagnostics.
+    # One that is left waiting is answered once v4 has been analysed, after its diagnostics.
     rid = s.request_async("textDocument/definition", at(uri, pos(NAV, 16, "y")))
     reply = s.response(rid)
     assert reply["result"][0]["range"]["start"] == pos(NAV, 13, "y"), reply
     published = [m["params"]["version"] for m in s.seen
                  if m.get("method") == "textDocument/publishDiagnostics"]
-    assert published == [1, 3], published  # v2 was superseded before its analysis
+    assert published == [1, 3, 4], published  # v2 was superseded before its analysis
+    assert s.finish() == 0
+
+
+@test
+@server_args("--debounce-ms", "1500")
+def requests_asked_while_typing_follow_the_edits(s):
+    uri, _ = nav_session(s)
+    s.change(uri, 2, [change_range(0, 0, 0, 0, "# one\n")])  # v2: every line moves down one
+    y = pos(NAV, 16, "y")
+    rid = s.request_async("textDocument/definition", at(uri, {"line": y["line"] + 1, "character": y["character"]}))
+    refs = s.request_async("textDocument/references",
+                           at(uri, {"line": y["line"] + 1, "character": y["character"]},
+                              context={"includeDeclaration": True}))
+    # The user types on above it before the analysis: neither request fails.
+    s.change(uri, 3, [change_range(0, 0, 0, 0, "# two\n# three\n")])
+    reply = s.response(rid)
+    # Answered from v3's analysis in v3's coordinates (three lines down), the client's text.
+    binding = pos(NAV, 13, "y")
+    assert reply["result"][0]["range"]["start"] == {"line": binding["line"] + 3, "character": binding["character"]}, reply
+    lines = sorted(r["range"]["start"]["line"] for r in s.response(refs)["result"])
+    assert lines == [13 + 3, 14 + 3, 16 + 3], lines
     assert s.finish() == 0
 
 
