@@ -565,6 +565,37 @@ def hover_shows_struct_info(s):
 
 
 @test
+def hover_on_an_unannotated_global_shows_what_callers_get(s):
+    s.initialize()
+    uri = "file:///t/unannotated.rx"
+    text = """# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def helper(x: R.Tensor((2, 3), "float32")):
+        y = R.add(x, x)
+        return y
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        cls = Module
+        z = cls.helper(x)
+        return z
+"""
+    s.open(uri, text)
+    s.diagnostics(uri, 1)
+    for line in (6, 13):
+        h = s.result("textDocument/hover", at(uri, pos(text, line, "helper")))["contents"]["value"]
+        assert 'R.Callable((R.Tensor((2, 3), dtype="float32"),), R.Tensor((2, 3), dtype="float32"), True)' in h, h
+        assert "no return annotation" in h, h
+    h = s.result("textDocument/hover", at(uri, pos(text, 11, "main")))["contents"]["value"]
+    assert "no return annotation" not in h, h
+    assert s.finish() == 0
+
+
+@test
 def definition_references_highlight(s):
     uri, _ = nav_session(s)
     # `y` in `return y` -> its binding in the dataflow block.
