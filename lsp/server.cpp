@@ -90,6 +90,7 @@ Server::Server(MessageWriter& out, ServerOptions options)
   add("textDocument/documentHighlight", document_highlight, true);
   add("textDocument/foldingRange", folding_ranges, false);
   add("textDocument/formatting", formatting, true);
+  add("textDocument/rangeFormatting", range_formatting, true);
   add("textDocument/prepareRename", prepare_rename, true);
   add("textDocument/rename", rename, true);
   add("textDocument/inlayHint", inlay_hints, false);
@@ -391,6 +392,7 @@ json Server::initialize(const json& params) {
       {"semanticTokensProvider",
        {{"legend", semantic_tokens_legend()}, {"full", {{"delta", true}}}, {"range", true}}},
       {"documentFormattingProvider", true},
+      {"documentRangeFormattingProvider", true},
       {"experimental", {{"memoryUsageProvider", true}}},
   };
   // A client that pulls is not also pushed to: VS Code's client keeps pushed and pulled

@@ -682,8 +682,7 @@ def formatting_and_folding(s):
     s.diagnostics(uri, 1)
     edits = s.result("textDocument/formatting",
                      {"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}})
-    assert len(edits) == 1 and edits[0]["range"]["start"] == {"line": 0, "character": 0}
-    formatted = edits[0]["newText"]
+    formatted = apply_edits(messy, edits)
     assert "# keep me" in formatted, formatted  # comments are kept
     with tempfile.NamedTemporaryFile("w", suffix=".rx", delete=False) as f:
         f.write(messy)
@@ -692,6 +691,16 @@ def formatting_and_folding(s):
     finally:
         os.unlink(f.name)
     assert formatted == cli, "formatting is `raxc fmt`"
+    # Only the changed lines are replaced: the untouched `def main` line is in no edit.
+    main_line = messy.splitlines().index(next(l for l in messy.splitlines() if "def main" in l))
+    assert all(not (e["range"]["start"]["line"] <= main_line < e["range"]["end"]["line"]) for e in edits), edits
+    # Range formatting of the `y   =   x` line fixes that line only.
+    y_line = messy.splitlines().index("            y   =   x")
+    ranged = s.result("textDocument/rangeFormatting",
+                      {"textDocument": {"uri": uri}, "options": {},
+                       "range": {"start": {"line": y_line, "character": 0}, "end": {"line": y_line, "character": 5}}})
+    assert apply_edits(messy, ranged) == messy.replace("y   =   x", "y = x"), ranged
+    assert len(ranged) < len(edits), (ranged, edits)
     s.change(uri, 2, [{"text": formatted}])
     s.diagnostics(uri, 2)
     assert s.result("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {}}) == []
