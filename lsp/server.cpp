@@ -229,6 +229,7 @@ void Server::handle_request(const Incoming& in) {
   if (in.method == "shutdown") {
     state_ = State::ShutDown;
     shutdown_requested_ = true;
+    drain_deferred();
     stop_worker();
     send(make_response(in.id, nullptr));
     return;
@@ -639,6 +640,20 @@ void Server::stop_worker() {
   pthread_join(worker_, nullptr);
 }
 
+// Requests waiting for an analysis when `shutdown` arrives are answered before it is: the
+// worker analyses the pending documents at once (a bounded wait: a stuck analysis must not keep
+// the client from shutting the server down).
+void Server::drain_deferred() {
+  std::unique_lock lock(mutex_);
+  if (!worker_running_) return;
+  draining_ = true;
+  wake_.notify_all();
+  drained_.wait_for(lock, std::chrono::seconds(10), [&] { return deferred_.empty(); });
+  for (const Deferred& d : deferred_)
+    send(make_error(d.id, error_code::kRequestFailed, "the server shut down before answering"));
+  deferred_.clear();
+}
+
 void Server::worker_loop() {
   std::unique_lock lock(mutex_);
   while (!stop_) {
@@ -648,7 +663,7 @@ void Server::worker_loop() {
     auto next = Clock::time_point::max();
     for (auto it = documents_.begin(); it != documents_.end(); ++it) {
       if (!it->second.dirty) continue;
-      auto ready = it->second.changed + options_.debounce;
+      auto ready = draining_ ? now : it->second.changed + options_.debounce;
       if (ready <= now &&
           (due == documents_.end() || ready < due->second.changed + options_.debounce))
         due = it;
@@ -693,6 +708,7 @@ void Server::worker_loop() {
       else
         answer(d.id, d.method, d.params, *snapshot);
     }
+    drained_.notify_all();
     if (analyzer_.needs_spare(uri))
       analyzer_.prepare_spare(uri, generation, snapshot->file->text());
     lock.lock();

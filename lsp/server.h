@@ -131,6 +131,7 @@ class Server {
 
   void start_worker();
   void stop_worker();
+  void drain_deferred();
   void worker_loop();
 
   void send(const json& message);
@@ -163,6 +164,10 @@ class Server {
   uint64_t next_generation_ = 1;
   bool stop_ = false;
   bool worker_running_ = false;
+  // After `shutdown`: analyse what is pending without the debounce so the requests still
+  // waiting get their answers before the worker stops (drained_ signals each answered batch).
+  bool draining_ = false;
+  std::condition_variable drained_;
   pthread_t worker_{};
 };
 

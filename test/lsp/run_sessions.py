@@ -674,6 +674,23 @@ def requests_asked_while_typing_follow_the_edits(s):
 
 
 @test
+@server_args("--debounce-ms", "5000")
+def requests_pending_at_shutdown_are_answered(s):
+    uri, _ = nav_session(s)
+    s.change(uri, 2, [change_range(0, 0, 0, 0, "# one\n")])  # the next analysis waits 5 s
+    y = pos(NAV, 16, "y")
+    rid = s.request_async("textDocument/definition", at(uri, {"line": y["line"] + 1, "character": y["character"]}))
+    started = time.monotonic()
+    shutdown = s.request_async("shutdown")
+    reply = s.response(rid)  # answered first (v2 analysed at once), not dropped
+    binding = pos(NAV, 13, "y")
+    assert reply["result"][0]["range"]["start"] == {"line": binding["line"] + 1, "character": binding["character"]}, reply
+    assert s.response(shutdown)["result"] is None
+    assert time.monotonic() - started < 4.0  # without waiting out the debounce
+    assert s.finish(shutdown=False) == 0
+
+
+@test
 def formatting_and_folding(s):
     s.initialize()
     uri = "file:///t/fmt.rx"
