@@ -140,6 +140,7 @@ std::optional<std::vector<int64_t>> Context::const_ints(int i) const {
 
 std::string Context::tensor(int i) {
   const Value& v = need(i);
+  if (ok() && v.sequence) refuse("a sequence as input " + std::to_string(i));
   return ok() ? tensor_of(v, node_->input(i)) : "";
 }
 
@@ -209,6 +210,13 @@ void Context::define_constant(int out, Tensor t) {
   v.dims = dims;
   v.constant = std::move(t);
   values_[node_->output(out)] = std::move(v);
+}
+
+void Context::define_known(int out, Tensor t) {
+  Value& v = values_[node_->output(out)];
+  if (v.expr.empty() || v.sequence) return;
+  v.constant = std::move(t);
+  v.runtime = true;
 }
 
 std::string Context::node_label() const {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,6 +33,8 @@ struct Value {
   std::optional<Tensor> constant;        // the value, when known at import time
   bool runtime =
       false;  // a graph input: its known value only serves operands that must be constant
+  // An ONNX sequence (sequences.cpp): its elements, known at import time; null for a tensor.
+  std::shared_ptr<const std::vector<Value>> sequence = nullptr;
 };
 
 class Context;
@@ -40,10 +43,24 @@ class Context;
 using Converter = bool (*)(Context&, const onnx::NodeProto&);
 // The converter of an operator of the default domain, or null.
 Converter find_converter(const std::string& op_type);
+// Converters that live in their own files (recurrent.cpp, ...), listed in ops.cpp's table.
+bool convert_rnn(Context& c);
+bool convert_gru(Context& c);
+bool convert_lstm(Context& c);
+// Resize through per-axis interpolation matrices (resize_matrix.cpp): output extents, the
+// scales ONNX maps coordinates with, the roi (empty unless tf_crop_and_resize) and the mode.
+bool resize_by_matrices(Context& c, const std::vector<int64_t>& out,
+                        const std::vector<double>& scales, const std::vector<double>& roi,
+                        const std::string& ctm);
+// The sequence operators' converters (sequences.cpp), by ONNX name.
+const std::map<std::string, Converter>& sequence_table();
 // Every operator with a converter (the README's coverage table).
 std::vector<std::string> supported_operators();
 // Folds the current node when its operands are all constants (fold.cpp); false when not.
 bool try_fold(Context& c);
+// After a node is converted: when its operands are known and one of them is a graph input's
+// given value, records the folded value beside the emitted one (fold.cpp).
+void note_known_value(Context& c);
 
 class Context {
  public:
@@ -98,6 +115,8 @@ class Context {
   // Defines output i as an existing value (Identity, Dropout) or a folded constant.
   void alias(int out, const Value& v);
   void define_constant(int out, Tensor t);
+  // Records the value output i is known to take with the given inputs (it stays computed).
+  void define_known(int out, Tensor t);
 
   // Records why the node cannot be converted (RX1402) and returns false.
   bool refuse(const std::string& why);

@@ -243,7 +243,7 @@ std::variant<ImportResult, Diagnostic> import_onnx(const std::string& bytes,
           Span{});
     for (int i = 0; i < node->input_size(); ++i)
       if (!node->input(i).empty() && !c.in(i)) c.refuse("input '" + node->input(i) + "' undefined");
-    if (c.ok() && !try_fold(c)) convert(c, *node);
+    if (c.ok() && !try_fold(c) && convert(c, *node)) note_known_value(c);
     if (!c.ok()) return *c.error();
   }
 
@@ -253,7 +253,15 @@ std::variant<ImportResult, Diagnostic> import_onnx(const std::string& bytes,
     if (it == c.values().end())
       return not_onnx(source, "graph output '" + out.name() + "' is not defined");
     Value v = it->second;
-    outputs.push_back(c.tensor_of(v, out.name()));
+    if (!v.sequence) {
+      outputs.push_back(c.tensor_of(v, out.name()));
+      continue;
+    }
+    // A sequence output is the tuple of its elements.
+    std::string tuple = "(";
+    for (size_t k = 0; k < v.sequence->size(); ++k)
+      tuple += c.tensor_of((*v.sequence)[k], out.name() + "_" + std::to_string(k)) + ", ";
+    outputs.push_back(tuple + ")");
   }
   if (outputs.empty()) return not_onnx(source, "the graph has no outputs");
 
