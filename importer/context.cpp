@@ -200,6 +200,12 @@ std::string Context::temp(const std::string& expr) {
   return name;
 }
 
+std::string Context::symbolic(const std::string& base) {
+  std::string name = fresh_name(base);
+  body_ += "        " + name + " = T.int64()\n";
+  return name;
+}
+
 void Context::alias(int out, const Value& v) { values_[node_->output(out)] = v; }
 
 void Context::define_constant(int out, Tensor t) {

@@ -112,6 +112,9 @@ class Context {
                    std::optional<std::vector<Dim>> dims = std::nullopt);
   // Binds an intermediate value (not an ONNX output) and returns its variable.
   std::string temp(const std::string& expr);
+  // Declares a new symbolic extent (`n = T.int64()`), for a match_cast to bind a data-dependent
+  // one (NonZero's count), and returns its name.
+  std::string symbolic(const std::string& base);
   // Defines output i as an existing value (Identity, Dropout) or a folded constant.
   void alias(int out, const Value& v);
   void define_constant(int out, Tensor t);

@@ -541,15 +541,19 @@ bool max_unpool(Context& c) {
     return c.refuse("an input whose shape is not static or a kernel_shape of another rank");
   Ints strides = c.attr_ints("strides").value_or(Ints(n, 1));
   Ints pads = c.attr_ints("pads").value_or(Ints(2 * n, 0));
-  Ints out;
-  if (c.has_input(2)) {
-    auto given = c.const_ints(2);
-    if (!given || given->size() != n + 2) return c.refuse("an output_shape that is not a constant");
-    out = *given;
-  } else {
-    out = {(*shape)[0], (*shape)[1]};
-    for (size_t i = 0; i < n; ++i)
-      out.push_back(((*shape)[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n]);
+  // The unpooled extents; an output_shape beyond them pads zeros at the end of each axis (ONNX's
+  // reference: the indices address the unpooled tensor, the given pads ignored).
+  Ints out = {(*shape)[0], (*shape)[1]}, target;
+  bool given = c.has_input(2);
+  for (size_t i = 0; i < n; ++i)
+    out.push_back(((*shape)[i + 2] - 1) * strides[i] + kernel[i] -
+                  (given ? 0 : pads[i] + pads[i + n]));
+  if (given) {
+    auto g = c.const_ints(2);
+    if (!g || g->size() != n + 2) return c.refuse("an output_shape that is not a constant");
+    target = *g;
+    for (size_t i = 0; i < n + 2; ++i)
+      if (target[i] < out[i]) return c.refuse("an output_shape smaller than the unpooled shape");
   }
   int64_t total = 1;
   for (int64_t d : out) total *= d;
@@ -560,7 +564,18 @@ bool max_unpool(Context& c) {
   std::string flat_x = c.temp("R.reshape(" + x + ", R.shape([-1]))");
   std::string scattered = c.temp("R.scatter_elements(" + zeros + ", " + flat_i + ", " + flat_x +
                                  ", axis=0, reduction=\"update\")");
-  c.emit(0, "R.reshape(" + scattered + ", " + shape_literal(out) + ")", dt, static_dims(out));
+  std::string y = "R.reshape(" + scattered + ", " + shape_literal(out) + ")";
+  if (given && target != out) {
+    Ints width;
+    for (size_t i = 0; i < n + 2; ++i) {
+      width.push_back(0);
+      width.push_back(target[i] - out[i]);
+    }
+    y = "R.nn.pad(" + c.temp(y) + ", pad_width=" + int_list(width) +
+        ", pad_mode=\"constant\", pad_value=0.0)";
+    out = target;
+  }
+  c.emit(0, y, dt, static_dims(out));
   return true;
 }
 
@@ -1941,7 +1956,11 @@ bool compress(Context& c) {
     std::string cd = c.tensor(1);
     if (!c.ok()) return false;
     if (dtype_of(c, 1) != "bool") cd = c.temp("R.astype(" + cd + ", \"bool\")");
-    indices = c.temp("R.reshape(R.nonzero(" + cd + "), R.shape([-1]))");
+    // R.nonzero's count is data-dependent: a match_cast names it so the indices have a shape.
+    std::string nz = c.temp("R.nonzero(" + cd + ")");
+    std::string k = c.symbolic("selected");
+    std::string nzk = c.temp("R.match_cast(" + nz + ", R.Tensor((1, " + k + "), dtype=\"int64\"))");
+    indices = c.temp("R.reshape(" + nzk + ", R.shape([" + k + "]))");
   }
   c.emit(0, "R.take(" + x + ", " + indices + ", axis=" + std::to_string(axis) + ")",
          dtype_of(c, 0));

@@ -34,7 +34,7 @@ def model(nodes, inputs, outputs, opset=14):
     """inputs/outputs: [(name, array or (np dtype, shape))]."""
     def info(name, a):
         dt, shape = (a.dtype, a.shape) if isinstance(a, np.ndarray) else a
-        return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(np.dtype(dt)), shape)
+        return helper.make_tensor_value_info(name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dt)], shape)
     g = helper.make_graph(nodes, "m", [info(n, a) for n, a in inputs], [info(n, a) for n, a in outputs])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 8
