@@ -47,11 +47,15 @@ Converter find_converter(const std::string& op_type);
 bool convert_rnn(Context& c);
 bool convert_gru(Context& c);
 bool convert_lstm(Context& c);
+bool convert_if(Context& c);
 // Resize through per-axis interpolation matrices (resize_matrix.cpp): output extents, the
 // scales ONNX maps coordinates with, the roi (empty unless tf_crop_and_resize) and the mode.
 bool resize_by_matrices(Context& c, const std::vector<int64_t>& out,
                         const std::vector<double>& scales, const std::vector<double>& roi,
                         const std::string& ctm);
+// Converts the nodes of a subgraph (If's branches) into the current body, reading the
+// enclosing values; the current node stays the owner (model.cpp).
+std::optional<Diagnostic> convert_subgraph(Context& c, const onnx::GraphProto& g);
 // The sequence operators' converters (sequences.cpp), by ONNX name.
 const std::map<std::string, Converter>& sequence_table();
 // Every operator with a converter (the README's coverage table).

@@ -714,8 +714,17 @@ bool reshape(Context& c) {
   std::optional<Ints> shape = c.opset() >= 5 ? c.const_ints(1) : c.attr_ints("shape");
   if (!shape) return c.refuse("a target shape that is not a constant");
   bool allowzero = c.attr_int("allowzero", 0);
-  if (allowzero && std::find(shape->begin(), shape->end(), 0) != shape->end())
-    return c.refuse("allowzero=1 and a 0 in the shape");
+  if (allowzero && std::find(shape->begin(), shape->end(), 0) != shape->end()) {
+    // A literal 0 extent (R.reshape reads 0 as "copy"): only an empty input can take it, so
+    // the result is an empty tensor of that shape.
+    auto in = c.static_shape(0);
+    bool empty = in && std::find(in->begin(), in->end(), 0) != in->end();
+    if (!empty || std::find(shape->begin(), shape->end(), -1) != shape->end())
+      return c.refuse("allowzero=1 and a 0 in the shape of an input that is not empty");
+    c.emit(0, "R.zeros(" + shape_literal(*shape) + ", dtype=\"" + dtype_of(c, 0) + "\")",
+           dtype_of(c, 0), static_dims(*shape));
+    return true;
+  }
   const Value& in = *c.in(0);
   std::string dims;
   for (size_t i = 0; i < shape->size(); ++i) {
@@ -2260,6 +2269,7 @@ const std::map<std::string, Converter>& table() {
       {"Upsample", [](Context& c, const onnx::NodeProto&) { return resize(c, true); }},
       {"NegativeLogLikelihoodLoss", [](Context& c, const onnx::NodeProto&) { return nll_loss(c); }},
       {"RNN", [](Context& c, const onnx::NodeProto&) { return convert_rnn(c); }},
+      {"If", [](Context& c, const onnx::NodeProto&) { return convert_if(c); }},
       {"Compress", [](Context& c, const onnx::NodeProto&) { return compress(c); }},
       {"Det", [](Context& c, const onnx::NodeProto&) { return det(c); }},
       {"MaxUnpool", [](Context& c, const onnx::NodeProto&) { return max_unpool(c); }},

@@ -554,7 +554,7 @@ case("index", "R.gather_nd(x, i)", [T("x", (3, 4, 2)), T("i", (5, 2), "int64", "
      lambda x, i: x[i[:, 0], i[:, 1]])
 case("index", "R.gather_nd(x, i, batch_dims=1)", [T("x", (2, 4, 3)), T("i", (2, 5, 1), "int64", "below4")],
      lambda x, i: np.stack([x[b][i[b, :, 0]] for b in range(2)]))
-case("index", "R.gather_nd(x, i, batch_dims=1)", [T("x", (3, 4, 2, 5)), T("i", (3, 2), "int32", "below2")],
+case("index", "R.gather_nd(x, i, batch_dims=1)", [T("x", (3, 4, 2, 5)), T("i", (3, 2), "int64", "below2")],
      lambda x, i: np.stack([x[b, i[b, 0], i[b, 1]] for b in range(3)]))
 
 case("index", "R.take(x, i, axis=0)", [T("x", (5, 3)), T("i", (4,), "int64", "small")], lambda x, i: x[i])
