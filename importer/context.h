@@ -48,6 +48,8 @@ bool convert_rnn(Context& c);
 bool convert_gru(Context& c);
 bool convert_lstm(Context& c);
 bool convert_if(Context& c);
+bool convert_dft(Context& c);
+bool convert_stft(Context& c);
 // Resize through per-axis interpolation matrices (resize_matrix.cpp): output extents, the
 // scales ONNX maps coordinates with, the roi (empty unless tf_crop_and_resize) and the mode.
 bool resize_by_matrices(Context& c, const std::vector<int64_t>& out,

@@ -5,7 +5,8 @@ bidirectional and reverse RNN / GRU / LSTM with sequence_lens, initial states, c
 linear_before_reset, peepholes, input_forget and other activations; ConvTranspose output_shape
 with SAME_LOWER; Compress without an axis; MaxPool's Indices in 1-D and column-major; MaxUnpool
 with pads; the integer matmul / convolution with per-row / per-channel zero points and
-QLinearConv's per-channel scale and bias. Tolerances are the conformance runner's.
+QLinearConv's per-channel scale and bias; DFT one-sided with dft_length, STFT of a complex
+signal. Tolerances are the conformance runner's.
   usage: converter_check.py --raxc build/raxc
 Run with /usr/bin/python3 (numpy and onnx are Debian packages).
 """
@@ -300,6 +301,37 @@ def qlinear_conv_per_channel_bias(raxc, tmp):
     feed = [("x", x), ("xs", np.array(xs)), ("xz", np.array(xz)), ("w", w), ("ws", ws), ("wz", wz),
             ("ys", np.array(ys)), ("yz", np.array(yz)), ("b", bias)]
     m = model([node], feed, [("y", (np.uint8, y.shape))], opset=10)
+    return run(raxc, tmp, m, feed), [y]
+
+
+@check
+def dft_onesided_padded_and_truncated(raxc, tmp):
+    x = rng.standard_normal((2, 3, 10, 1)).astype(np.float32)
+    n12 = helper.make_node("Constant", [], ["n12"], value=numpy_helper.from_array(np.array(12, np.int64)))
+    n6 = helper.make_node("Constant", [], ["n6"], value=numpy_helper.from_array(np.array(6, np.int64)))
+    d1 = helper.make_node("DFT", ["x", "n12"], ["y1"], axis=2, onesided=1)
+    d2 = helper.make_node("DFT", ["x", "n6"], ["y2"], axis=-2)
+    f1 = np.fft.rfft(x[..., 0], n=12, axis=2)
+    f2 = np.fft.fft(x[..., 0], n=6, axis=2)
+    y1 = np.stack([f1.real, f1.imag], -1).astype(np.float32)
+    y2 = np.stack([f2.real, f2.imag], -1).astype(np.float32)
+    m = model([n12, n6, d1, d2], [("x", x)], [("y1", (np.float32, y1.shape)), ("y2", (np.float32, y2.shape))],
+              opset=17)
+    return run(raxc, tmp, m, [("x", x)]), [y1, y2]
+
+
+@check
+def stft_complex_two_sided(raxc, tmp):
+    sig = rng.standard_normal((2, 20, 2)).astype(np.float32)
+    win = np.hanning(8).astype(np.float32)
+    node = helper.make_node("STFT", ["s", "step", "w"], ["y"], onesided=0)
+    step = np.array(3, np.int64)
+    z = sig[..., 0] + 1j * sig[..., 1]
+    frames = [(z[:, f * 3:f * 3 + 8] * win) for f in range((20 - 8) // 3 + 1)]
+    f = np.stack([np.fft.fft(fr, axis=-1) for fr in frames], axis=1)
+    y = np.stack([f.real, f.imag], -1).astype(np.float32)
+    feed = [("s", sig), ("step", step), ("w", win)]
+    m = model([node], feed, [("y", (np.float32, y.shape))], opset=17)
     return run(raxc, tmp, m, feed), [y]
 
 
