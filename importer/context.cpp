@@ -206,7 +206,7 @@ std::string Context::symbolic(const std::string& base) {
   return name;
 }
 
-void Context::alias(int out, const Value& v) { values_[node_->output(out)] = v; }
+void Context::alias(int out, const Value& v) { define(node_->output(out), v); }
 
 void Context::define_constant(int out, Tensor t) {
   Value v;
@@ -215,7 +215,7 @@ void Context::define_constant(int out, Tensor t) {
   for (int64_t d : t.dims) dims.push_back(Dim{d, ""});
   v.dims = dims;
   v.constant = std::move(t);
-  values_[node_->output(out)] = std::move(v);
+  define(node_->output(out), std::move(v));
 }
 
 void Context::define_known(int out, Tensor t) {

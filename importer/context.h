@@ -50,6 +50,8 @@ bool convert_lstm(Context& c);
 bool convert_if(Context& c);
 bool convert_dft(Context& c);
 bool convert_stft(Context& c);
+bool convert_loop(Context& c);
+bool convert_scan(Context& c);
 // Resize through per-axis interpolation matrices (resize_matrix.cpp): output extents, the
 // scales ONNX maps coordinates with, the roi (empty unless tf_crop_and_resize) and the mode.
 bool resize_by_matrices(Context& c, const std::vector<int64_t>& out,
@@ -74,7 +76,11 @@ class Context {
 
   // ---- set-up (model.cpp)
   std::string fresh_name(const std::string& onnx_name);
-  void define(const std::string& name, Value v) { values_[name] = std::move(v); }
+  // (Re)defines a value; a loop body's values are defined again in every unrolled iteration.
+  void define(const std::string& name, Value v) {
+    materialised_.erase(name);
+    values_[name] = std::move(v);
+  }
   void set_inferred(const std::string& name, const onnx::TypeProto& type);
   const std::map<std::string, Value>& values() const { return values_; }
   std::vector<Weight>& weights() { return weights_; }

@@ -2270,6 +2270,8 @@ const std::map<std::string, Converter>& table() {
       {"NegativeLogLikelihoodLoss", [](Context& c, const onnx::NodeProto&) { return nll_loss(c); }},
       {"RNN", [](Context& c, const onnx::NodeProto&) { return convert_rnn(c); }},
       {"If", [](Context& c, const onnx::NodeProto&) { return convert_if(c); }},
+      {"Loop", [](Context& c, const onnx::NodeProto&) { return convert_loop(c); }},
+      {"Scan", [](Context& c, const onnx::NodeProto&) { return convert_scan(c); }},
       {"DFT", [](Context& c, const onnx::NodeProto&) { return convert_dft(c); }},
       {"STFT", [](Context& c, const onnx::NodeProto&) { return convert_stft(c); }},
       {"Compress", [](Context& c, const onnx::NodeProto&) { return compress(c); }},

@@ -6,7 +6,7 @@ linear_before_reset, peepholes, input_forget and other activations; ConvTranspos
 with SAME_LOWER; Compress without an axis; MaxPool's Indices in 1-D and column-major; MaxUnpool
 with pads; the integer matmul / convolution with per-row / per-channel zero points and
 QLinearConv's per-channel scale and bias; DFT one-sided with dft_length, STFT of a complex
-signal. Tolerances are the conformance runner's.
+signal; Scan backwards along axis 1 with its outputs reversed. Tolerances are the conformance runner's.
   usage: converter_check.py --raxc build/raxc
 Run with /usr/bin/python3 (numpy and onnx are Debian packages).
 """
@@ -333,6 +333,32 @@ def stft_complex_two_sided(raxc, tmp):
     feed = [("s", sig), ("step", step), ("w", win)]
     m = model([node], feed, [("y", (np.float32, y.shape))], opset=17)
     return run(raxc, tmp, m, feed), [y]
+
+
+@check
+def scan_reverse_input_axis_output_axis(raxc, tmp):
+    s0 = rng.standard_normal((2,)).astype(np.float32)
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    two = numpy_helper.from_array(np.array([2.0], np.float32), "two")
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "nx"], ["s_out"]),
+         helper.make_node("Constant", [], ["k"], value=two),
+         helper.make_node("Mul", ["s_out", "k"], ["z_out"])], "body",
+        [helper.make_tensor_value_info("s_in", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("nx", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("z_out", TensorProto.FLOAT, [2])])
+    node = helper.make_node("Scan", ["s0", "x"], ["s", "z"], body=body, num_scan_inputs=1,
+                            scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1],
+                            scan_output_directions=[1])
+    acc, zs = s0.copy(), []
+    for t in range(3, -1, -1):
+        acc = acc + x[:, t]
+        zs.append(acc * 2)
+    z = np.stack(zs[::-1], axis=1)
+    feed = [("s0", s0), ("x", x)]
+    m = model([node], feed, [("s", (np.float32, (2,))), ("z", (np.float32, z.shape))], opset=11)
+    return run(raxc, tmp, m, feed), [acc, z]
 
 
 def close(got, want):
