@@ -50,6 +50,7 @@ bool convert_lstm(Context& c);
 bool convert_if(Context& c);
 bool convert_dft(Context& c);
 bool convert_stft(Context& c);
+bool convert_mel_weight_matrix(Context& c);
 bool convert_loop(Context& c);
 bool convert_scan(Context& c);
 // Resize through per-axis interpolation matrices (resize_matrix.cpp): output extents, the

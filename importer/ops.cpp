@@ -2274,6 +2274,8 @@ const std::map<std::string, Converter>& table() {
       {"Scan", [](Context& c, const onnx::NodeProto&) { return convert_scan(c); }},
       {"DFT", [](Context& c, const onnx::NodeProto&) { return convert_dft(c); }},
       {"STFT", [](Context& c, const onnx::NodeProto&) { return convert_stft(c); }},
+      {"MelWeightMatrix",
+       [](Context& c, const onnx::NodeProto&) { return convert_mel_weight_matrix(c); }},
       {"Compress", [](Context& c, const onnx::NodeProto&) { return compress(c); }},
       {"Det", [](Context& c, const onnx::NodeProto&) { return det(c); }},
       {"MaxUnpool", [](Context& c, const onnx::NodeProto&) { return max_unpool(c); }},

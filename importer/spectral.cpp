@@ -3,7 +3,8 @@
 // N / 2 + 1 one-sided: Re = re C + im S, Im = im C - re S (the inverse: e^{+i theta} and 1 / N).
 // O(N^2) per transform, exact in float64, in which the products are computed before the cast
 // back. STFT takes its frames with one R.take of a constant (frames, length) index table and
-// multiplies them by the window first.
+// multiplies them by the window first. MelWeightMatrix, the filter bank applied to their
+// magnitudes, is a constant.
 #include <cmath>
 #include <numbers>
 
@@ -176,9 +177,51 @@ bool stft(Context& c) {
   return true;
 }
 
+// MelWeightMatrix: the (dft_length / 2 + 1, num_mel_bins) triangular filter bank of ONNX's
+// definition (mel = 2595 log10(1 + hz / 700), the band edges floored to spectrogram bins). Its
+// shape depends on the operands, so they must be known; the matrix is a constant.
+bool mel_weight_matrix(Context& c) {
+  auto ints = [&](int i) { return c.const_ints(i); };
+  const Tensor *lo = c.constant(3), *hi = c.constant(4);
+  auto bins = ints(0), length = ints(1), rate = ints(2);
+  if (!bins || !length || !rate || !lo || !hi || bins->size() != 1 || length->size() != 1 ||
+      rate->size() != 1)
+    return c.refuse("operands that are not known at import time");
+  int64_t mels = (*bins)[0], dft = (*length)[0], sr = (*rate)[0];
+  if (mels < 1 || dft < 1 || sr < 1) return c.refuse("a size or rate below 1");
+  auto to = relax_dtype(static_cast<int>(c.attr_int("output_datatype", 1)));
+  if (!to || (to->rfind("float", 0) != 0 && to->rfind("int", 0) != 0 && to->rfind("uint", 0) != 0))
+    return c.refuse_type(c.node().output(0),
+                         onnx_type_name(static_cast<int>(c.attr_int("output_datatype", 1))));
+  auto mel = [](double hz) { return 2595 * std::log10(1 + hz / 700); };
+  double low = mel(lo->real(0)), step = (mel(hi->real(0)) - low) / double(mels + 2);
+  std::vector<int64_t> edge;
+  for (int64_t k = 0; k < mels + 2; ++k) {
+    double hz = 700 * (std::pow(10.0, (double(k) * step + low) / 2595) - 1);
+    edge.push_back(static_cast<int64_t>(std::floor(double(dft + 1) * hz / double(sr))));
+  }
+  int64_t rows = dft / 2 + 1;
+  std::vector<double> w(size_t(rows * mels), 0.0);
+  auto at = [&](int64_t j, int64_t i) -> double& { return w[size_t(j * mels + i)]; };
+  for (int64_t i = 0; i < mels; ++i) {
+    int64_t left = edge[size_t(i)], centre = edge[size_t(i + 1)], right = edge[size_t(i + 2)];
+    if (left < 0 || right >= rows + 1 || centre >= rows)
+      return c.refuse("band edges beyond the spectrogram's bins");
+    if (centre == left)
+      at(centre, i) = 1;
+    else
+      for (int64_t j = left; j <= centre; ++j) at(j, i) = double(j - left) / double(centre - left);
+    for (int64_t j = centre; j < right && j < rows; ++j)
+      at(j, i) = double(right - j) / double(right - centre);
+  }
+  c.define_constant(0, make_tensor(*to, {rows, mels}, w));
+  return true;
+}
+
 }  // namespace
 
 bool convert_dft(Context& c) { return dft(c); }
 bool convert_stft(Context& c) { return stft(c); }
+bool convert_mel_weight_matrix(Context& c) { return mel_weight_matrix(c); }
 
 }  // namespace raxc::importer

@@ -1323,7 +1323,6 @@ TEST_CASE("ops: every operator of operators.md section 3 is registered", "[ops]"
                                          "hamming_window",
                                          "hint_on_device",
                                          "image.affine_grid",
-                                         "image.grid_sample",
                                          "image.resize2d",
                                          "image.resize3d",
                                          "index_put",
