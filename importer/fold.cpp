@@ -162,11 +162,12 @@ std::optional<Tensor> fold(Context& c, const std::string& op) {
   if (op == "Equal") return compare([](double x, double y) { return x == y; });
   if (op == "Less") return compare([](double x, double y) { return x < y; });
   if (op == "Greater") return compare([](double x, double y) { return x > y; });
-  if (op == "Neg" || op == "Abs" || op == "Sqrt" || op == "Floor" || op == "Ceil")
+  if (op == "Neg" || op == "Abs" || op == "Sqrt" || op == "Floor" || op == "Ceil" || op == "Relu")
     return elementwise(
         {a}, a->dtype,
         [&](const std::vector<double>& v) {
           return op == "Neg"     ? -v[0]
+                 : op == "Relu"  ? std::max(v[0], 0.0)
                  : op == "Abs"   ? std::fabs(v[0])
                  : op == "Sqrt"  ? std::sqrt(v[0])
                  : op == "Floor" ? std::floor(v[0])
@@ -277,9 +278,9 @@ namespace {
 
 const std::set<std::string>& foldable() {
   static const std::set<std::string> kFoldable = {
-      "Add",      "Sub",    "Mul",    "Div",       "Equal",   "Less",    "Greater",
-      "Neg",      "Abs",    "Sqrt",   "Floor",     "Ceil",    "Where",   "Cast",
-      "Identity", "Gather", "Concat", "Unsqueeze", "Squeeze", "Reshape", "Slice"};
+      "Add",    "Sub",       "Mul",     "Div",     "Equal", "Less", "Greater",  "Neg",
+      "Abs",    "Sqrt",      "Floor",   "Ceil",    "Where", "Cast", "Identity", "Gather",
+      "Concat", "Unsqueeze", "Squeeze", "Reshape", "Slice", "Relu"};
   return kFoldable;
 }
 
