@@ -155,8 +155,12 @@ std::optional<Diagnostic> convert_subgraph(Context& c, const onnx::GraphProto& g
     c.refuse("a subgraph with initializers");
     return *c.error();
   }
+  // The enclosing values, less what the subgraph's own nodes define: an unrolled loop's body is
+  // converted again, and its values of the previous iteration must not count as defined.
   std::set<std::string> outside;
   for (const auto& [name, v] : c.values()) outside.insert(name);
+  for (const auto& n : g.node())
+    for (const std::string& out : n.output()) outside.erase(out);
   const onnx::NodeProto& owner = c.node();
   auto d = convert_nodes(c, g, outside, "the subgraph of node '" + c.node_label() + "'");
   c.begin(owner);

@@ -6,7 +6,8 @@ linear_before_reset, peepholes, input_forget and other activations; ConvTranspos
 with SAME_LOWER; Compress without an axis; MaxPool's Indices in 1-D and column-major; MaxUnpool
 with pads; the integer matmul / convolution with per-row / per-channel zero points and
 QLinearConv's per-channel scale and bias; DFT one-sided with dft_length, STFT of a complex
-signal; Scan backwards along axis 1 with its outputs reversed. Tolerances are the conformance runner's.
+signal; Scan backwards along axis 1 with its outputs reversed; Loop over a body whose nodes are
+not listed in order. Tolerances are the conformance runner's.
   usage: converter_check.py --raxc build/raxc
 Run with /usr/bin/python3 (numpy and onnx are Debian packages).
 """
@@ -359,6 +360,37 @@ def scan_reverse_input_axis_output_axis(raxc, tmp):
     feed = [("s0", s0), ("x", x)]
     m = model([node], feed, [("s", (np.float32, (2,))), ("z", (np.float32, z.shape))], opset=11)
     return run(raxc, tmp, m, feed), [acc, z]
+
+
+@check
+def loop_with_an_unsorted_body(raxc, tmp):
+    a0 = rng.standard_normal((2,)).astype(np.float32)
+    two = numpy_helper.from_array(np.array([2.0], np.float32), "two")
+    # The body's nodes are listed consumers first: its order comes from its edges alone, in every
+    # unrolled iteration.
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["t", "k"], ["a_out"]),
+         helper.make_node("Add", ["a_in", "i_f"], ["t"]),
+         helper.make_node("Cast", ["i"], ["i_f"], to=TensorProto.FLOAT),
+         helper.make_node("Constant", [], ["k"], value=two),
+         helper.make_node("Identity", ["c_in"], ["c_out"])], "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("a_in", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("a_out", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])])
+    m_node = helper.make_node("Constant", [], ["m"], value=numpy_helper.from_array(np.array(3, np.int64)))
+    node = helper.make_node("Loop", ["m", "", "a0"], ["a", "ts"], body=body)
+    a, ts = a0.copy(), []
+    for i in range(3):
+        t = a + i
+        ts.append(t)
+        a = t * 2
+    ts = np.stack(ts)
+    m = model([m_node, node], [("a0", a0)], [("a", (np.float32, (2,))), ("ts", (np.float32, ts.shape))],
+              opset=13)
+    return run(raxc, tmp, m, [("a0", a0)]), [a, ts]
 
 
 def close(got, want):
