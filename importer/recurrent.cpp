@@ -5,6 +5,7 @@
 // peepholes and `input_forget`, GRU's `linear_before_reset`, the activations ONNX lists with
 // their alpha / beta, initial states and `sequence_lens` (a step past a batch entry's length
 // keeps its state and writes zeros to Y, as ONNX's reference does) are all covered.
+#include <cstdio>
 #include <map>
 
 #include "importer/context.h"
@@ -112,14 +113,15 @@ class Unroller {
   // Gate pre-activations are clipped to [-clip, clip] when `clip` is given.
   std::string clipped(const std::string& x) {
     if (!clip_) return x;
-    return T("R.clip(" + x + ", " + std::to_string(-*clip_) + ", " + std::to_string(*clip_) + ")");
+    char bounds[80];
+    std::snprintf(bounds, sizeof bounds, ", %.17g, %.17g)", -*clip_, *clip_);
+    return T("R.clip(" + x + bounds);
   }
 
   // Row d of a (num_directions, ...) operand, without the leading axis.
   std::string row(const std::string& v, int d, const Ints& rest) {
-    Ints shape = rest;
     return T("R.reshape(R.take(" + v + ", R.const([" + std::to_string(d) +
-             "], \"int64\"), axis=0), R.shape(" + int_list(shape) + "))");
+             "], \"int64\"), axis=0), R.shape(" + int_list(rest) + "))");
   }
 
   std::string gate(const std::string& parts, int g) {
