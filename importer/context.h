@@ -52,6 +52,7 @@ bool convert_dft(Context& c);
 bool convert_stft(Context& c);
 bool convert_mel_weight_matrix(Context& c);
 bool convert_loop(Context& c);
+bool convert_tfidf(Context& c);
 bool convert_scan(Context& c);
 // Resize through per-axis interpolation matrices (resize_matrix.cpp): output extents, the
 // scales ONNX maps coordinates with, the roi (empty unless tf_crop_and_resize) and the mode.

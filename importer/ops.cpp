@@ -2271,6 +2271,7 @@ const std::map<std::string, Converter>& table() {
       {"RNN", [](Context& c, const onnx::NodeProto&) { return convert_rnn(c); }},
       {"If", [](Context& c, const onnx::NodeProto&) { return convert_if(c); }},
       {"Loop", [](Context& c, const onnx::NodeProto&) { return convert_loop(c); }},
+      {"TfIdfVectorizer", [](Context& c, const onnx::NodeProto&) { return convert_tfidf(c); }},
       {"Scan", [](Context& c, const onnx::NodeProto&) { return convert_scan(c); }},
       {"DFT", [](Context& c, const onnx::NodeProto&) { return convert_dft(c); }},
       {"STFT", [](Context& c, const onnx::NodeProto&) { return convert_stft(c); }},

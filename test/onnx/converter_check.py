@@ -7,7 +7,7 @@ with SAME_LOWER; Compress without an axis; MaxPool's Indices in 1-D and column-m
 with pads; the integer matmul / convolution with per-row / per-channel zero points and
 QLinearConv's per-channel scale and bias; DFT one-sided with dft_length, STFT of a complex
 signal; Scan backwards along axis 1 with its outputs reversed; Loop over a body whose nodes are
-not listed in order. Tolerances are the conformance runner's.
+not listed in order; TfIdfVectorizer's TFIDF and IDF modes with weights and trigrams. Tolerances are the conformance runner's.
   usage: converter_check.py --raxc build/raxc
 Run with /usr/bin/python3 (numpy and onnx are Debian packages).
 """
@@ -391,6 +391,44 @@ def loop_with_an_unsorted_body(raxc, tmp):
     m = model([m_node, node], [("a0", a0)], [("a", (np.float32, (2,))), ("ts", (np.float32, ts.shape))],
               opset=13)
     return run(raxc, tmp, m, [("a0", a0)]), [a, ts]
+
+
+def tfidf_ref(x, pool, counts, indexes, lo, hi, skip, mode, weights):
+    """Counts of each pool n-gram over windows with 0..skip items skipped (unigrams once)."""
+    grams = []
+    for n in range(1, len(counts) + 1):
+        end = counts[n] if n < len(counts) else len(pool)
+        grams += [(n, tuple(pool[k:k + n])) for k in range(counts[n - 1], end, n)]
+    rows = x.reshape(-1, x.shape[-1])
+    out = np.zeros((rows.shape[0], max(indexes) + 1), np.float32)
+    for r, row in enumerate(rows):
+        for j, (n, g) in enumerate(grams):
+            if not lo <= n <= hi:
+                continue
+            cnt = 0
+            for s in range(skip + 1 if n > 1 else 1):
+                for i in range(len(row) - (n - 1) * (s + 1)):
+                    cnt += tuple(row[i + k * (s + 1)] for k in range(n)) == g
+            v = {"TF": cnt, "IDF": float(cnt > 0) * weights[j], "TFIDF": cnt * weights[j]}[mode]
+            out[r, indexes[j]] = v
+    return out.reshape(x.shape[:-1] + (out.shape[-1],))
+
+
+@check
+def tfidf_trigrams_weighted(raxc, tmp):
+    x = rng.integers(0, 4, (3, 9)).astype(np.int64)
+    pool, counts = [1, 2, 3, 0, 1, 2, 1, 1, 2, 3, 0, 1], [0, 3, 9]
+    indexes = [5, 0, 1, 2, 4, 3, 6]
+    weights = [0.5, 2.0, 1.0, 3.0, 0.25, 1.5, 4.0]
+    outs, nodes = [], []
+    for mode, lo in (("TFIDF", 1), ("IDF", 2)):
+        name = f"y_{mode}"
+        nodes.append(helper.make_node("TfIdfVectorizer", ["x"], [name], mode=mode, min_gram_length=lo,
+                                      max_gram_length=3, max_skip_count=2, ngram_counts=counts,
+                                      ngram_indexes=indexes, pool_int64s=pool, weights=weights))
+        outs.append((name, tfidf_ref(x, pool, counts, indexes, lo, 3, 2, mode, weights)))
+    m = model(nodes, [("x", x)], [(n, (np.float32, a.shape)) for n, a in outs], opset=9)
+    return run(raxc, tmp, m, [("x", x)]), [a for _, a in outs]
 
 
 def close(got, want):
