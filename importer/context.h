@@ -157,6 +157,12 @@ class Context {
   int temps_ = 0;
 };
 
+// Import-time work a converter may do for one node: the steps an unrolled loop or recurrence
+// takes, and the elements of a constant table it builds (interpolation and DFT matrices,
+// position tables). Beyond them the node is refused rather than left to exhaust memory.
+inline constexpr int64_t kMaxUnrolledSteps = 4096;
+inline constexpr int64_t kMaxTableElements = int64_t(1) << 24;
+
 // Normalises a possibly negative axis against `rank`.
 inline int64_t norm_axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 std::string int_list(const std::vector<int64_t>& v);   // "[1, 2]"

@@ -153,7 +153,6 @@ bool loop(Context& c) {
     go = t->integer(0) != 0;
   }
   if (!trips && !c.has_input(1)) return c.refuse("neither a trip count nor a condition");
-  constexpr int64_t kMaxUnrolled = 4096;
   std::vector<Value> state;
   for (int j = 0; j < carried; ++j) {
     state.push_back(c.need(2 + j));
@@ -161,7 +160,7 @@ bool loop(Context& c) {
   }
   std::vector<std::vector<Value>> scanned(static_cast<size_t>(scans));
   for (int64_t i = 0; go && (!trips || i < *trips); ++i) {
-    if (i >= kMaxUnrolled) return c.refuse("more than 4096 iterations to unroll");
+    if (i >= kMaxUnrolledSteps) return c.refuse("more iterations than the importer unrolls");
     c.define(body->input(0).name(), known_scalar("int64", double(i)));
     c.define(body->input(1).name(), known_scalar("bool", go ? 1 : 0));
     for (int j = 0; j < carried; ++j) c.define(body->input(2 + j).name(), state[size_t(j)]);
@@ -254,6 +253,9 @@ bool scan(Context& c) {
   int64_t axis0 = in_axes[0] + (batched ? 1 : 0);
   if (!shape) return c.refuse("a scan input whose shape is not static");
   int64_t length = (*shape)[size_t(axis0)];
+  int64_t entries = batched ? (*shape)[0] : 1;
+  if (entries > 0 && length > kMaxUnrolledSteps / entries)
+    return c.refuse("more iterations than the importer unrolls");
   int64_t batch = batched ? (*shape)[0] : 1, iteration = 0;
   // Per batch entry (opset 8), the states and scan inputs taken at that entry.
   std::vector<std::vector<Value>> finals;

@@ -450,6 +450,9 @@ bool max_pool_indices(Context& c, const std::string& x, const Window& w) {
   if (!shape || shape->size() != n + 2)
     return c.refuse("the Indices output of an input whose shape is not static");
   if (c.attr_int("ceil_mode", 0)) return c.refuse("the Indices output with ceil_mode=1");
+  for (size_t i = 0; i < n; ++i)
+    if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dil[i] < 1)
+      return c.refuse("a kernel, stride or dilation below 1");
   const std::string& dt = dtype_of(c, 0);
   Ints in(shape->begin() + 2, shape->end()), out(n), width;
   for (size_t i = 0; i < n; ++i) {
@@ -470,7 +473,12 @@ bool max_pool_indices(Context& c, const std::string& x, const Window& w) {
   std::string xp = c.temp("R.nn.pad(" + x + ", pad_width=" + int_list(width) +
                           ", pad_mode=\"constant\", pad_value=" + low + ")");
   int64_t K = 1, O = 1;
-  for (size_t i = 0; i < n; ++i) K *= w.kernel[i], O *= out[i];
+  for (size_t i = 0; i < n; ++i) {
+    if (w.kernel[i] > kMaxTableElements / K || out[i] > kMaxTableElements / O)
+      return c.refuse("the Indices output of a pool this large");
+    K *= w.kernel[i], O *= out[i];
+  }
+  if (K > kMaxTableElements / O) return c.refuse("the Indices output of a pool this large");
   bool column_major = c.attr_int("storage_order", 0) != 0;
   std::string parts;
   Ints table;  // (K, out...) spatial flat positions
@@ -1987,6 +1995,7 @@ bool blackman_window(Context& c) {
     return c.refuse_type(c.node().output(0),
                          onnx_type_name(static_cast<int>(c.attr_int("output_datatype", 1))));
   int64_t n = (*size)[0];
+  if (n > kMaxTableElements) return c.refuse("a window this long");
   double N = c.attr_int("periodic", 1) != 0 ? double(n) : double(n - 1);
   std::vector<double> v;
   for (int64_t i = 0; i < n; ++i) {

@@ -256,6 +256,8 @@ bool recurrent(Context& c, Cell kind) {
   u.batch_ = (*xs)[batch_first ? 0 : 1];
   u.input_ = (*xs)[2];
   u.hidden_ = c.attr_int("hidden_size", (*rs)[2]);
+  if (u.seq_ * dirs > kMaxUnrolledSteps)
+    return c.refuse("a sequence longer than the importer unrolls");
   if ((*ws)[0] != dirs || (*ws)[1] != G * u.hidden_ || (*rs)[2] != u.hidden_)
     return c.refuse("W or R shapes that do not match hidden_size and direction");
   if (const auto* a = c.attr("clip")) u.clip_ = a->f();

@@ -151,6 +151,7 @@ bool resize_by_matrices(Context& c, const std::vector<int64_t>& out,
       a.roi_end = roi[size_t(d + rank)];
     }
     if (a.out < 1 || a.in < 1) return c.refuse("an empty input or output axis");
+    if (a.out > kMaxTableElements / a.in) return c.refuse("an axis too large for its matrix");
     std::vector<bool> inside;
     std::vector<double> M = axis_matrix(m, a, inside);
     bool all_inside = std::find(inside.begin(), inside.end(), false) == inside.end();

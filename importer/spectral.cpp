@@ -120,6 +120,7 @@ bool dft(Context& c) {
   re = to_last(fit(re));
   if (!im.empty()) im = to_last(fit(im));
   int64_t k = onesided ? length / 2 + 1 : length;
+  if (length > kMaxTableElements / k) return c.refuse("a transform too long for its matrices");
   std::string y = transform(c, re, im, length, k, inverse);
   if (moved) {
     Ints back = perm;
@@ -172,6 +173,8 @@ bool stft(Context& c) {
   if (!im.empty()) im = framed(im);
   if (!c.ok()) return false;
   int64_t k = c.attr_int("onesided", 1) != 0 ? length / 2 + 1 : length;
+  if (length > kMaxTableElements / k || frames > kMaxTableElements / length)
+    return c.refuse("frames too long for their matrices");
   std::string y = transform(c, re, im, length, k, false);
   c.emit(0, "R.astype(" + y + ", \"" + dt + "\")", dt);
   return true;
@@ -189,6 +192,7 @@ bool mel_weight_matrix(Context& c) {
     return c.refuse("operands that are not known at import time");
   int64_t mels = (*bins)[0], dft = (*length)[0], sr = (*rate)[0];
   if (mels < 1 || dft < 1 || sr < 1) return c.refuse("a size or rate below 1");
+  if (mels > kMaxTableElements / (dft / 2 + 1)) return c.refuse("a filter bank too large");
   auto to = relax_dtype(static_cast<int>(c.attr_int("output_datatype", 1)));
   if (!to || (to->rfind("float", 0) != 0 && to->rfind("int", 0) != 0 && to->rfind("uint", 0) != 0))
     return c.refuse_type(c.node().output(0),
