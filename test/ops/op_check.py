@@ -552,6 +552,10 @@ case("index", "R.gather_elements(x, i, axis=1)", [T("x", (3, 4)), T("i", (3, 2),
      lambda x, i: np.take_along_axis(x, i, axis=1))
 case("index", "R.gather_nd(x, i)", [T("x", (3, 4, 2)), T("i", (5, 2), "int64", "below3")],
      lambda x, i: x[i[:, 0], i[:, 1]])
+case("index", "R.gather_nd(x, i, batch_dims=1)", [T("x", (2, 4, 3)), T("i", (2, 5, 1), "int64", "below4")],
+     lambda x, i: np.stack([x[b][i[b, :, 0]] for b in range(2)]))
+case("index", "R.gather_nd(x, i, batch_dims=1)", [T("x", (3, 4, 2, 5)), T("i", (3, 2), "int64", "below2")],
+     lambda x, i: np.stack([x[b, i[b, 0], i[b, 1]] for b in range(3)]))
 
 case("index", "R.take(x, i, axis=0)", [T("x", (5, 3)), T("i", (4,), "int64", "small")], lambda x, i: x[i])
 case("index", "R.take(x, i, axis=1)", [T("x", (2, 5)), T("i", (2, 2), "int32", "small")],
@@ -1119,6 +1123,25 @@ def affine_grid(theta, h, w, align_corners):
     return from_torch(g.permute(0, 3, 1, 2), theta.dtype)
 
 
+def grid_sample(mode, padding, corners):
+    """PyTorch's grid_sample of x at grid (N, 2, Ho, Wo) (R.image.grid_sample's layout)."""
+    def run(x, g):
+        gt = tt(g).permute(0, 2, 3, 1)
+        y = F.grid_sample(tt(x), gt, mode=mode, padding_mode=padding, align_corners=corners)
+        return from_torch(y, x.dtype)
+    return run
+
+
+# Grid values from a standard normal: some fall outside [-1, 1], so every padding mode matters.
+for mode in ("bilinear", "nearest", "bicubic"):
+    for padding in ("zeros", "border", "reflection"):
+        for corners in (False, True):
+            case("resize", f'R.image.grid_sample(x, g, method="{mode}", padding_mode="{padding}", '
+                 f'align_corners={corners})', [T("x", (2, 3, 4, 5)), T("g", (2, 2, 3, 6))],
+                 grid_sample(mode, padding, corners), reduction=mode == "bicubic")
+case("resize", 'R.image.grid_sample(x, g, method="bilinear", padding_mode="zeros", align_corners=False)',
+     [T("x", (1, 2, 3, 4), "float64"), T("g", (1, 2, 5, 2), "float64")],
+     grid_sample("bilinear", "zeros", False), sym={"x": ("n", 2, "h", "w")})
 case("resize", "R.image.affine_grid(t, (4, 5), align_corners=True)", [T("t", (2, 2, 3))],
      lambda t: affine_grid(t, 4, 5, True))
 case("resize", "R.image.affine_grid(t, (3, 6))", [T("t", (1, 2, 3), "float64")],
