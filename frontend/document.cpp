@@ -562,11 +562,31 @@ std::vector<Span> Document::enclosing_spans(uint32_t offset) const {
   std::vector<Span> out;
   if (!impl_->tree) return out;
   cst::Cst cst(impl_->text);
-  TSNode node =
-      ts_node_named_descendant_for_byte_range(ts_tree_root_node(impl_->tree.get()), offset, offset);
-  for (; !ts_node_is_null(node); node = ts_node_parent(node)) {
-    Span s = cst.span(node);
-    // Blocks start at the first statement; widen nothing, only drop repeats and zero widths.
+  // The named nodes from the root down to the smallest one holding `offset` (the first child
+  // that ends at or after it, as ts_node_descendant_for_byte_range picks), walked down with a
+  // cursor: asking each node for its parent would cost the depth every time (quadratic in a
+  // file nested 100,000 deep).
+  std::vector<TSNode> path;
+  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(impl_->tree.get()));
+  for (bool descend = true; descend;) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    if (ts_node_is_named(node)) path.push_back(node);
+    descend = false;
+    if (!ts_tree_cursor_goto_first_child(&cursor)) break;
+    do {
+      TSNode child = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_end_byte(child) < offset) continue;
+      descend = ts_node_start_byte(child) <= offset;
+      break;
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  // Innermost first. Blocks start at the first statement; widen nothing, only drop repeats and
+  // zero widths. An editor expands a selection a step at a time: past kMaxEnclosing steps the
+  // outer ones are left out (and the reply stays shallow enough to serialise).
+  constexpr size_t kMaxEnclosing = 256;
+  for (auto it = path.rbegin(); it != path.rend() && out.size() < kMaxEnclosing; ++it) {
+    Span s = cst.span(*it);
     if (s.empty() || (!out.empty() && s.begin >= out.back().begin && s.end <= out.back().end))
       continue;
     out.push_back(s);

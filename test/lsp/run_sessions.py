@@ -514,6 +514,46 @@ def huge_document(s):
     assert s.finish() == 0
 
 
+@test
+def nesting_100000_deep_every_request_answers(s):
+    """Every request on files nested 100,000 deep (an attribute chain, a binary chain, unary
+    minus) and 3,000 nested ifs: answered, never a hang (each walk is bounded or iterative)."""
+    s.initialize()
+    head = "# from tvm.script import tir as T\n\n@T.prim_func\ndef f(A: T.Buffer((4,), \"int32\"), n: T.int32):\n"
+    texts = {
+        "attr": head + "    A[0] = n" + ".a" * 100000 + "\n",
+        "binary": head + "    A[0] = " + " + ".join(["n"] * 100000) + "\n",
+        "unary": head + "    A[0] = " + "-" * 100000 + "n\n",
+        "ifs": head + "".join("    " * (d + 1) + "if n > %d:\n" % d for d in range(3000))
+        + "    " * 3001 + "A[0] = 1\n",
+    }
+    for name, text in texts.items():
+        uri = "file:///t/deep_%s.rx" % name
+        s.open(uri, text)
+        codes = {d["code"] for d in s.diagnostics(uri, 1, timeout=60)["diagnostics"]}
+        assert "RX1010" in codes, (name, codes)  # nested too deeply
+        doc = {"textDocument": {"uri": uri}}
+        p = {"line": 4, "character": 12}
+        whole = {"start": {"line": 0, "character": 0}, "end": {"line": 99999, "character": 0}}
+        for method, params in [
+                ("textDocument/hover", dict(doc, position=p)),
+                ("textDocument/definition", dict(doc, position=p)),
+                ("textDocument/references", dict(doc, position=p, context={"includeDeclaration": True})),
+                ("textDocument/completion", dict(doc, position=p)),
+                ("textDocument/signatureHelp", dict(doc, position=p)),
+                ("textDocument/documentSymbol", doc), ("textDocument/foldingRange", doc),
+                ("textDocument/semanticTokens/full", doc),
+                ("textDocument/selectionRange", dict(doc, positions=[p])),
+                ("textDocument/formatting", dict(doc, options={})),
+                ("textDocument/inlayHint", dict(doc, range=whole)),
+                ("textDocument/codeAction", dict(doc, range={"start": p, "end": p}, context={"diagnostics": []}))]:
+            reply = s.request(method, params)
+            assert "result" in reply or "error" in reply, (name, method, reply)
+        s.change(uri, 2, [change_range(4, 12, 4, 12, " ")])
+        s.diagnostics(uri, 2, timeout=60)
+    assert s.finish() == 0
+
+
 def nav_session(s, uri="file:///t/nav.rx", capabilities=None):
     s.initialize(capabilities)
     s.open(uri, NAV)
