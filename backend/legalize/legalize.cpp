@@ -393,8 +393,18 @@ class Pass {
     DiagnosticSink sink;
     analysis::arith::Analyzer analyzer(*arena_);
     analysis::ops::InferContext infer{call, arg_sinfo, analyzer, sink, input_.module};
-    RuleContext ctx{call, infer, b, in_buffers, out_buffers, {}, to_tir, {}};
+    RuleContext ctx{call, infer, b, in_buffers, out_buffers, {}, to_tir, {}, {}};
     const ir::Stmt* body = rule->fn(ctx);
+    if (!body && !ctx.packed.empty()) {
+      // R.call_dps_packed(symbol, (inputs...), out_sinfo=result): a run-time kernel.
+      std::vector<const ir::Expr*> fields;
+      for (const Input& in : inputs) fields.push_back(in.expr);
+      std::vector<const ir::Expr*> args{make<ir::ExternFunc>(ctx.packed, nullptr, call.span),
+                                        make<ir::Tuple>(std::move(fields), call.span)};
+      ++out_->legalized_calls;
+      return make<ir::Call>(make<ir::Op>("relax.call_dps_packed", call.op->span), std::move(args),
+                            std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
+    }
     if (!body) return left(call, op, ctx.why.empty() ? "this form of the call" : ctx.why);
 
     auto* root = make<ir::Block>("root");

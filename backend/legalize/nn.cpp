@@ -24,6 +24,10 @@ const ir::Stmt* matmul_rule(RuleContext& ctx) {
   size_t ra = a->shape.size(), rc = c->shape.size(), ro = o->shape.size();
   if (ra == 0 || rc == 0) return ctx.refuse("a rank-0 operand");
   DataType t = o->dtype;
+  // float32 throughout: the packed, register-tiled kernel of the runtime (runtime/matmul.cpp),
+  // which computes the same numpy semantics, symbolic and broadcast batch axes included.
+  DataType f32 = DataType::Float(32);
+  if (a->dtype == f32 && c->dtype == f32 && t == f32) return ctx.use_packed("raxc.matmul_f32");
   const PrimExpr* k = a->shape[ra - 1];
   // Output axes: batch..., i (when a is not 1-D), j (when c is not 1-D); then the reduction.
   size_t batch = ro - (ra > 1 ? 1 : 0) - (rc > 1 ? 1 : 0);

@@ -1,0 +1,437 @@
+// The run-time kernel of float32 R.matmul: "raxc.matmul_f32"(a, b, out), a destination-passing
+// packed function (R.call_dps_packed) that legalization (backend/legalize/nn.cpp, matmul's row)
+// emits instead of a TIR loop nest when both operands and the result are float32. It follows
+// numpy's matmul exactly as the TIR lowering does: a 1-D operand is promoted and its axis
+// dropped, batch axes broadcast (right-aligned, an extent of 1 stretches), products accumulate
+// in float32.
+//
+// Why a run-time kernel and not generated loops: speed needs BLIS-style packing and a
+// register-tiled micro-kernel (../shared/research/backend.md §2.3, §3.2: 92 % of peak); here it
+// is C++ with intrinsics compiled once with the runtime, so it costs no JIT time per module (a
+// heavily unrolled GEMM module takes 120–310 ms to JIT, against the compile budgets of the
+// speed issue), it is the same code in `raxc run` and in built libraries (the runtime needs no
+// LLVM), and the lowered module stays plain .rx (`raxc lower` prints the call_dps_packed).
+//
+// Structure (BLIS): jc (NC columns) → pc (KC of the reduction) → pack B into NR-column panels →
+// ic (MC rows) → pack A into MR-row panels → jr → ir → micro-kernel MR×NR, accumulators in
+// registers, edges handled by masked stores (packing pads with zeros). Two micro-kernels:
+// 12×32 on AVX-512 (24 zmm accumulators, 2 loads + 12 broadcasts + 24 FMAs per k step), chosen
+// at run time with __builtin_cpu_supports, and a portable 4×16 one for every other CPU (or when
+// RAXC_MATMUL_GENERIC is set, which the tests use to exercise it on AVX-512 machines). A few
+// rows (M ≤ 4, GEMV) skip packing: they stream B once, row by row, which is bandwidth-bound.
+//
+// Threads: the runtime's pool (raxc_parallel_for) splits the batch, or else one product's
+// columns (rows when it is tall and narrow), when the work is above ~100 µs; below that the
+// wake-up of a worker costs more than it saves. Packing buffers are per thread and kept, so a
+// repeated call touches no fresh pages (first touch costs 10–22 µs per page on this VM).
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define RAXC_MATMUL_X86 1
+#endif
+
+#include "backend/runtime/error.h"
+#include "backend/runtime/packed.h"
+#include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/storage.h"
+#include "backend/runtime/tensor.h"
+
+namespace raxc::runtime {
+namespace {
+
+// Cache blocking (Zen 5: L1d 48 KiB, L2 1 MiB): a KC×NR panel of B is 32 KiB and stays in L1, an
+// MC×KC block of A is 120 KiB in L2, a KC×NC block of B 1 MiB in L2/L3.
+constexpr int64_t kKC = 256;
+constexpr int64_t kMC = 120;  // a multiple of both kernels' MR
+constexpr int64_t kNC = 1024;
+// Rows up to this many take the unpacked path.
+constexpr int64_t kSmallM = 4;
+// Multiply-adds below which one thread does the whole product (~50–100 µs at full speed).
+constexpr int64_t kParallelMacs = int64_t(8) << 20;
+
+// One product C[m×n] (+)= A[m×k] · B[k×n], strides in elements.
+struct Gemm {
+  const float* a;
+  const float* b;
+  float* c;
+  int64_t m, n, k;
+  int64_t lda, ldb, ldc;
+};
+
+// c[0..mr)×[0..nr) (+)= the packed panels' product over kc; ap is k-major MR-wide, bp k-major
+// NR-wide.
+using MicroKernel = void (*)(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
+                             int64_t mr, int64_t nr, bool accumulate);
+// Columns [j0, j1) of C for an m ≤ kSmallM product, unpacked.
+using SmallKernel = void (*)(const Gemm& g, int64_t j0, int64_t j1);
+
+struct Kernel {
+  int64_t mr, nr;
+  MicroKernel micro;
+  SmallKernel small;
+};
+
+// ---------------------------------------------------------------------------- portable kernels
+
+constexpr int64_t kGenericMR = 4, kGenericNR = 16;
+
+void micro_generic(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc, int64_t mr,
+                   int64_t nr, bool accumulate) {
+  float acc[kGenericMR][kGenericNR] = {};
+  for (int64_t p = 0; p < kc; ++p)
+    for (int64_t r = 0; r < kGenericMR; ++r) {
+      float a = ap[p * kGenericMR + r];
+      for (int64_t j = 0; j < kGenericNR; ++j) acc[r][j] += a * bp[p * kGenericNR + j];
+    }
+  for (int64_t r = 0; r < mr; ++r)
+    for (int64_t j = 0; j < nr; ++j)
+      c[r * ldc + j] = accumulate ? c[r * ldc + j] + acc[r][j] : acc[r][j];
+}
+
+void small_generic(const Gemm& g, int64_t j0, int64_t j1) {
+  for (int64_t i = 0; i < g.m; ++i) {
+    float* c = g.c + i * g.ldc;
+    for (int64_t j = j0; j < j1; ++j) c[j] = 0.f;
+    for (int64_t p = 0; p < g.k; ++p) {
+      float a = g.a[i * g.lda + p];
+      const float* b = g.b + p * g.ldb;
+      for (int64_t j = j0; j < j1; ++j) c[j] += a * b[j];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------- AVX-512 kernels
+#ifdef RAXC_MATMUL_X86
+constexpr int64_t kAvxMR = 12, kAvxNR = 32;
+
+__attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float* ap,
+                                                         const float* bp, float* c, int64_t ldc,
+                                                         int64_t mr, int64_t nr, bool accumulate) {
+  __m512 acc[kAvxMR][2];
+  for (int r = 0; r < kAvxMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  // The C tile is read (accumulate) and written after the loop: start bringing it in now.
+  for (int r = 0; r < kAvxMR; ++r) {
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16), _MM_HINT_T0);
+  }
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; ++p) {
+    __m512 b0 = _mm512_loadu_ps(bp + p * kAvxNR);
+    __m512 b1 = _mm512_loadu_ps(bp + p * kAvxNR + 16);
+#pragma GCC unroll 12
+    for (int r = 0; r < kAvxMR; ++r) {
+      __m512 a = _mm512_set1_ps(ap[p * kAvxMR + r]);
+      acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+    }
+  }
+  // Edge tiles store through masks: columns past nr are never written, rows past mr skipped.
+  __mmask16 m0 = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
+  __mmask16 m1 = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
+#pragma GCC unroll 12
+  for (int r = 0; r < kAvxMR; ++r) {
+    if (r >= mr) break;
+    float* row = c + r * ldc;
+    __m512 x0 = acc[r][0], x1 = acc[r][1];
+    if (accumulate) {
+      x0 = _mm512_add_ps(x0, _mm512_maskz_loadu_ps(m0, row));
+      x1 = _mm512_add_ps(x1, _mm512_maskz_loadu_ps(m1, row + 16));
+    }
+    _mm512_mask_storeu_ps(row, m0, x0);
+    _mm512_mask_storeu_ps(row + 16, m1, x1);
+  }
+}
+
+// Up to kSmallM rows: B is streamed once per block of 2048 columns (a row segment of 8 KiB,
+// the C rows of the block stay in L1), four rows of B per step so C is loaded and stored once
+// per four multiply-adds.
+__attribute__((target("avx512f,fma"))) void small_avx512(const Gemm& g, int64_t j0, int64_t j1) {
+  constexpr int64_t kBlock = 2048;
+  for (int64_t jb = j0; jb < j1; jb += kBlock) {
+    int64_t je = std::min(j1, jb + kBlock);
+    for (int64_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc + jb, 0, (je - jb) * 4);
+    int64_t p = 0;
+    for (; p + 4 <= g.k; p += 4) {
+      const float* b0 = g.b + p * g.ldb;
+      const float* b1 = b0 + g.ldb;
+      const float* b2 = b1 + g.ldb;
+      const float* b3 = b2 + g.ldb;
+      for (int64_t i = 0; i < g.m; ++i) {
+        const float* a = g.a + i * g.lda + p;
+        __m512 a0 = _mm512_set1_ps(a[0]), a1 = _mm512_set1_ps(a[1]);
+        __m512 a2 = _mm512_set1_ps(a[2]), a3 = _mm512_set1_ps(a[3]);
+        float* c = g.c + i * g.ldc;
+        for (int64_t j = jb; j < je; j += 16) {
+          __mmask16 m = je - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (je - j)) - 1);
+          __m512 x = _mm512_maskz_loadu_ps(m, c + j);
+          x = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m, b0 + j), x);
+          x = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(m, b1 + j), x);
+          x = _mm512_fmadd_ps(a2, _mm512_maskz_loadu_ps(m, b2 + j), x);
+          x = _mm512_fmadd_ps(a3, _mm512_maskz_loadu_ps(m, b3 + j), x);
+          _mm512_mask_storeu_ps(c + j, m, x);
+        }
+      }
+    }
+    for (; p < g.k; ++p) {
+      const float* b0 = g.b + p * g.ldb;
+      for (int64_t i = 0; i < g.m; ++i) {
+        __m512 a0 = _mm512_set1_ps(g.a[i * g.lda + p]);
+        float* c = g.c + i * g.ldc;
+        for (int64_t j = jb; j < je; j += 16) {
+          __mmask16 m = je - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (je - j)) - 1);
+          __m512 x = _mm512_maskz_loadu_ps(m, c + j);
+          x = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m, b0 + j), x);
+          _mm512_mask_storeu_ps(c + j, m, x);
+        }
+      }
+    }
+  }
+}
+#endif
+
+const Kernel& kernel() {
+  static const Kernel chosen = [] {
+#ifdef RAXC_MATMUL_X86
+    if (!std::getenv("RAXC_MATMUL_GENERIC") && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("fma"))
+      return Kernel{kAvxMR, kAvxNR, micro_avx512, small_avx512};
+#endif
+    return Kernel{kGenericMR, kGenericNR, micro_generic, small_generic};
+  }();
+  return chosen;
+}
+
+// ---------------------------------------------------------------------------- packing
+
+// Per-thread packing buffers, grown on demand and never returned (workers are long-lived).
+float* scratch(int which, int64_t floats) {
+  struct Buffer {
+    float* data = nullptr;
+    int64_t size = 0;
+  };
+  thread_local Buffer buffers[2];
+  Buffer& buf = buffers[which];
+  if (buf.size < floats) {
+    std::free(buf.data);
+    size_t bytes = (static_cast<size_t>(floats) * 4 + 4095) & ~size_t(4095);
+    buf.data = static_cast<float*>(std::aligned_alloc(4096, bytes));
+    if (!buf.data) throw_error("RX5026", {"(packing buffer)", "float32"});
+    buf.size = floats;
+  }
+  return buf.data;
+}
+
+// B[kc×nc] → panels of nr columns, each k-major (nr floats per k), the last padded with zeros.
+void pack_b(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, float* out) {
+  for (int64_t j = 0; j < nc; j += nr) {
+    int64_t w = std::min(nr, nc - j);
+    float* dst = out + j * kc;
+    for (int64_t p = 0; p < kc; ++p, dst += nr) {
+      const float* src = b + p * ldb + j;
+      if (w == nr) {
+        std::memcpy(dst, src, nr * sizeof(float));
+      } else {
+        for (int64_t t = 0; t < w; ++t) dst[t] = src[t];
+        for (int64_t t = w; t < nr; ++t) dst[t] = 0.f;
+      }
+    }
+  }
+}
+
+// A[mc×kc] → panels of mr rows, each k-major (mr floats per k), the last padded with zeros.
+void pack_a(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t mr, float* out) {
+  for (int64_t i = 0; i < mc; i += mr) {
+    int64_t h = std::min(mr, mc - i);
+    float* dst = out + i * kc;
+    for (int64_t p = 0; p < kc; ++p, dst += mr) {
+      int64_t t = 0;
+      for (; t < h; ++t) dst[t] = a[(i + t) * lda + p];
+      for (; t < mr; ++t) dst[t] = 0.f;
+    }
+  }
+}
+
+// Rows [i0, i1) × columns [j0, j1) of one product.
+void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  if (i0 >= i1 || j0 >= j1) return;
+  if (g.k == 0) {
+    for (int64_t i = i0; i < i1; ++i) std::memset(g.c + i * g.ldc + j0, 0, (j1 - j0) * 4);
+    return;
+  }
+  if (i1 - i0 <= kSmallM && i0 == 0 && i1 == g.m) return kr.small(g, j0, j1);
+  int64_t nc_max = std::min(kNC, j1 - j0);
+  float* bp = scratch(0, kKC * ((nc_max + kr.nr - 1) / kr.nr * kr.nr));
+  float* ap = scratch(1, kKC * ((kMC + kr.mr - 1) / kr.mr * kr.mr));
+  for (int64_t jc = j0; jc < j1; jc += kNC) {
+    int64_t nc = std::min(kNC, j1 - jc);
+    for (int64_t pc = 0; pc < g.k; pc += kKC) {
+      int64_t kc = std::min(kKC, g.k - pc);
+      pack_b(g.b + pc * g.ldb + jc, g.ldb, kc, nc, kr.nr, bp);
+      for (int64_t ic = i0; ic < i1; ic += kMC) {
+        int64_t mc = std::min(kMC, i1 - ic);
+        pack_a(g.a + ic * g.lda + pc, g.lda, mc, kc, kr.mr, ap);
+        for (int64_t jr = 0; jr < nc; jr += kr.nr)
+          for (int64_t ir = 0; ir < mc; ir += kr.mr)
+            kr.micro(kc, ap + ir * kc, bp + jr * kc, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc,
+                     std::min(kr.mr, mc - ir), std::min(kr.nr, nc - jr), pc > 0);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------- the packed function
+
+struct Job {
+  const Kernel* kr;
+  std::vector<Gemm> gemms;  // one per batch element
+  int64_t unit = 1;         // columns (or rows) per parallel index when splitting one product
+  bool split_rows = false;
+  size_t current = 0;  // the product being split
+};
+
+// Parallel bodies: nothing may unwind through the pool, so the one failure possible (a packing
+// buffer that cannot be allocated) becomes a status the caller turns into RX5026.
+int32_t run_batches(int64_t begin, int64_t end, void* closure) {
+  const Job& job = *static_cast<const Job*>(closure);
+  try {
+    for (int64_t q = begin; q < end; ++q) {
+      const Gemm& g = job.gemms[static_cast<size_t>(q)];
+      gemm_block(*job.kr, g, 0, g.m, 0, g.n);
+    }
+  } catch (...) {
+    return 1;
+  }
+  return 0;
+}
+
+int32_t run_split(int64_t begin, int64_t end, void* closure) {
+  const Job& job = *static_cast<const Job*>(closure);
+  const Gemm& g = job.gemms[job.current];
+  try {
+    if (job.split_rows)
+      gemm_block(*job.kr, g, begin * job.unit, std::min(g.m, end * job.unit), 0, g.n);
+    else
+      gemm_block(*job.kr, g, 0, g.m, begin * job.unit, std::min(g.n, end * job.unit));
+  } catch (...) {
+    return 1;
+  }
+  return 0;
+}
+
+[[noreturn]] void out_of_memory() { throw_error("RX5026", {"(packing buffer)", "float32"}); }
+
+[[noreturn]] void fail(const std::string& message) {
+  throw_error("RX5032", {"raxc.matmul_f32: " + message});
+}
+
+const Tensor& float32_tensor(const std::vector<Value>& args, size_t i, const char* what,
+                             bool operand) {
+  const TensorPtr* t = i < args.size() ? args[i].tensor() : nullptr;
+  if (!t || !*t) fail(std::string(what) + " must be a tensor");
+  DLDataType d = (*t)->dtype();
+  if (d.code != kDLFloat || d.bits != 32 || d.lanes != 1)
+    fail(std::string(what) + " must be float32, not " + dtype_name(d));
+  if (operand && (*t)->ndim() == 0) fail(std::string(what) + " must have at least one axis");
+  return **t;
+}
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+Value matmul_f32(const std::vector<Value>& args) {
+  if (args.size() != 3)
+    fail("expects (a, b, out), got " + std::to_string(args.size()) + " arguments");
+  const Tensor& a = float32_tensor(args, 0, "a", true);
+  const Tensor& b = float32_tensor(args, 1, "b", true);
+  const Tensor& out = float32_tensor(args, 2, "out", false);
+  const auto& as = a.shape();
+  const auto& bs = b.shape();
+  size_t ra = as.size(), rb = bs.size();
+  int64_t m = ra > 1 ? as[ra - 2] : 1;
+  int64_t k = as[ra - 1];
+  int64_t kb = rb > 1 ? bs[rb - 2] : bs[0];
+  int64_t n = rb > 1 ? bs[rb - 1] : 1;
+  // The output's batch axes: the operands' batch axes broadcast (right-aligned).
+  std::vector<int64_t> abatch(as.begin(), as.end() - std::min<size_t>(ra, 2));
+  std::vector<int64_t> bbatch(bs.begin(), bs.end() - std::min<size_t>(rb, 2));
+  size_t nb = std::max(abatch.size(), bbatch.size());
+  std::vector<int64_t> batch(nb, 1);
+  bool ok = k == kb;
+  for (size_t d = 0; d < nb; ++d) {
+    int64_t x = d + abatch.size() >= nb ? abatch[d + abatch.size() - nb] : 1;
+    int64_t y = d + bbatch.size() >= nb ? bbatch[d + bbatch.size() - nb] : 1;
+    if (x != y && x != 1 && y != 1) ok = false;
+    batch[d] = x == 1 ? y : x;
+  }
+  std::vector<int64_t> expected = batch;
+  if (ra > 1) expected.push_back(m);
+  if (rb > 1) expected.push_back(n);
+  if (!ok || out.shape() != expected)
+    fail("operands " + shape_text(as) + " and " + shape_text(bs) + " do not give the output " +
+         shape_text(out.shape()));
+  if (out.numel() == 0) return Value{Tuple{}};
+
+  // One Gemm per output batch element, with the broadcast operands' offsets.
+  int64_t count = 1;
+  for (int64_t d : batch) count *= d;
+  Job job;
+  job.kr = &kernel();
+  job.gemms.reserve(static_cast<size_t>(count));
+  const float* ap = a.data_as<float>();
+  const float* bp = b.data_as<float>();
+  float* cp = out.data_as<float>();
+  std::vector<int64_t> index(nb, 0);
+  for (int64_t q = 0; q < count; ++q) {
+    int64_t aoff = 0, boff = 0;
+    for (size_t d = 0; d < nb; ++d) {
+      if (d + abatch.size() >= nb) {
+        int64_t ext = abatch[d + abatch.size() - nb];
+        aoff = aoff * ext + (ext == 1 ? 0 : index[d]);
+      }
+      if (d + bbatch.size() >= nb) {
+        int64_t ext = bbatch[d + bbatch.size() - nb];
+        boff = boff * ext + (ext == 1 ? 0 : index[d]);
+      }
+    }
+    job.gemms.push_back(
+        Gemm{ap + aoff * m * k, bp + boff * k * n, cp + q * m * n, m, n, k, k, rb > 1 ? n : 1, n});
+    for (size_t d = nb; d-- > 0;) {  // the next batch index, row-major
+      if (++index[d] < batch[d]) break;
+      index[d] = 0;
+    }
+  }
+
+  int threads = raxc_num_threads();
+  bool parallel = threads > 1 && count * m * n * std::max<int64_t>(k, 1) >= kParallelMacs;
+  if (!parallel) {
+    if (run_batches(0, count, &job) != 0) out_of_memory();
+  } else if (count >= 4 * threads || count % threads == 0) {
+    if (raxc_parallel_for(0, count, run_batches, &job) != 0) out_of_memory();
+  } else {
+    // Split each product: columns in whole micro-panels, or rows when it is tall and narrow.
+    const Kernel& kr = *job.kr;
+    job.split_rows = m > kSmallM && n < kr.nr * threads && m >= kr.mr * threads;
+    job.unit = job.split_rows ? kr.mr : m <= kSmallM ? 16 : kr.nr;
+    int64_t units = ((job.split_rows ? m : n) + job.unit - 1) / job.unit;
+    for (job.current = 0; job.current < job.gemms.size(); ++job.current)
+      if (raxc_parallel_for(0, units, run_split, &job) != 0) out_of_memory();
+  }
+  return Value{Tuple{}};
+}
+
+}  // namespace
+
+std::vector<std::pair<const char*, PackedFunction>> matmul_builtins() {
+  return {{"raxc.matmul_f32", matmul_f32}};
+}
+
+}  // namespace raxc::runtime
