@@ -14,16 +14,22 @@
 //
 // Structure (BLIS): jc (NC columns) → pc (KC of the reduction) → pack B into NR-column panels →
 // ic (MC rows) → pack A into MR-row panels → jr → ir → micro-kernel MR×NR, accumulators in
-// registers, edges handled by masked stores (packing pads with zeros). Two micro-kernels:
-// 12×32 on AVX-512 (24 zmm accumulators, 2 loads + 12 broadcasts + 24 FMAs per k step), chosen
-// at run time with __builtin_cpu_supports, and a portable 4×16 one for every other CPU (or when
-// RAXC_MATMUL_GENERIC is set, which the tests use to exercise it on AVX-512 machines). A few
-// rows (M ≤ 4, GEMV) skip packing: they stream B once, row by row, which is bandwidth-bound.
+// registers, edges handled by masked stores (packing pads with zeros); blocks are split evenly
+// (K = 1025 is 5 × 205, not 4 × 256 + 1). Two micro-kernels: 12×32 on AVX-512 (24 zmm
+// accumulators, 2 loads + 12 broadcasts + 24 FMAs per k step; a 12×16 variant for edges of at
+// most 16 columns), chosen at run time with __builtin_cpu_supports, and a portable 4×16 one for
+// every other CPU (or when RAXC_MATMUL_GENERIC is set, which the tests use to exercise it on
+// AVX-512 machines). A is read in place when its panels meet few panels of B (N ≤ 8·NR: packing
+// would cost more than it saves). A few rows (M ≤ 4, GEMV) skip packing altogether: they stream
+// B once, row by row, which is bandwidth-bound.
 //
-// Threads: the runtime's pool (raxc_parallel_for) splits the batch, or else one product's
-// columns (rows when it is tall and narrow), when the work is above ~100 µs; below that the
-// wake-up of a worker costs more than it saves. Packing buffers are per thread and kept, so a
-// repeated call touches no fresh pages (first touch costs 10–22 µs per page on this VM).
+// Threads: the runtime's pool (raxc_parallel_for), only above 8M multiply-adds (~100 µs at full
+// speed; below, waking a worker costs more than it saves). Threads claim units of work (whole
+// products of a batch; column groups; panels of B, packed once for all threads, then blocks of
+// rows) from a counter, so a descheduled thread's share is taken over rather than waited for.
+// Packing buffers are per thread and kept, so a repeated call touches no fresh pages (first
+// touch costs 10–22 µs per page on this VM).
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -64,10 +70,11 @@ struct Gemm {
   int64_t lda, ldb, ldc;
 };
 
-// c[0..mr)×[0..nr) (+)= the packed panels' product over kc; ap is k-major MR-wide, bp k-major
-// NR-wide.
-using MicroKernel = void (*)(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
-                             int64_t mr, int64_t nr, bool accumulate);
+// c[0..mr)×[0..nr) (+)= A's rows times the packed B panel over kc. A is packed (lda == 0:
+// k-major, MR floats per k, zero padded) or read in place (row stride lda, rows past mr never
+// stored); bp is k-major NR floats per k.
+using MicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* bp, float* c,
+                             int64_t ldc, int64_t mr, int64_t nr, bool accumulate);
 // Columns [j0, j1) of C for an m ≤ kSmallM product, unpacked.
 using SmallKernel = void (*)(const Gemm& g, int64_t j0, int64_t j1);
 
@@ -81,13 +88,13 @@ struct Kernel {
 
 constexpr int64_t kGenericMR = 4, kGenericNR = 16;
 
-void micro_generic(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc, int64_t mr,
-                   int64_t nr, bool accumulate) {
+void micro_generic(int64_t kc, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc,
+                   int64_t mr, int64_t nr, bool accumulate) {
   float acc[kGenericMR][kGenericNR] = {};
   for (int64_t p = 0; p < kc; ++p)
     for (int64_t r = 0; r < kGenericMR; ++r) {
-      float a = ap[p * kGenericMR + r];
-      for (int64_t j = 0; j < kGenericNR; ++j) acc[r][j] += a * bp[p * kGenericNR + j];
+      float x = lda == 0 ? a[p * kGenericMR + r] : a[std::min(r, mr - 1) * lda + p];
+      for (int64_t j = 0; j < kGenericNR; ++j) acc[r][j] += x * bp[p * kGenericNR + j];
     }
   for (int64_t r = 0; r < mr; ++r)
     for (int64_t j = 0; j < nr; ++j)
@@ -110,42 +117,56 @@ void small_generic(const Gemm& g, int64_t j0, int64_t j1) {
 #ifdef RAXC_MATMUL_X86
 constexpr int64_t kAvxMR = 12, kAvxNR = 32;
 
-__attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float* ap,
-                                                         const float* bp, float* c, int64_t ldc,
-                                                         int64_t mr, int64_t nr, bool accumulate) {
-  __m512 acc[kAvxMR][2];
-  for (int r = 0; r < kAvxMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+// NV zmm columns (2: the full 32-wide panel; 1: an edge of at most 16 columns, half the work).
+template <int NV, bool kPackedA>
+__attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t(
+    int64_t kc, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc, int64_t mr,
+    int64_t nr, bool accumulate) {
+  __m512 acc[kAvxMR][NV];
+  for (int r = 0; r < kAvxMR; ++r)
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
   // The C tile is read (accumulate) and written after the loop: start bringing it in now.
-  for (int r = 0; r < kAvxMR; ++r) {
-    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16), _MM_HINT_T0);
-  }
+  for (int r = 0; r < kAvxMR; ++r)
+    for (int v = 0; v < NV; ++v)
+      _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16 * v), _MM_HINT_T0);
+  const float* row[kAvxMR];
+  if constexpr (!kPackedA)
+    for (int r = 0; r < kAvxMR; ++r) row[r] = a + std::min<int64_t>(r, mr - 1) * lda;
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
-    __m512 b0 = _mm512_loadu_ps(bp + p * kAvxNR);
-    __m512 b1 = _mm512_loadu_ps(bp + p * kAvxNR + 16);
+    __m512 b[NV];
+    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_ps(bp + p * kAvxNR + 16 * v);
 #pragma GCC unroll 12
     for (int r = 0; r < kAvxMR; ++r) {
-      __m512 a = _mm512_set1_ps(ap[p * kAvxMR + r]);
-      acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+      __m512 x = _mm512_set1_ps(kPackedA ? a[p * kAvxMR + r] : row[r][p]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
     }
   }
   // Edge tiles store through masks: columns past nr are never written, rows past mr skipped.
-  __mmask16 m0 = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
-  __mmask16 m1 = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
+  __mmask16 mask[2];
+  mask[0] = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
+  mask[1] = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
 #pragma GCC unroll 12
   for (int r = 0; r < kAvxMR; ++r) {
     if (r >= mr) break;
-    float* row = c + r * ldc;
-    __m512 x0 = acc[r][0], x1 = acc[r][1];
-    if (accumulate) {
-      x0 = _mm512_add_ps(x0, _mm512_maskz_loadu_ps(m0, row));
-      x1 = _mm512_add_ps(x1, _mm512_maskz_loadu_ps(m1, row + 16));
+    float* out = c + r * ldc;
+    for (int v = 0; v < NV; ++v) {
+      __m512 x = acc[r][v];
+      if (accumulate) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], out + 16 * v));
+      _mm512_mask_storeu_ps(out + 16 * v, mask[v], x);
     }
-    _mm512_mask_storeu_ps(row, m0, x0);
-    _mm512_mask_storeu_ps(row + 16, m1, x1);
   }
+}
+
+__attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float* a, int64_t lda,
+                                                         const float* bp, float* c, int64_t ldc,
+                                                         int64_t mr, int64_t nr, bool accumulate) {
+  if (lda == 0) {
+    if (nr > 16) return micro_avx512_t<2, true>(kc, a, lda, bp, c, ldc, mr, nr, accumulate);
+    return micro_avx512_t<1, true>(kc, a, lda, bp, c, ldc, mr, nr, accumulate);
+  }
+  if (nr > 16) return micro_avx512_t<2, false>(kc, a, lda, bp, c, ldc, mr, nr, accumulate);
+  return micro_avx512_t<1, false>(kc, a, lda, bp, c, ldc, mr, nr, accumulate);
 }
 
 // Up to kSmallM rows: B is streamed once per block of 2048 columns (a row segment of 8 KiB,
@@ -215,7 +236,7 @@ float* scratch(int which, int64_t floats) {
     float* data = nullptr;
     int64_t size = 0;
   };
-  thread_local Buffer buffers[2];
+  thread_local Buffer buffers[3];  // packed B, packed A, all of B (shared by a split)
   Buffer& buf = buffers[which];
   if (buf.size < floats) {
     std::free(buf.data);
@@ -245,7 +266,7 @@ void pack_b(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, flo
 }
 
 // A[mc×kc] → panels of mr rows, each k-major (mr floats per k), the last padded with zeros.
-void pack_a(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t mr, float* out) {
+void pack_a_block(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t mr, float* out) {
   for (int64_t i = 0; i < mc; i += mr) {
     int64_t h = std::min(mr, mc - i);
     float* dst = out + i * kc;
@@ -257,7 +278,15 @@ void pack_a(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t mr, flo
   }
 }
 
-// Rows [i0, i1) × columns [j0, j1) of one product.
+// Blocks of equal size (rounded up to `grain`) rather than full blocks and a thin rest: a K of
+// 1025 is 5 × 205, not 4 × 256 + 1 (a whole extra pass over C for one step).
+int64_t even_block(int64_t extent, int64_t block, int64_t grain) {
+  int64_t parts = std::max<int64_t>(1, (extent + block - 1) / block);
+  int64_t size = (extent + parts - 1) / parts;
+  return std::max(grain, (size + grain - 1) / grain * grain);
+}
+
+// Rows [i0, i1) × columns [j0, j1) of one product, on this thread.
 void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
   if (i0 >= i1 || j0 >= j1) return;
   if (g.k == 0) {
@@ -265,21 +294,28 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
     return;
   }
   if (i1 - i0 <= kSmallM && i0 == 0 && i1 == g.m) return kr.small(g, j0, j1);
-  int64_t nc_max = std::min(kNC, j1 - j0);
-  float* bp = scratch(0, kKC * ((nc_max + kr.nr - 1) / kr.nr * kr.nr));
-  float* ap = scratch(1, kKC * ((kMC + kr.mr - 1) / kr.mr * kr.mr));
-  for (int64_t jc = j0; jc < j1; jc += kNC) {
-    int64_t nc = std::min(kNC, j1 - jc);
-    for (int64_t pc = 0; pc < g.k; pc += kKC) {
-      int64_t kc = std::min(kKC, g.k - pc);
+  int64_t kcb = even_block(g.k, kKC, 1);
+  int64_t mcb = even_block(i1 - i0, kMC, kr.mr);
+  int64_t ncb = even_block(j1 - j0, kNC, kr.nr);
+  // A is packed when each of its panels meets more than 8 panels of B; below that the packing
+  // costs more than the contiguous reads save, and the micro-kernel reads A in place.
+  bool pack = j1 - j0 > 8 * kr.nr;
+  float* bp = scratch(0, kcb * ncb);
+  float* ap = pack ? scratch(1, kcb * mcb) : nullptr;
+  for (int64_t jc = j0; jc < j1; jc += ncb) {
+    int64_t nc = std::min(ncb, j1 - jc);
+    for (int64_t pc = 0; pc < g.k; pc += kcb) {
+      int64_t kc = std::min(kcb, g.k - pc);
       pack_b(g.b + pc * g.ldb + jc, g.ldb, kc, nc, kr.nr, bp);
-      for (int64_t ic = i0; ic < i1; ic += kMC) {
-        int64_t mc = std::min(kMC, i1 - ic);
-        pack_a(g.a + ic * g.lda + pc, g.lda, mc, kc, kr.mr, ap);
+      for (int64_t ic = i0; ic < i1; ic += mcb) {
+        int64_t mc = std::min(mcb, i1 - ic);
+        const float* a = g.a + ic * g.lda + pc;
+        if (pack) pack_a_block(a, g.lda, mc, kc, kr.mr, ap);
         for (int64_t jr = 0; jr < nc; jr += kr.nr)
           for (int64_t ir = 0; ir < mc; ir += kr.mr)
-            kr.micro(kc, ap + ir * kc, bp + jr * kc, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc,
-                     std::min(kr.mr, mc - ir), std::min(kr.nr, nc - jr), pc > 0);
+            kr.micro(kc, pack ? ap + ir * kc : a + ir * g.lda, pack ? 0 : g.lda, bp + jr * kc,
+                     g.c + (ic + ir) * g.ldc + jc + jr, g.ldc, std::min(kr.mr, mc - ir),
+                     std::min(kr.nr, nc - jr), pc > 0);
       }
     }
   }
@@ -287,37 +323,72 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
 
 // ---------------------------------------------------------------------------- the packed function
 
+// ---------------------------------------------------------------------------- parallel work
+//
+// Threads claim units of work from an atomic counter until none is left, rather than taking a
+// fixed share: on a shared machine a thread can be descheduled for milliseconds, and the
+// others then do its units instead of waiting for them. Units are whole products of a batch,
+// column groups of a product of few rows, or, for one large product, first the panels of B
+// (packed once into a buffer all threads read), then blocks of rows, each packing its own rows
+// of A.
 struct Job {
-  const Kernel* kr;
+  enum Phase { kBatches, kSmallColumns, kPackB, kRowBlocks };
+  const Kernel* kr = nullptr;
   std::vector<Gemm> gemms;  // one per batch element
-  int64_t unit = 1;         // columns (or rows) per parallel index when splitting one product
-  bool split_rows = false;
-  size_t current = 0;  // the product being split
+  Phase phase = kBatches;
+  int64_t units = 0;
+  std::atomic<int64_t> next{0};
+  // The product being split, and its blocking.
+  const Gemm* g = nullptr;
+  int64_t columns = 0;       // kSmallColumns: columns per unit
+  int64_t kcb = 0, mcb = 0;  // reduction and row blocks
+  int64_t npad = 0;          // N rounded up to whole panels
+  int64_t groups = 0;        // kPackB: column groups per reduction block
+  bool pack_a = false;
+  float* bpacked = nullptr;  // all of B: block pc at pc * npad, panel j at + j * kc
+
+  void run(int64_t u) {
+    const Kernel& k = *kr;
+    switch (phase) {
+      case kBatches: {
+        const Gemm& b = gemms[static_cast<size_t>(u)];
+        gemm_block(k, b, 0, b.m, 0, b.n);
+        return;
+      }
+      case kSmallColumns: k.small(*g, u * columns, std::min(g->n, (u + 1) * columns)); return;
+      case kPackB: {
+        int64_t pc = u / groups * kcb, kc = std::min(kcb, g->k - pc);
+        int64_t width = 8 * k.nr, j0 = u % groups * width;
+        pack_b(g->b + pc * g->ldb + j0, g->ldb, kc, std::min(width, g->n - j0), k.nr,
+               bpacked + pc * npad + j0 * kc);
+        return;
+      }
+      case kRowBlocks: {
+        int64_t ic = u * mcb, mc = std::min(mcb, g->m - ic);
+        float* ap = pack_a ? scratch(1, kcb * mcb) : nullptr;
+        for (int64_t pc = 0; pc < g->k; pc += kcb) {
+          int64_t kc = std::min(kcb, g->k - pc);
+          const float* a = g->a + ic * g->lda + pc;
+          if (pack_a) pack_a_block(a, g->lda, mc, kc, k.mr, ap);
+          for (int64_t jr = 0; jr < g->n; jr += k.nr)
+            for (int64_t ir = 0; ir < mc; ir += k.mr)
+              k.micro(kc, pack_a ? ap + ir * kc : a + ir * g->lda, pack_a ? 0 : g->lda,
+                      bpacked + pc * npad + jr * kc, g->c + (ic + ir) * g->ldc + jr, g->ldc,
+                      std::min(k.mr, mc - ir), std::min(k.nr, g->n - jr), pc > 0);
+        }
+        return;
+      }
+    }
+  }
 };
 
-// Parallel bodies: nothing may unwind through the pool, so the one failure possible (a packing
-// buffer that cannot be allocated) becomes a status the caller turns into RX5026.
-int32_t run_batches(int64_t begin, int64_t end, void* closure) {
-  const Job& job = *static_cast<const Job*>(closure);
+// The pool's body: every thread claims units until none is left. Nothing may unwind through
+// the pool, so the one failure possible (a packing buffer that cannot be allocated) becomes a
+// status the caller turns into RX5026.
+int32_t run_units(int64_t, int64_t, void* closure) {
+  Job& job = *static_cast<Job*>(closure);
   try {
-    for (int64_t q = begin; q < end; ++q) {
-      const Gemm& g = job.gemms[static_cast<size_t>(q)];
-      gemm_block(*job.kr, g, 0, g.m, 0, g.n);
-    }
-  } catch (...) {
-    return 1;
-  }
-  return 0;
-}
-
-int32_t run_split(int64_t begin, int64_t end, void* closure) {
-  const Job& job = *static_cast<const Job*>(closure);
-  const Gemm& g = job.gemms[job.current];
-  try {
-    if (job.split_rows)
-      gemm_block(*job.kr, g, begin * job.unit, std::min(g.m, end * job.unit), 0, g.n);
-    else
-      gemm_block(*job.kr, g, 0, g.m, begin * job.unit, std::min(g.n, end * job.unit));
+    for (int64_t u; (u = job.next.fetch_add(1, std::memory_order_relaxed)) < job.units;) job.run(u);
   } catch (...) {
     return 1;
   }
@@ -325,6 +396,40 @@ int32_t run_split(int64_t begin, int64_t end, void* closure) {
 }
 
 [[noreturn]] void out_of_memory() { throw_error("RX5026", {"(packing buffer)", "float32"}); }
+
+void run_parallel(Job& job, int threads) {
+  job.next.store(0, std::memory_order_relaxed);
+  if (job.units > 0 && raxc_parallel_for(0, threads, run_units, &job) != 0) out_of_memory();
+}
+
+// One product on `threads` threads.
+void split_product(Job& job, const Gemm& g, int threads) {
+  const Kernel& k = *job.kr;
+  job.g = &g;
+  if (g.k == 0) return gemm_block(k, g, 0, g.m, 0, g.n);
+  if (g.m <= kSmallM) {
+    job.phase = Job::kSmallColumns;
+    job.columns = std::max<int64_t>(64, (g.n + 4 * threads - 1) / (4 * threads) + 15) / 16 * 16;
+    job.units = (g.n + job.columns - 1) / job.columns;
+    return run_parallel(job, threads);
+  }
+  job.kcb = even_block(g.k, kKC, 1);
+  job.mcb = even_block(g.m, kMC, k.mr);
+  // At least two row blocks per thread when the rows allow, for the balance.
+  if ((g.m + job.mcb - 1) / job.mcb < 2 * threads)
+    job.mcb = std::max(k.mr, (g.m + 2 * threads - 1) / (2 * threads) + k.mr - 1) / k.mr * k.mr;
+  job.npad = (g.n + k.nr - 1) / k.nr * k.nr;
+  job.pack_a = g.n > 8 * k.nr;
+  int64_t kblocks = (g.k + job.kcb - 1) / job.kcb;
+  job.bpacked = scratch(2, kblocks * job.kcb * job.npad);
+  job.phase = Job::kPackB;
+  job.groups = (g.n + 8 * k.nr - 1) / (8 * k.nr);
+  job.units = kblocks * job.groups;
+  run_parallel(job, threads);
+  job.phase = Job::kRowBlocks;
+  job.units = (g.m + job.mcb - 1) / job.mcb;
+  run_parallel(job, threads);
+}
 
 [[noreturn]] void fail(const std::string& message) {
   throw_error("RX5032", {"raxc.matmul_f32: " + message});
@@ -413,17 +518,13 @@ Value matmul_f32(const std::vector<Value>& args) {
   int threads = raxc_num_threads();
   bool parallel = threads > 1 && count * m * n * std::max<int64_t>(k, 1) >= kParallelMacs;
   if (!parallel) {
-    if (run_batches(0, count, &job) != 0) out_of_memory();
+    for (const Gemm& g : job.gemms) gemm_block(*job.kr, g, 0, g.m, 0, g.n);
   } else if (count >= 4 * threads || count % threads == 0) {
-    if (raxc_parallel_for(0, count, run_batches, &job) != 0) out_of_memory();
+    job.phase = Job::kBatches;
+    job.units = count;
+    run_parallel(job, threads);
   } else {
-    // Split each product: columns in whole micro-panels, or rows when it is tall and narrow.
-    const Kernel& kr = *job.kr;
-    job.split_rows = m > kSmallM && n < kr.nr * threads && m >= kr.mr * threads;
-    job.unit = job.split_rows ? kr.mr : m <= kSmallM ? 16 : kr.nr;
-    int64_t units = ((job.split_rows ? m : n) + job.unit - 1) / job.unit;
-    for (job.current = 0; job.current < job.gemms.size(); ++job.current)
-      if (raxc_parallel_for(0, units, run_split, &job) != 0) out_of_memory();
+    for (const Gemm& g : job.gemms) split_product(job, g, threads);
   }
   return Value{Tuple{}};
 }

@@ -418,13 +418,13 @@ def matmul64(a, b):
 
 # The packed float32 kernel (backend/runtime/matmul.cpp): every edge of its tiling (MR=12/4,
 # NR=32/16, KC=256, MC=120, NC=1024), empty axes, K=1, the unpacked path of M <= 4 rows, batch
-# broadcast, symbolic axes, and each way it splits work over threads (batches, columns, rows;
-# above 8M multiply-adds). The family "matmul_portable" runs the same cases on the portable
+# broadcast, symbolic axes, and each way it splits work over threads (whole products, column
+# groups of a few rows, B's panels then blocks of rows; above 8M multiply-adds). The family "matmul_portable" runs the same cases on the portable
 # micro-kernel (RAXC_MATMUL_GENERIC=1), which CPUs without AVX-512 take.
 MATMUL_FAST = [
     ([T("a", (13, 37)), T("b", (37, 35))], None),            # one full 12-row tile + edges
     ([T("a", (12, 32)), T("b", (32, 32))], None),            # exactly one tile
-    ([T("a", (130, 300)), T("b", (300, 1030))], None),       # past MC, KC and NC; column split
+    ([T("a", (130, 300)), T("b", (300, 1030))], None),       # past MC, KC and NC; row blocks
     ([T("a", (0, 5)), T("b", (5, 3))], None),                # M = 0
     ([T("a", (3, 4)), T("b", (4, 0))], None),                # N = 0
     ([T("a", (5, 1)), T("b", (1, 70))], None),               # K = 1
@@ -432,8 +432,9 @@ MATMUL_FAST = [
     ([T("a", (3, 37)), T("b", (37, 50))], None),             # 3 rows, unpacked
     ([T("a", (5, 2, 3)), T("b", (3, 6))], None),             # batch of 2-row products
     ([T("a", (2, 300)), T("b", (300, 14000))], None),        # unpacked, split by columns
-    ([T("a", (3000, 60)), T("b", (60, 50))], None),          # tall and narrow: split by rows
+    ([T("a", (3000, 60)), T("b", (60, 50))], None),          # tall and narrow, A read in place
     ([T("a", (4, 64, 64)), T("b", (4, 64, 600))], None),     # split by batch
+    ([T("a", (3, 100, 200)), T("b", (3, 200, 150))], None),  # 3 products, each split
     ([T("a", (3, 1, 20, 9)), T("b", (1, 4, 9, 33))], None),  # both operands broadcast
     ([T("a", (300,)), T("b", (2, 300, 40))], None),          # 1-D left operand, batched right
     ([T("a", (2, 17, 300)), T("b", (300,))], None),          # 1-D right operand
