@@ -70,11 +70,12 @@ struct Gemm {
   int64_t lda, ldb, ldc;
 };
 
-// c[0..mr)×[0..nr) (+)= A's rows times the packed B panel over kc. A is packed (lda == 0:
-// k-major, MR floats per k, zero padded) or read in place (row stride lda, rows past mr never
-// stored); bp is k-major NR floats per k.
-using MicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* bp, float* c,
-                             int64_t ldc, int64_t mr, int64_t nr, bool accumulate);
+// c[0..mr)×[0..nr) (+)= A's rows times B's columns over kc. A is packed (lda == 0: k-major,
+// MR floats per k, zero padded) or read in place (row stride lda, rows past mr never stored); B
+// is a packed panel (ldb == NR, zero padded) or read in place (row stride ldb; columns past nr
+// never read).
+using MicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
+                             float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate);
 // Columns [j0, j1) of C for an m ≤ kSmallM product, unpacked.
 using SmallKernel = void (*)(const Gemm& g, int64_t j0, int64_t j1);
 
@@ -84,18 +85,24 @@ struct Kernel {
   SmallKernel small;
 };
 
+// A[mc×kc] → panels of mr rows, each k-major (mr floats per k), the last padded with zeros.
+void pack_a_block(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t mr, float* out);
+
 // ---------------------------------------------------------------------------- portable kernels
 
 constexpr int64_t kGenericMR = 4, kGenericNR = 16;
 
-void micro_generic(int64_t kc, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc,
-                   int64_t mr, int64_t nr, bool accumulate) {
+void micro_generic(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                   int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
   float acc[kGenericMR][kGenericNR] = {};
-  for (int64_t p = 0; p < kc; ++p)
+  for (int64_t p = 0; p < kc; ++p) {
+    float row[kGenericNR] = {};
+    for (int64_t j = 0; j < std::min(nr, kGenericNR); ++j) row[j] = b[p * ldb + j];
     for (int64_t r = 0; r < kGenericMR; ++r) {
       float x = lda == 0 ? a[p * kGenericMR + r] : a[std::min(r, mr - 1) * lda + p];
-      for (int64_t j = 0; j < kGenericNR; ++j) acc[r][j] += x * bp[p * kGenericNR + j];
+      for (int64_t j = 0; j < kGenericNR; ++j) acc[r][j] += x * row[j];
     }
+  }
   for (int64_t r = 0; r < mr; ++r)
     for (int64_t j = 0; j < nr; ++j)
       c[r * ldc + j] = accumulate ? c[r * ldc + j] + acc[r][j] : acc[r][j];
@@ -117,11 +124,12 @@ void small_generic(const Gemm& g, int64_t j0, int64_t j1) {
 #ifdef RAXC_MATMUL_X86
 constexpr int64_t kAvxMR = 12, kAvxNR = 32;
 
-// NV zmm columns (2: the full 32-wide panel; 1: an edge of at most 16 columns, half the work).
-template <int NV, bool kPackedA>
+// NV zmm columns (2: the full 32-wide panel; 1: an edge of at most 16 columns, half the work);
+// kEdge: fewer than 16·NV columns, B loaded through masks (B read in place may end there).
+template <int NV, bool kPackedA, bool kEdge>
 __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t(
-    int64_t kc, const float* a, int64_t lda, const float* bp, float* c, int64_t ldc, int64_t mr,
-    int64_t nr, bool accumulate) {
+    int64_t kc, const float* a, int64_t lda, const float* bp, int64_t ldb, float* c, int64_t ldc,
+    int64_t mr, int64_t nr, bool accumulate) {
   __m512 acc[kAvxMR][NV];
   for (int r = 0; r < kAvxMR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
@@ -129,23 +137,31 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
   for (int r = 0; r < kAvxMR; ++r)
     for (int v = 0; v < NV; ++v)
       _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16 * v), _MM_HINT_T0);
-  const float* row[kAvxMR];
-  if constexpr (!kPackedA)
-    for (int r = 0; r < kAvxMR; ++r) row[r] = a + std::min<int64_t>(r, mr - 1) * lda;
+  __mmask16 mask[2];
+  mask[0] = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
+  mask[1] = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
+  // A in place: four base pointers (rows 0, 3, 6, 9) and the row stride, so that every row is
+  // base + stride × {0, 1, 2} in the addressing mode; twelve row pointers would not fit in the
+  // general registers (spilled, they cost a move on an FMA port per row). Full panels only
+  // (mr == 12): micro_avx512 packs a panel of fewer rows first.
+  const float* a0 = a;
+  const float* a3 = a + 3 * lda;
+  const float* a6 = a + 6 * lda;
+  const float* a9 = a + 9 * lda;
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
     __m512 b[NV];
-    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_ps(bp + p * kAvxNR + 16 * v);
+    for (int v = 0; v < NV; ++v)
+      b[v] = kEdge ? _mm512_maskz_loadu_ps(mask[v], bp + p * ldb + 16 * v)
+                   : _mm512_loadu_ps(bp + p * ldb + 16 * v);
 #pragma GCC unroll 12
     for (int r = 0; r < kAvxMR; ++r) {
-      __m512 x = _mm512_set1_ps(kPackedA ? a[p * kAvxMR + r] : row[r][p]);
+      const float* base = r < 3 ? a0 : r < 6 ? a3 : r < 9 ? a6 : a9;
+      __m512 x = _mm512_set1_ps(kPackedA ? a[p * kAvxMR + r] : base[(r % 3) * lda + p]);
       for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
     }
   }
   // Edge tiles store through masks: columns past nr are never written, rows past mr skipped.
-  __mmask16 mask[2];
-  mask[0] = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
-  mask[1] = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
 #pragma GCC unroll 12
   for (int r = 0; r < kAvxMR; ++r) {
     if (r >= mr) break;
@@ -159,14 +175,28 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
 }
 
 __attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float* a, int64_t lda,
-                                                         const float* bp, float* c, int64_t ldc,
-                                                         int64_t mr, int64_t nr, bool accumulate) {
-  if (lda == 0) {
-    if (nr > 16) return micro_avx512_t<2, true>(kc, a, lda, bp, c, ldc, mr, nr, accumulate);
-    return micro_avx512_t<1, true>(kc, a, lda, bp, c, ldc, mr, nr, accumulate);
+                                                         const float* b, int64_t ldb, float* c,
+                                                         int64_t ldc, int64_t mr, int64_t nr,
+                                                         bool accumulate) {
+  alignas(64) float edge_rows[kAvxMR * kKC];  // kc ≤ kKC
+  if (lda != 0 && mr < kAvxMR) {  // the in-place form reads 12 rows: pack the few there are
+    pack_a_block(a, lda, mr, kc, kAvxMR, edge_rows);
+    a = edge_rows;
+    lda = 0;
   }
-  if (nr > 16) return micro_avx512_t<2, false>(kc, a, lda, bp, c, ldc, mr, nr, accumulate);
-  return micro_avx512_t<1, false>(kc, a, lda, bp, c, ldc, mr, nr, accumulate);
+#define RAXC_MICRO(NV, PACKED, EDGE) \
+  return micro_avx512_t<NV, PACKED, EDGE>(kc, a, lda, b, ldb, c, ldc, mr, nr, accumulate)
+  if (lda == 0) {
+    if (nr == 32) RAXC_MICRO(2, true, false);
+    if (nr > 16) RAXC_MICRO(2, true, true);
+    if (nr == 16) RAXC_MICRO(1, true, false);
+    RAXC_MICRO(1, true, true);
+  }
+  if (nr == 32) RAXC_MICRO(2, false, false);
+  if (nr > 16) RAXC_MICRO(2, false, true);
+  if (nr == 16) RAXC_MICRO(1, false, false);
+  RAXC_MICRO(1, false, true);
+#undef RAXC_MICRO
 }
 
 // Up to kSmallM rows: B is streamed once per block of 2048 columns (a row segment of 8 KiB,
@@ -286,6 +316,29 @@ int64_t even_block(int64_t extent, int64_t block, int64_t grain) {
   return std::max(grain, (size + grain - 1) / grain * grain);
 }
 
+// The rows [ic, ic + mc) × [pc, pc + kc) of A as the micro-kernel takes them: all packed into
+// `ap` (kc × mc floats), or read in place with only a last partial panel packed (into `ap`,
+// kc × MR floats) once, rather than by every micro-kernel call that meets it.
+struct APanels {
+  const float* a;
+  int64_t lda, kc, full;
+  float* ap;
+  bool packed;
+  APanels(const Kernel& k, const float* a, int64_t lda, int64_t mc, int64_t kc, float* ap,
+          bool pack)
+      : a(a), lda(lda), kc(kc), full(pack ? 0 : mc / k.mr * k.mr), ap(ap), packed(pack) {
+    if (pack)
+      pack_a_block(a, lda, mc, kc, k.mr, ap);
+    else if (full < mc)
+      pack_a_block(a + full * lda, lda, mc - full, kc, k.mr, ap);
+  }
+  // The panel starting at row ir: its pointer and row stride (0: packed).
+  const float* at(int64_t ir) const {
+    return packed ? ap + ir * kc : ir < full ? a + ir * lda : ap;
+  }
+  int64_t stride(int64_t ir) const { return packed || ir >= full ? 0 : lda; }
+};
+
 // Rows [i0, i1) × columns [j0, j1) of one product, on this thread.
 void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
   if (i0 >= i1 || j0 >= j1) return;
@@ -300,22 +353,25 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
   // A is packed when each of its panels meets more than 8 panels of B; below that the packing
   // costs more than the contiguous reads save, and the micro-kernel reads A in place.
   bool pack = j1 - j0 > 8 * kr.nr;
-  float* bp = scratch(0, kcb * ncb);
-  float* ap = pack ? scratch(1, kcb * mcb) : nullptr;
+  // A small B (up to 64 KiB, the batched products of attention) is read in place: copying it
+  // would cost a good part of the product, and its rows are too few to conflict in the cache.
+  bool pack_b_block = g.k * (j1 - j0) > 16 * 1024;
+  float* bp = pack_b_block ? scratch(0, kcb * ncb) : nullptr;
+  float* ap = scratch(1, kcb * (pack ? mcb : kr.mr));
   for (int64_t jc = j0; jc < j1; jc += ncb) {
     int64_t nc = std::min(ncb, j1 - jc);
     for (int64_t pc = 0; pc < g.k; pc += kcb) {
       int64_t kc = std::min(kcb, g.k - pc);
-      pack_b(g.b + pc * g.ldb + jc, g.ldb, kc, nc, kr.nr, bp);
+      if (pack_b_block) pack_b(g.b + pc * g.ldb + jc, g.ldb, kc, nc, kr.nr, bp);
       for (int64_t ic = i0; ic < i1; ic += mcb) {
         int64_t mc = std::min(mcb, i1 - ic);
-        const float* a = g.a + ic * g.lda + pc;
-        if (pack) pack_a_block(a, g.lda, mc, kc, kr.mr, ap);
+        APanels a(kr, g.a + ic * g.lda + pc, g.lda, mc, kc, ap, pack);
         for (int64_t jr = 0; jr < nc; jr += kr.nr)
           for (int64_t ir = 0; ir < mc; ir += kr.mr)
-            kr.micro(kc, pack ? ap + ir * kc : a + ir * g.lda, pack ? 0 : g.lda, bp + jr * kc,
-                     g.c + (ic + ir) * g.ldc + jc + jr, g.ldc, std::min(kr.mr, mc - ir),
-                     std::min(kr.nr, nc - jr), pc > 0);
+            kr.micro(kc, a.at(ir), a.stride(ir),
+                     pack_b_block ? bp + jr * kc : g.b + pc * g.ldb + jc + jr,
+                     pack_b_block ? kr.nr : g.ldb, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc,
+                     std::min(kr.mr, mc - ir), std::min(kr.nr, nc - jr), pc > 0);
       }
     }
   }
@@ -365,16 +421,15 @@ struct Job {
       }
       case kRowBlocks: {
         int64_t ic = u * mcb, mc = std::min(mcb, g->m - ic);
-        float* ap = pack_a ? scratch(1, kcb * mcb) : nullptr;
+        float* ap = scratch(1, kcb * (pack_a ? mcb : k.mr));
         for (int64_t pc = 0; pc < g->k; pc += kcb) {
           int64_t kc = std::min(kcb, g->k - pc);
-          const float* a = g->a + ic * g->lda + pc;
-          if (pack_a) pack_a_block(a, g->lda, mc, kc, k.mr, ap);
+          APanels a(k, g->a + ic * g->lda + pc, g->lda, mc, kc, ap, pack_a);
           for (int64_t jr = 0; jr < g->n; jr += k.nr)
             for (int64_t ir = 0; ir < mc; ir += k.mr)
-              k.micro(kc, pack_a ? ap + ir * kc : a + ir * g->lda, pack_a ? 0 : g->lda,
-                      bpacked + pc * npad + jr * kc, g->c + (ic + ir) * g->ldc + jr, g->ldc,
-                      std::min(k.mr, mc - ir), std::min(k.nr, g->n - jr), pc > 0);
+              k.micro(kc, a.at(ir), a.stride(ir), bpacked + pc * npad + jr * kc, k.nr,
+                      g->c + (ic + ir) * g->ldc + jr, g->ldc, std::min(k.mr, mc - ir),
+                      std::min(k.nr, g->n - jr), pc > 0);
         }
         return;
       }
