@@ -432,7 +432,7 @@ MATMUL_FAST = [
     ([T("a", (3, 37)), T("b", (37, 50))], None),             # 3 rows, unpacked
     ([T("a", (5, 2, 3)), T("b", (3, 6))], None),             # batch of 2-row products
     ([T("a", (2, 300)), T("b", (300, 14000))], None),        # unpacked, split by columns
-    ([T("a", (3000, 60)), T("b", (60, 50))], None),          # tall and narrow, A read in place
+    ([T("a", (3001, 60)), T("b", (60, 50))], None),          # tall and narrow, A read in place
     ([T("a", (4, 64, 64)), T("b", (4, 64, 600))], None),     # split by batch
     ([T("a", (3, 100, 200)), T("b", (3, 200, 150))], None),  # 3 products, each split
     ([T("a", (3, 1, 20, 9)), T("b", (1, 4, 9, 33))], None),  # both operands broadcast
