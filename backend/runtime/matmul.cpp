@@ -1,6 +1,7 @@
-// The run-time kernel of float32 R.matmul: "raxc.matmul_f32"(a, b, out), a destination-passing
-// packed function (R.call_dps_packed) that legalization (backend/legalize/nn.cpp, matmul's row)
-// emits instead of a TIR loop nest when both operands and the result are float32. It follows
+// The run-time kernels of float32 R.matmul and R.linear: "raxc.matmul_f32"(a, b, out) and
+// "raxc.linear_f32"(x, w[, bias], out), destination-passing packed functions
+// (R.call_dps_packed) that legalization (backend/legalize/nn.cpp, the operators' rows) emits
+// instead of a TIR loop nest when the operands and the result are float32. It follows
 // numpy's matmul exactly as the TIR lowering does: a 1-D operand is promoted and its axis
 // dropped, batch axes broadcast (right-aligned, an extent of 1 stretches), products accumulate
 // in float32.
@@ -68,6 +69,7 @@ struct Gemm {
   float* c;
   int64_t m, n, k;
   int64_t lda, ldb, ldc;
+  bool bt;  // B given transposed (R.linear's weight): element (p, j) at b[j * ldb + p]
 };
 
 // c[0..mr)×[0..nr) (+)= A's rows times B's columns over kc. A is packed (lda == 0: k-major,
@@ -295,6 +297,31 @@ void pack_b(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, flo
   }
 }
 
+// The same from a transposed B (element (p, j) at b[j * ldb + p]): each of its rows is one
+// column of the panel.
+void pack_bt(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, float* out) {
+  for (int64_t j = 0; j < nc; j += nr) {
+    int64_t w = std::min(nr, nc - j);
+    float* dst = out + j * kc;
+    for (int64_t t = 0; t < w; ++t) {
+      const float* src = b + (j + t) * ldb;
+      for (int64_t p = 0; p < kc; ++p) dst[p * nr + t] = src[p];
+    }
+    if (w < nr)
+      for (int64_t p = 0; p < kc; ++p)
+        for (int64_t t = w; t < nr; ++t) dst[p * nr + t] = 0.f;
+  }
+}
+
+// Rows [pc, pc + kc) × columns [jc, jc + nc) of g's B as panels.
+void pack_b_block(const Gemm& g, int64_t pc, int64_t jc, int64_t kc, int64_t nc, int64_t nr,
+                  float* out) {
+  if (g.bt)
+    pack_bt(g.b + jc * g.ldb + pc, g.ldb, kc, nc, nr, out);
+  else
+    pack_b(g.b + pc * g.ldb + jc, g.ldb, kc, nc, nr, out);
+}
+
 // A[mc×kc] → panels of mr rows, each k-major (mr floats per k), the last padded with zeros.
 void pack_a_block(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t mr, float* out) {
   for (int64_t i = 0; i < mc; i += mr) {
@@ -346,7 +373,7 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
     for (int64_t i = i0; i < i1; ++i) std::memset(g.c + i * g.ldc + j0, 0, (j1 - j0) * 4);
     return;
   }
-  if (i1 - i0 <= kSmallM && i0 == 0 && i1 == g.m) return kr.small(g, j0, j1);
+  if (i1 - i0 <= kSmallM && i0 == 0 && i1 == g.m && !g.bt) return kr.small(g, j0, j1);
   int64_t kcb = even_block(g.k, kKC, 1);
   int64_t mcb = even_block(i1 - i0, kMC, kr.mr);
   int64_t ncb = even_block(j1 - j0, kNC, kr.nr);
@@ -355,22 +382,21 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
   bool pack = j1 - j0 > 8 * kr.nr;
   // A small B (up to 64 KiB, the batched products of attention) is read in place: copying it
   // would cost a good part of the product, and its rows are too few to conflict in the cache.
-  bool pack_b_block = g.k * (j1 - j0) > 16 * 1024;
-  float* bp = pack_b_block ? scratch(0, kcb * ncb) : nullptr;
+  bool pack_b = g.bt || g.k * (j1 - j0) > 16 * 1024;
+  float* bp = pack_b ? scratch(0, kcb * ncb) : nullptr;
   float* ap = scratch(1, kcb * (pack ? mcb : kr.mr));
   for (int64_t jc = j0; jc < j1; jc += ncb) {
     int64_t nc = std::min(ncb, j1 - jc);
     for (int64_t pc = 0; pc < g.k; pc += kcb) {
       int64_t kc = std::min(kcb, g.k - pc);
-      if (pack_b_block) pack_b(g.b + pc * g.ldb + jc, g.ldb, kc, nc, kr.nr, bp);
+      if (pack_b) pack_b_block(g, pc, jc, kc, nc, kr.nr, bp);
       for (int64_t ic = i0; ic < i1; ic += mcb) {
         int64_t mc = std::min(mcb, i1 - ic);
         APanels a(kr, g.a + ic * g.lda + pc, g.lda, mc, kc, ap, pack);
         for (int64_t jr = 0; jr < nc; jr += kr.nr)
           for (int64_t ir = 0; ir < mc; ir += kr.mr)
-            kr.micro(kc, a.at(ir), a.stride(ir),
-                     pack_b_block ? bp + jr * kc : g.b + pc * g.ldb + jc + jr,
-                     pack_b_block ? kr.nr : g.ldb, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc,
+            kr.micro(kc, a.at(ir), a.stride(ir), pack_b ? bp + jr * kc : g.b + pc * g.ldb + jc + jr,
+                     pack_b ? kr.nr : g.ldb, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc,
                      std::min(kr.mr, mc - ir), std::min(kr.nr, nc - jr), pc > 0);
       }
     }
@@ -415,8 +441,8 @@ struct Job {
       case kPackB: {
         int64_t pc = u / groups * kcb, kc = std::min(kcb, g->k - pc);
         int64_t width = 8 * k.nr, j0 = u % groups * width;
-        pack_b(g->b + pc * g->ldb + j0, g->ldb, kc, std::min(width, g->n - j0), k.nr,
-               bpacked + pc * npad + j0 * kc);
+        pack_b_block(*g, pc, j0, kc, std::min(width, g->n - j0), k.nr,
+                     bpacked + pc * npad + j0 * kc);
         return;
       }
       case kRowBlocks: {
@@ -462,7 +488,7 @@ void split_product(Job& job, const Gemm& g, int threads) {
   const Kernel& k = *job.kr;
   job.g = &g;
   if (g.k == 0) return gemm_block(k, g, 0, g.m, 0, g.n);
-  if (g.m <= kSmallM) {
+  if (g.m <= kSmallM && !g.bt) {
     job.phase = Job::kSmallColumns;
     job.columns = std::max<int64_t>(64, (g.n + 4 * threads - 1) / (4 * threads) + 15) / 16 * 16;
     job.units = (g.n + job.columns - 1) / job.columns;
@@ -486,8 +512,24 @@ void split_product(Job& job, const Gemm& g, int threads) {
   run_parallel(job, threads);
 }
 
+// The products of a job, on this thread or split over the pool's threads.
+void run_gemms(Job& job) {
+  int64_t count = static_cast<int64_t>(job.gemms.size()), macs = 0;
+  for (const Gemm& g : job.gemms) macs += g.m * g.n * std::max<int64_t>(g.k, 1);
+  int threads = raxc_num_threads();
+  if (threads <= 1 || macs < kParallelMacs) {
+    for (const Gemm& g : job.gemms) gemm_block(*job.kr, g, 0, g.m, 0, g.n);
+  } else if (count >= 4 * threads || count % threads == 0) {
+    job.phase = Job::kBatches;
+    job.units = count;
+    run_parallel(job, threads);
+  } else {
+    for (const Gemm& g : job.gemms) split_product(job, g, threads);
+  }
+}
+
 [[noreturn]] void fail(const std::string& message) {
-  throw_error("RX5032", {"raxc.matmul_f32: " + message});
+  throw_error("RX5032", {"raxc.matmul_f32 / raxc.linear_f32: " + message});
 }
 
 const Tensor& float32_tensor(const std::vector<Value>& args, size_t i, const char* what,
@@ -562,24 +604,53 @@ Value matmul_f32(const std::vector<Value>& args) {
         boff = boff * ext + (ext == 1 ? 0 : index[d]);
       }
     }
-    job.gemms.push_back(
-        Gemm{ap + aoff * m * k, bp + boff * k * n, cp + q * m * n, m, n, k, k, rb > 1 ? n : 1, n});
+    job.gemms.push_back(Gemm{ap + aoff * m * k, bp + boff * k * n, cp + q * m * n, m, n, k, k,
+                             rb > 1 ? n : 1, n, false});
     for (size_t d = nb; d-- > 0;) {  // the next batch index, row-major
       if (++index[d] < batch[d]) break;
       index[d] = 0;
     }
   }
 
-  int threads = raxc_num_threads();
-  bool parallel = threads > 1 && count * m * n * std::max<int64_t>(k, 1) >= kParallelMacs;
-  if (!parallel) {
-    for (const Gemm& g : job.gemms) gemm_block(*job.kr, g, 0, g.m, 0, g.n);
-  } else if (count >= 4 * threads || count % threads == 0) {
-    job.phase = Job::kBatches;
-    job.units = count;
-    run_parallel(job, threads);
-  } else {
-    for (const Gemm& g : job.gemms) split_product(job, g, threads);
+  run_gemms(job);
+  return Value{Tuple{}};
+}
+
+// "raxc.linear_f32"(x, w[, bias], out): out = x · wᵀ (+ bias), R.linear in float32; x (..., in),
+// w (out, in), bias (out,). The weight is packed from its rows (a transposed B); the bias is
+// added to each row of the result afterwards.
+Value linear_f32(const std::vector<Value>& args) {
+  const char* usage = "expects (x, w, out) or (x, w, bias, out), got ";
+  if (args.size() != 3 && args.size() != 4)
+    fail(usage + std::to_string(args.size()) + " arguments");
+  bool has_bias = args.size() == 4;
+  const Tensor& x = float32_tensor(args, 0, "x", true);
+  const Tensor& w = float32_tensor(args, 1, "w", true);
+  const Tensor* bias = has_bias ? &float32_tensor(args, 2, "bias", true) : nullptr;
+  const Tensor& out = float32_tensor(args, args.size() - 1, "out", false);
+  const auto& xs = x.shape();
+  int64_t k = xs.back();
+  int64_t n = w.ndim() == 2 ? w.shape()[0] : -1;
+  std::vector<int64_t> expected(xs.begin(), xs.end() - 1);
+  expected.push_back(n);
+  bool ok = w.ndim() == 2 && w.shape()[1] == k && out.shape() == expected &&
+            (!bias || (bias->ndim() == 1 && bias->shape()[0] == n));
+  if (!ok)
+    fail("x " + shape_text(xs) + ", w " + shape_text(w.shape()) +
+         (bias ? ", bias " + shape_text(bias->shape()) : std::string()) +
+         " do not give the output " + shape_text(out.shape()));
+  if (out.numel() == 0) return Value{Tuple{}};
+  int64_t m = out.numel() / n;
+  Job job;
+  job.kr = &kernel();
+  job.gemms.push_back(
+      Gemm{x.data_as<float>(), w.data_as<float>(), out.data_as<float>(), m, n, k, k, k, n, true});
+  run_gemms(job);
+  if (bias) {
+    const float* b = bias->data_as<float>();
+    float* c = out.data_as<float>();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * n + j] += b[j];
   }
   return Value{Tuple{}};
 }
@@ -587,7 +658,7 @@ Value matmul_f32(const std::vector<Value>& args) {
 }  // namespace
 
 std::vector<std::pair<const char*, PackedFunction>> matmul_builtins() {
-  return {{"raxc.matmul_f32", matmul_f32}};
+  return {{"raxc.matmul_f32", matmul_f32}, {"raxc.linear_f32", linear_f32}};
 }
 
 }  // namespace raxc::runtime

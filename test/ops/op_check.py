@@ -441,9 +441,29 @@ MATMUL_FAST = [
     ([T("a", (37,)), T("b", (37,))], None),                  # vector dot: a scalar
     ([T("a", (2, 14, 33)), T("b", (2, 33, 45))], {"a": ("b", "n", "k"), "b": ("b", "k", "m")}),
 ]
+# R.linear on the same kernel: the weight is packed from its rows (a transposed B), then the bias
+# is added.
+LINEAR_FAST = [
+    ([T("x", (3, 130, 300)), T("w", (70, 300)), T("b", (70,))], None),  # split over threads
+    ([T("x", (13, 300)), T("w", (1030, 300))], None),                   # packed A, narrow edge
+    ([T("x", (1, 37)), T("w", (35, 37)), T("b", (35,))], None),          # one row
+    ([T("x", (5, 0)), T("w", (3, 0)), T("b", (3,))], None),              # K = 0: the bias
+    ([T("x", (0, 4)), T("w", (3, 4))], None),                            # no rows
+    ([T("x", (2, 9, 40)), T("w", (17, 40)), T("b", (17,))], {"x": ("b", "s", 40)}),
+]
+
+
+def linear64(x, w, b=None):
+    y = x.astype(np.float64) @ w.astype(np.float64).T
+    return (y if b is None else y + b).astype(np.float32)
+
+
 for family in ("matmul", "matmul_portable"):
     for inputs, sym in MATMUL_FAST:
         case(family, "R.matmul(a, b)", inputs, matmul64, sym=sym, reduction=True)
+    for inputs, sym in LINEAR_FAST:
+        call = "R.linear(x, w, b)" if len(inputs) == 3 else "R.linear(x, w)"
+        case(family, call, inputs, linear64, sym=sym, reduction=True)
 
 def conv_nd(x, w, strides=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv1d/2d/3d over NC... / OI... (symmetric padding per axis)."""
