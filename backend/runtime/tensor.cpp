@@ -114,7 +114,9 @@ void* allocate_block(size_t bytes) {
   if (bytes >= kPooledBytes) {
     BlockCache& c = block_cache();
     std::lock_guard<std::mutex> lock(c.mutex);
-    if (auto it = c.free_blocks.find(bytes); it != c.free_blocks.end()) {
+    // The most recently freed block of the size (its pages are the likeliest still cached).
+    if (auto it = c.free_blocks.upper_bound(bytes);
+        it != c.free_blocks.begin() && (--it)->first == bytes) {
       void* p = it->second;
       c.free_blocks.erase(it);
       c.cached -= bytes;

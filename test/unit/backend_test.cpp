@@ -67,6 +67,29 @@ TEST_CASE("runtime tensors: sizes, overflow, element access", "[backend]") {
   CHECK_FALSE(runtime::parse_dtype("float7").has_value());
 }
 
+TEST_CASE("runtime tensors: a reused large block is zero-filled again", "[backend]") {
+  // Blocks of 256 KiB and up are cached when freed and handed out again (tensor.cpp): the next
+  // tensor of that size must still start zeroed and aligned, also past 2 MiB (huge pages).
+  DLDataType f32{kDLFloat, 32, 1};
+  for (int64_t n : {int64_t(300) * 1024, int64_t(3) << 20}) {
+    void* first = nullptr;
+    {
+      auto t = runtime::Tensor::empty({n}, f32);
+      REQUIRE(t);
+      first = t->data();
+      for (int64_t i = 0; i < n; i += 4099) t->set_f64(i, 7.0);
+      t->set_f64(n - 1, 7.0);
+    }
+    auto again = runtime::Tensor::empty({n}, f32);
+    REQUIRE(again);
+    CHECK(again->data() == first);  // the freed block, not fresh pages
+    CHECK(reinterpret_cast<uintptr_t>(again->data()) % runtime::kAllocAlignment == 0);
+    bool zero = true;
+    for (int64_t i = 0; i < n; ++i) zero = zero && again->get_f64(i) == 0.0;
+    CHECK(zero);
+  }
+}
+
 TEST_CASE("runtime: float16 and bfloat16 conversions round to nearest even", "[backend]") {
   for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 0.000061035156f, 5.9604645e-08f})
     CHECK(runtime::half_to_float(runtime::float_to_half(f)) == f);
