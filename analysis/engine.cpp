@@ -707,6 +707,24 @@ const ir::StructInfo* Engine::signature(const std::string& key, std::string_view
   return it == st->signatures.end() ? nullptr : it->second.sinfo;
 }
 
+const ir::StructInfo* Engine::caller_signature(const std::string& key, std::string_view global,
+                                               ir::Arena& arena) const {
+  State* st = find(key);
+  const Definition* def = st ? st->definition_named(global) : nullptr;
+  const ir::Function* f = def && def->global ? def->global->function() : nullptr;
+  if (!f || f->ret_struct_info) return signature(key, global);
+  GlobalSignatures annotated = [st](const ir::GlobalVar* gv) -> const ir::StructInfo* {
+    auto it = gv ? st->signatures.find(gv->name) : st->signatures.end();
+    return it == st->signatures.end() ? nullptr : it->second.sinfo;
+  };
+  try {
+    arith::Analyzer analyzer(arena);
+    return analysis::caller_signature(st->doc->module(), *def->global, annotated, analyzer);
+  } catch (const std::exception&) {
+    return signature(key, global);  // a query never aborts
+  }
+}
+
 const FunctionInference* Engine::inference(const std::string& key, std::string_view global) const {
   State* st = find(key);
   if (!st) return nullptr;

@@ -144,8 +144,13 @@ class Engine {
   std::vector<Span> references(const std::string& key, uint32_t offset,
                                bool include_definition = true) const;
 
-  // The signature of a global as callers see it (signature_of), or null.
+  // The signature of a global as written (signature_of: a missing return annotation is
+  // R.Object), or null.
   const ir::StructInfo* signature(const std::string& key, std::string_view global) const;
+  // The signature callers see: a Relax function without a return annotation returns what its
+  // body infers (caller_signature), the rest as signature(). New nodes go to `arena`.
+  const ir::StructInfo* caller_signature(const std::string& key, std::string_view global,
+                                         ir::Arena& arena) const;
   // The inferred StructInfo of a bound variable or parameter of any function, or null.
   const ir::StructInfo* inferred(const std::string& key, const ir::Var* var) const;
   // The inference of one global Relax function, or null (not a function, or not analysed

@@ -84,9 +84,13 @@ HoverInfo symbol_hover(FileRef file, const analysis::Symbol& symbol, Span token)
     return info;
   }
   if (symbol.global) {
+    // What a call of it gets: an unannotated return shows as inferred, not as R.Object.
     info.code = symbol.name;
-    if (const ir::StructInfo* sig = file.engine.signature(file.key, symbol.name))
-      info.code += ": " + print(sig);
+    ir::Arena arena;
+    const ir::StructInfo* sig = file.engine.caller_signature(file.key, symbol.name, arena);
+    if (sig) info.code += ": " + print(sig);
+    if (sig && sig != file.engine.signature(file.key, symbol.name))
+      info.notes.push_back("no return annotation: calls get the StructInfo its body returns");
     return info;
   }
   const ir::StructInfo* sinfo = file.engine.inferred(file.key, symbol.var);

@@ -147,4 +147,15 @@ struct FormatResult {
 };
 FormatResult format(const std::string& text);
 
+// `formatted` as edits of `text`'s lines: the hunks of a line diff, each replacing whole lines,
+// in document order, so an editor keeps cursors and marks where the formatter changes nothing.
+// With `lines` (0-based, first and last), only the hunks that touch those lines (range
+// formatting; the rest of the document stays as it is).
+struct TextHunk {
+  Span replaced;  // in `text`
+  std::string text;
+};
+std::vector<TextHunk> format_hunks(const std::string& text, const std::string& formatted,
+                                   std::optional<std::pair<uint32_t, uint32_t>> lines = {});
+
 }  // namespace raxc::ide

@@ -140,6 +140,7 @@ std::optional<std::vector<int64_t>> Context::const_ints(int i) const {
 
 std::string Context::tensor(int i) {
   const Value& v = need(i);
+  if (ok() && v.sequence) refuse("a sequence as input " + std::to_string(i));
   return ok() ? tensor_of(v, node_->input(i)) : "";
 }
 
@@ -199,7 +200,13 @@ std::string Context::temp(const std::string& expr) {
   return name;
 }
 
-void Context::alias(int out, const Value& v) { values_[node_->output(out)] = v; }
+std::string Context::symbolic(const std::string& base) {
+  std::string name = fresh_name(base);
+  body_ += "        " + name + " = T.int64()\n";
+  return name;
+}
+
+void Context::alias(int out, const Value& v) { define(node_->output(out), v); }
 
 void Context::define_constant(int out, Tensor t) {
   Value v;
@@ -208,7 +215,14 @@ void Context::define_constant(int out, Tensor t) {
   for (int64_t d : t.dims) dims.push_back(Dim{d, ""});
   v.dims = dims;
   v.constant = std::move(t);
-  values_[node_->output(out)] = std::move(v);
+  define(node_->output(out), std::move(v));
+}
+
+void Context::define_known(int out, Tensor t) {
+  Value& v = values_[node_->output(out)];
+  if (v.expr.empty() || v.sequence) return;
+  v.constant = std::move(t);
+  v.runtime = true;
 }
 
 std::string Context::node_label() const {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,6 +33,8 @@ struct Value {
   std::optional<Tensor> constant;        // the value, when known at import time
   bool runtime =
       false;  // a graph input: its known value only serves operands that must be constant
+  // An ONNX sequence (sequences.cpp): its elements, known at import time; null for a tensor.
+  std::shared_ptr<const std::vector<Value>> sequence = nullptr;
 };
 
 class Context;
@@ -40,10 +43,34 @@ class Context;
 using Converter = bool (*)(Context&, const onnx::NodeProto&);
 // The converter of an operator of the default domain, or null.
 Converter find_converter(const std::string& op_type);
+// Converters that live in their own files (recurrent.cpp, ...), listed in ops.cpp's table.
+bool convert_rnn(Context& c);
+bool convert_gru(Context& c);
+bool convert_lstm(Context& c);
+bool convert_if(Context& c);
+bool convert_dft(Context& c);
+bool convert_stft(Context& c);
+bool convert_mel_weight_matrix(Context& c);
+bool convert_loop(Context& c);
+bool convert_tfidf(Context& c);
+bool convert_scan(Context& c);
+// Resize through per-axis interpolation matrices (resize_matrix.cpp): output extents, the
+// scales ONNX maps coordinates with, the roi (empty unless tf_crop_and_resize) and the mode.
+bool resize_by_matrices(Context& c, const std::vector<int64_t>& out,
+                        const std::vector<double>& scales, const std::vector<double>& roi,
+                        const std::string& ctm);
+// Converts the nodes of a subgraph (If's branches) into the current body, reading the
+// enclosing values; the current node stays the owner (model.cpp).
+std::optional<Diagnostic> convert_subgraph(Context& c, const onnx::GraphProto& g);
+// The sequence operators' converters (sequences.cpp), by ONNX name.
+const std::map<std::string, Converter>& sequence_table();
 // Every operator with a converter (the README's coverage table).
 std::vector<std::string> supported_operators();
 // Folds the current node when its operands are all constants (fold.cpp); false when not.
 bool try_fold(Context& c);
+// After a node is converted: when its operands are known and one of them is a graph input's
+// given value, records the folded value beside the emitted one (fold.cpp).
+void note_known_value(Context& c);
 
 class Context {
  public:
@@ -51,7 +78,11 @@ class Context {
 
   // ---- set-up (model.cpp)
   std::string fresh_name(const std::string& onnx_name);
-  void define(const std::string& name, Value v) { values_[name] = std::move(v); }
+  // (Re)defines a value; a loop body's values are defined again in every unrolled iteration.
+  void define(const std::string& name, Value v) {
+    materialised_.erase(name);
+    values_[name] = std::move(v);
+  }
   void set_inferred(const std::string& name, const onnx::TypeProto& type);
   const std::map<std::string, Value>& values() const { return values_; }
   std::vector<Weight>& weights() { return weights_; }
@@ -95,9 +126,14 @@ class Context {
                    std::optional<std::vector<Dim>> dims = std::nullopt);
   // Binds an intermediate value (not an ONNX output) and returns its variable.
   std::string temp(const std::string& expr);
+  // Declares a new symbolic extent (`n = T.int64()`), for a match_cast to bind a data-dependent
+  // one (NonZero's count), and returns its name.
+  std::string symbolic(const std::string& base);
   // Defines output i as an existing value (Identity, Dropout) or a folded constant.
   void alias(int out, const Value& v);
   void define_constant(int out, Tensor t);
+  // Records the value output i is known to take with the given inputs (it stays computed).
+  void define_known(int out, Tensor t);
 
   // Records why the node cannot be converted (RX1402) and returns false.
   bool refuse(const std::string& why);
@@ -120,6 +156,12 @@ class Context {
   std::optional<Diagnostic> error_;
   int temps_ = 0;
 };
+
+// Import-time work a converter may do for one node: the steps an unrolled loop or recurrence
+// takes, and the elements of a constant table it builds (interpolation and DFT matrices,
+// position tables). Beyond them the node is refused rather than left to exhaust memory.
+inline constexpr int64_t kMaxUnrolledSteps = 4096;
+inline constexpr int64_t kMaxTableElements = int64_t(1) << 24;
 
 // Normalises a possibly negative axis against `rank`.
 inline int64_t norm_axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }

@@ -3,7 +3,10 @@
 // evaluated here when every operand is a constant, so the operators that need constant operands
 // (Reshape, Expand, ConstantOfShape, Slice) see values instead of refusing. Only values that do
 // not come from graph inputs are folded (an input's known value stays a runtime argument: the
-// model still computes with it), and only small ones.
+// model still computes with it), and only small ones. A value computed from a graph input's
+// given value is still computed at run time, but its value is noted too (note_known_value), so
+// an operand that must be known (Range's bounds, a Reshape shape) can use it, as it can use the
+// input's own given value.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -159,11 +162,12 @@ std::optional<Tensor> fold(Context& c, const std::string& op) {
   if (op == "Equal") return compare([](double x, double y) { return x == y; });
   if (op == "Less") return compare([](double x, double y) { return x < y; });
   if (op == "Greater") return compare([](double x, double y) { return x > y; });
-  if (op == "Neg" || op == "Abs" || op == "Sqrt" || op == "Floor" || op == "Ceil")
+  if (op == "Neg" || op == "Abs" || op == "Sqrt" || op == "Floor" || op == "Ceil" || op == "Relu")
     return elementwise(
         {a}, a->dtype,
         [&](const std::vector<double>& v) {
           return op == "Neg"     ? -v[0]
+                 : op == "Relu"  ? std::max(v[0], 0.0)
                  : op == "Abs"   ? std::fabs(v[0])
                  : op == "Sqrt"  ? std::sqrt(v[0])
                  : op == "Floor" ? std::floor(v[0])
@@ -270,22 +274,48 @@ std::optional<Tensor> fold(Context& c, const std::string& op) {
 
 }  // namespace
 
-bool try_fold(Context& c) {
+namespace {
+
+const std::set<std::string>& foldable() {
   static const std::set<std::string> kFoldable = {
-      "Add",      "Sub",    "Mul",    "Div",       "Equal",   "Less",    "Greater",
-      "Neg",      "Abs",    "Sqrt",   "Floor",     "Ceil",    "Where",   "Cast",
-      "Identity", "Gather", "Concat", "Unsqueeze", "Squeeze", "Reshape", "Slice"};
+      "Add",    "Sub",       "Mul",     "Div",     "Equal", "Less", "Greater",  "Neg",
+      "Abs",    "Sqrt",      "Floor",   "Ceil",    "Where", "Cast", "Identity", "Gather",
+      "Concat", "Unsqueeze", "Squeeze", "Reshape", "Slice", "Relu"};
+  return kFoldable;
+}
+
+// Whether the node folds: a foldable operator of one output whose operands are all known and
+// small; `runtime` tells whether one of them is a graph input's given value.
+bool operands_known(Context& c, bool& runtime) {
   const onnx::NodeProto& n = c.node();
-  if (!kFoldable.count(n.op_type()) || n.output_size() != 1 || n.input_size() == 0) return false;
+  if (!foldable().count(n.op_type()) || n.output_size() != 1 || n.input_size() == 0) return false;
+  runtime = false;
   for (int i = 0; i < n.input_size(); ++i) {
     if (n.input(i).empty()) continue;
     const Value* v = c.in(i);
-    if (!v || !v->constant || v->runtime || v->constant->numel() > kMaxFoldElements) return false;
+    if (!v || !v->constant || v->constant->numel() > kMaxFoldElements) return false;
+    runtime = runtime || v->runtime;
   }
-  std::optional<Tensor> out = fold(c, n.op_type());
+  return true;
+}
+
+}  // namespace
+
+bool try_fold(Context& c) {
+  bool runtime = false;
+  if (!operands_known(c, runtime) || runtime) return false;
+  std::optional<Tensor> out = fold(c, c.node().op_type());
   if (!out || out->numel() > kMaxFoldElements) return false;
   c.define_constant(0, std::move(*out));
   return true;
+}
+
+void note_known_value(Context& c) {
+  bool runtime = false;
+  if (!c.ok() || !operands_known(c, runtime) || !runtime) return;
+  std::optional<Tensor> out = fold(c, c.node().op_type());
+  if (!out || out->numel() > kMaxFoldElements) return;
+  c.define_known(0, std::move(*out));
 }
 
 }  // namespace raxc::importer

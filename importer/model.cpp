@@ -114,7 +114,58 @@ int64_t default_opset(const onnx::ModelProto& m) {
   return 1;
 }
 
+// Converts the nodes of `g` in topological order; `outside` holds the names defined before
+// them (graph inputs, initializers, an enclosing graph's values).
+std::optional<Diagnostic> convert_nodes(Context& c, const onnx::GraphProto& g,
+                                        const std::set<std::string>& outside,
+                                        const std::string& source) {
+  int64_t opset = c.opset();
+  auto order = topological_order(g, outside, source);
+  if (auto* d = std::get_if<Diagnostic>(&order)) return *d;
+  for (const onnx::NodeProto* node : std::get<std::vector<const onnx::NodeProto*>>(order)) {
+    c.begin(*node);
+    if (!is_default_domain(node->domain())) {
+      if (node->domain() == "ai.onnx.ml" || node->domain() == "ai.onnx.preview.training")
+        return make_diagnostic(
+            diag::UnsupportedOnnxOperator{.node = c.node_label(),
+                                          .op = node->domain() + "." + node->op_type(),
+                                          .opset = opset},
+            Span{});
+      return make_diagnostic(
+          diag::UnknownOnnxDomain{.node = c.node_label(), .domain = node->domain()}, Span{});
+    }
+    Converter convert = find_converter(node->op_type());
+    if (!convert)
+      return make_diagnostic(
+          diag::UnsupportedOnnxOperator{
+              .node = c.node_label(), .op = node->op_type(), .opset = opset},
+          Span{});
+    for (int i = 0; i < node->input_size(); ++i)
+      if (!node->input(i).empty() && !c.in(i)) c.refuse("input '" + node->input(i) + "' undefined");
+    if (c.ok() && !try_fold(c) && convert(c, *node)) note_known_value(c);
+    if (!c.ok()) return *c.error();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<Diagnostic> convert_subgraph(Context& c, const onnx::GraphProto& g) {
+  if (g.initializer_size() > 0) {
+    c.refuse("a subgraph with initializers");
+    return *c.error();
+  }
+  // The enclosing values, less what the subgraph's own nodes define: an unrolled loop's body is
+  // converted again, and its values of the previous iteration must not count as defined.
+  std::set<std::string> outside;
+  for (const auto& [name, v] : c.values()) outside.insert(name);
+  for (const auto& n : g.node())
+    for (const std::string& out : n.output()) outside.erase(out);
+  const onnx::NodeProto& owner = c.node();
+  auto d = convert_nodes(c, g, outside, "the subgraph of node '" + c.node_label() + "'");
+  c.begin(owner);
+  return d;
+}
 
 std::vector<std::string> graph_input_names(const std::string& bytes) {
   onnx::ModelProto m;
@@ -221,31 +272,7 @@ std::variant<ImportResult, Diagnostic> import_onnx(const std::string& bytes,
   for (const auto& vi : g.output())
     if (!outside.count(vi.name())) c.set_inferred(vi.name(), vi.type());
 
-  auto order = topological_order(g, outside, source);
-  if (auto* d = std::get_if<Diagnostic>(&order)) return *d;
-  for (const onnx::NodeProto* node : std::get<std::vector<const onnx::NodeProto*>>(order)) {
-    c.begin(*node);
-    if (!is_default_domain(node->domain())) {
-      if (node->domain() == "ai.onnx.ml" || node->domain() == "ai.onnx.preview.training")
-        return make_diagnostic(
-            diag::UnsupportedOnnxOperator{.node = c.node_label(),
-                                          .op = node->domain() + "." + node->op_type(),
-                                          .opset = opset},
-            Span{});
-      return make_diagnostic(
-          diag::UnknownOnnxDomain{.node = c.node_label(), .domain = node->domain()}, Span{});
-    }
-    Converter convert = find_converter(node->op_type());
-    if (!convert)
-      return make_diagnostic(
-          diag::UnsupportedOnnxOperator{
-              .node = c.node_label(), .op = node->op_type(), .opset = opset},
-          Span{});
-    for (int i = 0; i < node->input_size(); ++i)
-      if (!node->input(i).empty() && !c.in(i)) c.refuse("input '" + node->input(i) + "' undefined");
-    if (c.ok() && !try_fold(c)) convert(c, *node);
-    if (!c.ok()) return *c.error();
-  }
+  if (auto d = convert_nodes(c, g, outside, source)) return *d;
 
   std::vector<std::string> outputs;
   for (const auto& out : g.output()) {
@@ -253,7 +280,15 @@ std::variant<ImportResult, Diagnostic> import_onnx(const std::string& bytes,
     if (it == c.values().end())
       return not_onnx(source, "graph output '" + out.name() + "' is not defined");
     Value v = it->second;
-    outputs.push_back(c.tensor_of(v, out.name()));
+    if (!v.sequence) {
+      outputs.push_back(c.tensor_of(v, out.name()));
+      continue;
+    }
+    // A sequence output is the tuple of its elements.
+    std::string tuple = "(";
+    for (size_t k = 0; k < v.sequence->size(); ++k)
+      tuple += c.tensor_of((*v.sequence)[k], out.name() + "_" + std::to_string(k)) + ", ";
+    outputs.push_back(tuple + ")");
   }
   if (outputs.empty()) return not_onnx(source, "the graph has no outputs");
 

@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numbers>
 #include <numeric>
 
 #include "importer/context.h"
@@ -360,10 +361,51 @@ bool conv(Context& c) {
   return true;
 }
 
+// ConvTranspose's pads from output_shape or auto_pad SAME_*: the total padding is
+// stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - out (ONNX's formula),
+// SAME_UPPER putting the larger half at the end, otherwise at the start; a negative total (an
+// output larger than the full transposed convolution) becomes extra output_padding at the end.
+bool transpose_pads(Context& c, const Ints& kernel, const Ints& strides, const Ints& dil,
+                    Ints& pads, Ints& out_pad) {
+  size_t n = kernel.size();
+  std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  auto out_shape = c.attr_ints("output_shape");
+  bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  if (!out_shape && !same) {
+    if (auto_pad != "NOTSET" && auto_pad != "VALID") return c.refuse("auto_pad='" + auto_pad + "'");
+    pads = auto_pad == "VALID" ? Ints(2 * n, 0) : c.attr_ints("pads").value_or(Ints(2 * n, 0));
+    if (pads.size() != 2 * n) return c.refuse("pads of another length than 2 * spatial axes");
+    return true;
+  }
+  auto shape = c.static_shape(0);
+  if (!shape || shape->size() != n + 2)
+    return c.refuse("output_shape or auto_pad on an input whose shape is not static");
+  if (out_shape && out_shape->size() != n && out_shape->size() != n + 2)
+    return c.refuse("an output_shape of " + std::to_string(out_shape->size()) + " values");
+  Ints target(n);
+  for (size_t i = 0; i < n; ++i)
+    target[i] = out_shape ? (*out_shape)[out_shape->size() - n + i] : (*shape)[i + 2] * strides[i];
+  pads.assign(2 * n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t total =
+        strides[i] * ((*shape)[i + 2] - 1) + out_pad[i] + (kernel[i] - 1) * dil[i] + 1 - target[i];
+    if (total < 0) {
+      out_pad[i] -= total;
+      continue;
+    }
+    int64_t half = total / 2;
+    pads[i] = auto_pad == "SAME_UPPER" ? half : total - half;
+    pads[i + n] = total - pads[i];
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (out_pad[i] >= std::max(strides[i], dil[i]))
+      return c.refuse("an output_shape beyond the stride's reach of the transposed convolution");
+  return true;
+}
+
 bool conv_transpose(Context& c) {
   std::string x = c.tensor(0), w = c.tensor(1);
   if (!c.ok()) return false;
-  if (c.attr("output_shape")) return c.refuse("the output_shape attribute");
   int64_t wrank = c.rank(1);
   if (wrank < 3 || wrank > 5) return c.refuse("a weight of rank " + std::to_string(wrank));
   size_t n = static_cast<size_t>(wrank - 2);
@@ -374,9 +416,8 @@ bool conv_transpose(Context& c) {
   Ints strides = c.attr_ints("strides").value_or(Ints(n, 1));
   Ints dil = c.attr_ints("dilations").value_or(Ints(n, 1));
   Ints out_pad = c.attr_ints("output_padding").value_or(Ints(n, 0));
-  std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") return c.refuse("auto_pad='" + auto_pad + "'");
-  Ints pads = c.attr_ints("pads").value_or(Ints(2 * n, 0));
+  Ints pads;
+  if (!transpose_pads(c, kernel, strides, dil, pads, out_pad)) return false;
   const std::string& dt = dtype_of(c, 0);
   std::string call = "R.nn.conv" + std::to_string(n) + "d_transpose(" + x + ", " + w +
                      ", strides=" + int_list(strides) + ", padding=" + int_list(pads) +
@@ -394,11 +435,161 @@ bool conv_transpose(Context& c) {
   return true;
 }
 
+struct Window {
+  Ints kernel, strides, dil, pads;
+};
+
+// MaxPool's Indices output: the flat position (row-major over N, C and the spatial axes, or
+// column-major over the spatial axes with storage_order=1) of each window's first maximum.
+// Every kernel offset's candidates are a strided slice of the input padded with the lowest
+// value; R.argmax over the stacked candidates picks the offset, and a constant table maps
+// (offset, output position) to the spatial position, the batch and channel terms added.
+bool max_pool_indices(Context& c, const std::string& x, const Window& w) {
+  auto shape = c.static_shape(0);
+  size_t n = w.kernel.size();
+  if (!shape || shape->size() != n + 2)
+    return c.refuse("the Indices output of an input whose shape is not static");
+  if (c.attr_int("ceil_mode", 0)) return c.refuse("the Indices output with ceil_mode=1");
+  for (size_t i = 0; i < n; ++i)
+    if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dil[i] < 1)
+      return c.refuse("a kernel, stride or dilation below 1");
+  const std::string& dt = dtype_of(c, 0);
+  Ints in(shape->begin() + 2, shape->end()), out(n), width;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t span = (w.kernel[i] - 1) * w.dil[i] + 1;
+    out[i] = (in[i] + w.pads[i] + w.pads[i + n] - span) / w.strides[i] + 1;
+    if (out[i] < 1) return c.refuse("a window larger than the padded input");
+  }
+  width = {0, 0, 0, 0};
+  for (size_t i = 0; i < n; ++i) {
+    width.push_back(w.pads[i]);
+    width.push_back(w.pads[i + n]);
+  }
+  double lowest = dt == "float64"   ? -std::numeric_limits<double>::max()
+                  : dt == "float16" ? -65504.0
+                                    : -std::numeric_limits<float>::max();
+  char low[48];
+  std::snprintf(low, sizeof low, "%.17g", lowest);
+  std::string xp = c.temp("R.nn.pad(" + x + ", pad_width=" + int_list(width) +
+                          ", pad_mode=\"constant\", pad_value=" + low + ")");
+  int64_t K = 1, O = 1;
+  for (size_t i = 0; i < n; ++i) {
+    if (w.kernel[i] > kMaxTableElements / K || out[i] > kMaxTableElements / O)
+      return c.refuse("the Indices output of a pool this large");
+    K *= w.kernel[i], O *= out[i];
+  }
+  if (K > kMaxTableElements / O) return c.refuse("the Indices output of a pool this large");
+  bool column_major = c.attr_int("storage_order", 0) != 0;
+  std::string parts;
+  Ints table;  // (K, out...) spatial flat positions
+  Ints axes;
+  for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i) + 2);
+  for (int64_t k = 0; k < K; ++k) {
+    Ints off(n), begin(n), end(n);
+    for (int64_t r = k, i = static_cast<int64_t>(n) - 1; i >= 0; --i) {
+      off[size_t(i)] = r % w.kernel[size_t(i)];
+      r /= w.kernel[size_t(i)];
+    }
+    for (size_t i = 0; i < n; ++i) {
+      begin[i] = off[i] * w.dil[i];
+      end[i] = begin[i] + (out[i] - 1) * w.strides[i] + 1;
+    }
+    parts +=
+        c.temp("R.strided_slice(" + xp + ", axes=" + int_list(axes) + ", begin=" + int_list(begin) +
+               ", end=" + int_list(end) + ", strides=" + int_list(w.strides) + ")") +
+        ", ";
+    for (int64_t o = 0; o < O; ++o) {
+      Ints pos(n);
+      for (int64_t r = o, i = static_cast<int64_t>(n) - 1; i >= 0; --i) {
+        pos[size_t(i)] = (r % out[size_t(i)]) * w.strides[size_t(i)] - w.pads[size_t(i)] +
+                         off[size_t(i)] * w.dil[size_t(i)];
+        r /= out[size_t(i)];
+      }
+      int64_t flat = 0;
+      if (column_major)
+        for (size_t i = n; i-- > 0;) flat = flat * in[i] + pos[i];
+      else
+        for (size_t i = 0; i < n; ++i) flat = flat * in[i] + pos[i];
+      table.push_back(flat);
+    }
+  }
+  std::string which = c.temp("R.argmax(R.stack((" + parts + "), axis=0), axis=0, keepdims=True)");
+  Ints table_shape{K, 1, 1};
+  table_shape.insert(table_shape.end(), out.begin(), out.end());
+  Value tv;
+  tv.constant = make_int_tensor("int64", table_shape, table);
+  std::string tab = c.tensor_of(tv, c.node().output(1) + "_positions");
+  Ints full{K, (*shape)[0], (*shape)[1]};
+  full.insert(full.end(), out.begin(), out.end());
+  std::string spread = c.temp("R.broadcast_to(" + tab + ", " + shape_literal(full) + ")");
+  std::string spatial =
+      c.temp("R.squeeze(R.gather_elements(" + spread + ", " + which + ", axis=0), axis=[0])");
+  // n * C * S + c * S for S the spatial size: a constant of shape (N, C, 1...).
+  int64_t S = 1;
+  for (int64_t d : in) S *= d;
+  Ints base, base_shape{(*shape)[0], (*shape)[1]};
+  for (int64_t b = 0; b < (*shape)[0] * (*shape)[1]; ++b) base.push_back(b * S);
+  for (size_t i = 0; i < n; ++i) base_shape.push_back(1);
+  Value bv;
+  bv.constant = make_int_tensor("int64", base_shape, base);
+  std::string offset = c.tensor_of(bv, c.node().output(1) + "_base");
+  c.emit(1, "R.add(" + spatial + ", " + offset + ")", "int64");
+  return true;
+}
+
+// MaxUnpool: each value scattered to its flat index in zeros of the output shape (the
+// output_shape input, else (in - 1) * stride + kernel - pads per spatial axis).
+bool max_unpool(Context& c) {
+  std::string x = c.tensor(0), idx = c.tensor(1);
+  if (!c.ok()) return false;
+  auto shape = c.static_shape(0);
+  Ints kernel = c.attr_ints("kernel_shape").value_or(Ints{});
+  size_t n = kernel.size();
+  if (!shape || shape->size() != n + 2)
+    return c.refuse("an input whose shape is not static or a kernel_shape of another rank");
+  Ints strides = c.attr_ints("strides").value_or(Ints(n, 1));
+  Ints pads = c.attr_ints("pads").value_or(Ints(2 * n, 0));
+  // The unpooled extents; an output_shape beyond them pads zeros at the end of each axis (ONNX's
+  // reference: the indices address the unpooled tensor, the given pads ignored).
+  Ints out = {(*shape)[0], (*shape)[1]}, target;
+  bool given = c.has_input(2);
+  for (size_t i = 0; i < n; ++i)
+    out.push_back(((*shape)[i + 2] - 1) * strides[i] + kernel[i] -
+                  (given ? 0 : pads[i] + pads[i + n]));
+  if (given) {
+    auto g = c.const_ints(2);
+    if (!g || g->size() != n + 2) return c.refuse("an output_shape that is not a constant");
+    target = *g;
+    for (size_t i = 0; i < n + 2; ++i)
+      if (target[i] < out[i]) return c.refuse("an output_shape smaller than the unpooled shape");
+  }
+  int64_t total = 1;
+  for (int64_t d : out) total *= d;
+  const std::string& dt = dtype_of(c, 0);
+  std::string zeros =
+      c.temp("R.zeros(R.shape([" + std::to_string(total) + "]), dtype=\"" + dt + "\")");
+  std::string flat_i = c.temp("R.reshape(" + idx + ", R.shape([-1]))");
+  std::string flat_x = c.temp("R.reshape(" + x + ", R.shape([-1]))");
+  std::string scattered = c.temp("R.scatter_elements(" + zeros + ", " + flat_i + ", " + flat_x +
+                                 ", axis=0, reduction=\"update\")");
+  std::string y = "R.reshape(" + scattered + ", " + shape_literal(out) + ")";
+  if (given && target != out) {
+    Ints width;
+    for (size_t i = 0; i < n + 2; ++i) {
+      width.push_back(0);
+      width.push_back(target[i] - out[i]);
+    }
+    y = "R.nn.pad(" + c.temp(y) + ", pad_width=" + int_list(width) +
+        ", pad_mode=\"constant\", pad_value=0.0)";
+    out = target;
+  }
+  c.emit(0, y, dt, static_dims(out));
+  return true;
+}
+
 bool pool(Context& c, const char* kind) {
   std::string x = c.tensor(0);
   if (!c.ok()) return false;
-  if (c.output_used(1)) return c.refuse("the Indices output");
-  if (c.attr_int("storage_order", 0)) return c.refuse("storage_order=1");
   Ints kernel = c.attr_ints("kernel_shape").value_or(Ints{});
   size_t n = kernel.size();
   if (n < 1 || n > 3) return c.refuse("a kernel of " + std::to_string(n) + " spatial axes");
@@ -415,6 +606,7 @@ bool pool(Context& c, const char* kind) {
     call += std::string(", count_include_pad=") +
             (c.attr_int("count_include_pad", 0) ? "True" : "False");
   c.emit(0, call + ")", dtype_of(c, 0));
+  if (c.output_used(1)) return max_pool_indices(c, x, Window{kernel, strides, dil, *pads});
   return true;
 }
 
@@ -530,8 +722,17 @@ bool reshape(Context& c) {
   std::optional<Ints> shape = c.opset() >= 5 ? c.const_ints(1) : c.attr_ints("shape");
   if (!shape) return c.refuse("a target shape that is not a constant");
   bool allowzero = c.attr_int("allowzero", 0);
-  if (allowzero && std::find(shape->begin(), shape->end(), 0) != shape->end())
-    return c.refuse("allowzero=1 and a 0 in the shape");
+  if (allowzero && std::find(shape->begin(), shape->end(), 0) != shape->end()) {
+    // A literal 0 extent (R.reshape reads 0 as "copy"): only an empty input can take it, so
+    // the result is an empty tensor of that shape.
+    auto in = c.static_shape(0);
+    bool empty = in && std::find(in->begin(), in->end(), 0) != in->end();
+    if (!empty || std::find(shape->begin(), shape->end(), -1) != shape->end())
+      return c.refuse("allowzero=1 and a 0 in the shape of an input that is not empty");
+    c.emit(0, "R.zeros(" + shape_literal(*shape) + ", dtype=\"" + dtype_of(c, 0) + "\")",
+           dtype_of(c, 0), static_dims(*shape));
+    return true;
+  }
   const Value& in = *c.in(0);
   std::string dims;
   for (size_t i = 0; i < shape->size(); ++i) {
@@ -1090,6 +1291,10 @@ bool trilu(Context& c) {
   return true;
 }
 
+// Range: start + i * delta for i < max(0, ceil((limit - start) / delta)). The length must be
+// known at import time; when the bounds come from a graph input's given value they are still
+// computed at run time (R.arange of the length, scaled and shifted), else the range is a
+// constant.
 bool range(Context& c) {
   const Tensor *s = c.constant(0), *l = c.constant(1), *d = c.constant(2);
   if (!s || !l || !d) return c.refuse("a start, limit or delta that is not a constant");
@@ -1098,8 +1303,18 @@ bool range(Context& c) {
   double start = s->real(0), limit = l->real(0), delta = d->real(0);
   if (delta == 0) return c.refuse("delta=0");
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
-  for (int64_t i = 0; i < n; ++i) v.push_back(start + static_cast<double>(i) * delta);
-  c.define_constant(0, make_tensor(dt, {n}, v));
+  bool runtime = c.in(0)->runtime || c.in(1)->runtime || c.in(2)->runtime;
+  if (!runtime) {
+    for (int64_t i = 0; i < n; ++i) v.push_back(start + static_cast<double>(i) * delta);
+    c.define_constant(0, make_tensor(dt, {n}, v));
+    return true;
+  }
+  std::string st = c.tensor(0), dl = c.tensor(2);
+  if (!c.ok()) return false;
+  std::string steps = c.temp("R.arange(R.prim_value(0), R.prim_value(" + std::to_string(n) +
+                             "), R.prim_value(1), dtype=\"" + dt + "\")");
+  std::string scaled = c.temp("R.multiply(" + steps + ", " + dl + ")");
+  c.emit(0, "R.add(" + scaled + ", " + st + ")", dt, static_dims({n}));
   return true;
 }
 
@@ -1299,15 +1514,14 @@ bool einsum(Context& c) {
 
 // Resize (opsets 10-19) and Upsample (7-9) of a 4-D NCHW or 5-D NCDHW input over its spatial
 // axes: R.image.resize2d / resize3d to the output size (the `sizes` input, or floor(in *
-// scale)). ONNX maps output coordinates through the given scale, Relax through out / in:
-// scales that are not exactly out / in are refused, as are tf_crop_and_resize (it needs the
-// roi), antialias and axes (opset 18). Upsample is the asymmetric mode with floor rounding.
+// scale)). ONNX maps output coordinates through the given scale, Relax through out / in: a
+// scale that is not exactly out / in, tf_crop_and_resize (its roi) and a resize of the batch or
+// channel axes or of another rank go through interpolation matrices instead
+// (resize_matrix.cpp). antialias and axes (opset 18) are refused. Upsample is the asymmetric
+// mode with floor rounding.
 bool resize(Context& c, bool upsample) {
-  std::string x = c.tensor(0);
-  if (!c.ok()) return false;
   auto shape = c.static_shape(0);
-  if (!shape || (shape->size() != 4 && shape->size() != 5))
-    return c.refuse("an input that is not 4-D or 5-D with a static shape");
+  if (!shape) return c.refuse("an input whose shape is not static");
   size_t rank = shape->size();
   if (c.attr_int("antialias", 0) != 0) return c.refuse("antialias=1");
   if (c.attr("axes")) return c.refuse("the axes attribute");
@@ -1317,9 +1531,10 @@ bool resize(Context& c, bool upsample) {
   std::string ctm = upsample ? "asymmetric"
                              : c.attr_string("coordinate_transformation_mode",
                                              c.opset() >= 11 ? "half_pixel" : "asymmetric");
-  if (ctm == "tf_crop_and_resize") return c.refuse("coordinate_transformation_mode='" + ctm + "'");
   int scales_input = c.opset() >= 11 ? 2 : 1;
   Ints out = *shape;
+  std::vector<double> scales(rank, 1.0), roi;
+  bool exact = true;
   const Tensor* sizes = !upsample && c.opset() >= 11 && c.has_input(3) ? c.constant(3) : nullptr;
   if (!upsample && c.opset() >= 11 && c.has_input(3) && !sizes)
     return c.refuse("sizes that are not a constant");
@@ -1327,23 +1542,34 @@ bool resize(Context& c, bool upsample) {
     Ints v = sizes->integers();
     if (v.size() != rank) return c.refuse("sizes of another rank");
     out = v;
+    for (size_t d = 0; d < rank; ++d) scales[d] = double(out[d]) / double((*shape)[d]);
   } else {
-    std::vector<double> scales;
     if (upsample && c.opset() < 9) {
       scales = c.attr_floats("scales").value_or(std::vector<double>{});
     } else if (const Tensor* t = c.has_input(scales_input) ? c.constant(scales_input) : nullptr) {
       scales = t->reals();
+    } else {
+      scales.clear();
     }
     if (scales.size() != rank) return c.refuse("scales that are not constants, one per axis");
     for (size_t d = 0; d < rank; ++d) {
-      double exact = double((*shape)[d]) * scales[d];
-      out[d] = static_cast<int64_t>(std::floor(exact));
-      if (std::abs(exact - double(out[d])) > 1e-9 * std::max(1.0, exact))
-        return c.refuse("a scale whose output size is not exact (in * scale not an integer)");
+      double full = double((*shape)[d]) * scales[d];
+      out[d] = static_cast<int64_t>(std::floor(full));
+      exact = exact && std::abs(full - double(out[d])) <= 1e-9 * std::max(1.0, full);
     }
   }
-  if (out[0] != (*shape)[0] || out[1] != (*shape)[1])
-    return c.refuse("a resize of the batch or channel axis");
+  if (ctm == "tf_crop_and_resize") {
+    const Tensor* r = c.has_input(1) ? c.constant(1) : nullptr;
+    if (!r || r->numel() != int64_t(2 * rank)) return c.refuse("a roi that is not a constant");
+    roi = r->reals();
+  }
+  if (!exact || !roi.empty() || (rank != 4 && rank != 5) || out[0] != (*shape)[0] ||
+      out[1] != (*shape)[1]) {
+    if (upsample) return c.refuse("a scale whose output size is not exact (in * scale)");
+    return resize_by_matrices(c, out, scales, roi, ctm);
+  }
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
   std::string mode = c.attr_string("mode", "nearest");
   std::string method = mode == "nearest"                           ? "nearest_neighbor"
                        : mode == "bilinear" || mode == "trilinear" ? "linear"
@@ -1655,6 +1881,240 @@ bool softmax_cross_entropy(Context& c) {
   return c.ok();
 }
 
+// GridSample (opset 16; opset 20's names linear / cubic too) of a 4-D input:
+// R.image.grid_sample, whose grid is laid out (N, 2, Ho, Wo) like TVM's, hence the transpose of
+// ONNX's (N, Ho, Wo, 2).
+bool grid_sample(Context& c) {
+  std::string x = c.tensor(0), grid = c.tensor(1);
+  if (!c.ok() || !float_only(c)) return false;
+  if (c.rank(0) != 4 || c.rank(1) != 4) return c.refuse("an input or grid that is not 4-D");
+  std::string mode = c.attr_string("mode", "bilinear");
+  std::string method = mode == "linear" ? "bilinear" : mode == "cubic" ? "bicubic" : mode;
+  if (method != "bilinear" && method != "nearest" && method != "bicubic")
+    return c.refuse("mode='" + mode + "'");
+  std::string padding = c.attr_string("padding_mode", "zeros");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return c.refuse("padding_mode='" + padding + "'");
+  std::string g = c.temp("R.permute_dims(" + grid + ", axes=[0, 3, 1, 2])");
+  if (dtype_of(c, 1) != dtype_of(c, 0))
+    g = c.temp("R.astype(" + g + ", \"" + dtype_of(c, 0) + "\")");
+  c.emit(0,
+         "R.image.grid_sample(" + x + ", " + g + ", method=\"" + method + "\", padding_mode=\"" +
+             padding + "\", align_corners=" + (c.attr_int("align_corners", 0) ? "True" : "False") +
+             ")",
+         dtype_of(c, 0));
+  return true;
+}
+
+// Det of (..., n, n), n at most 5: the Leibniz sum over the n! permutations, as one R.take of
+// the flattened matrices at every permutation's positions (..., n!, n), R.prod along the last
+// axis and a signed R.sum; larger matrices would need a factorisation and are refused.
+bool det(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok() || !float_only(c)) return false;
+  auto shape = c.static_shape(0);
+  if (!shape || shape->size() < 2) return c.refuse("an input whose shape is not static");
+  int64_t n = shape->back();
+  if (n != (*shape)[shape->size() - 2] || n < 1) return c.refuse("matrices that are not square");
+  if (n > 5) return c.refuse("matrices larger than 5 x 5");
+  Ints perm(static_cast<size_t>(n)), positions;
+  std::iota(perm.begin(), perm.end(), 0);
+  std::vector<double> signs;
+  do {
+    int inversions = 0;
+    for (size_t i = 0; i < perm.size(); ++i)
+      for (size_t j = i + 1; j < perm.size(); ++j) inversions += perm[i] > perm[j];
+    signs.push_back(inversions % 2 ? -1.0 : 1.0);
+    for (int64_t i = 0; i < n; ++i) positions.push_back(i * n + perm[size_t(i)]);
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  const std::string& dt = dtype_of(c, 0);
+  int64_t count = static_cast<int64_t>(signs.size());
+  Ints flat(shape->begin(), shape->end() - 2);
+  Ints outer = flat;
+  flat.push_back(n * n);
+  Value pv, sv;
+  pv.constant = make_int_tensor("int64", {count, n}, positions);
+  sv.constant = make_tensor(dt, {count}, signs);
+  std::string pos = c.tensor_of(pv, c.node().output(0) + "_positions");
+  std::string sign = c.tensor_of(sv, c.node().output(0) + "_signs");
+  std::string m = c.temp("R.reshape(" + x + ", " + shape_literal(flat) + ")");
+  std::string terms = c.temp("R.take(" + m + ", " + pos + ", axis=-1)");
+  std::string prods = c.temp("R.prod(" + terms + ", axis=[-1])");
+  std::string signed_terms = c.temp("R.multiply(" + prods + ", " + sign + ")");
+  c.emit(0, "R.sum(" + signed_terms + ", axis=[-1])", dt, static_dims(outer));
+  return true;
+}
+
+// Compress: the entries of `axis` (or of the flattened input) where the condition is true, as
+// R.take of their indices; a condition known at import time gives constant indices, else they
+// come from R.nonzero at run time. A condition shorter than the axis selects from its prefix.
+bool compress(Context& c) {
+  std::string x = c.tensor(0);
+  if (!c.ok()) return false;
+  const auto* axis_attr = c.attr("axis");
+  int64_t axis = 0;
+  if (axis_attr) {
+    int64_t rank = c.rank(0);
+    if (rank < 0) return c.refuse("an axis on an input of unknown rank");
+    axis = norm_axis(axis_attr->i(), rank);
+  } else {
+    x = c.temp("R.reshape(" + x + ", R.shape([-1]))");
+  }
+  std::string indices;
+  const Tensor* cond = c.constant(1);
+  if (cond && !c.in(1)->runtime) {
+    Ints picked;
+    for (int64_t i = 0; i < cond->numel(); ++i)
+      if (cond->integer(i) != 0) picked.push_back(i);
+    Value v;
+    v.constant = make_int_tensor("int64", {static_cast<int64_t>(picked.size())}, picked);
+    indices = c.tensor_of(v, c.node().input(1) + "_indices");
+  } else {
+    std::string cd = c.tensor(1);
+    if (!c.ok()) return false;
+    if (dtype_of(c, 1) != "bool") cd = c.temp("R.astype(" + cd + ", \"bool\")");
+    // R.nonzero's count is data-dependent: a match_cast names it so the indices have a shape.
+    std::string nz = c.temp("R.nonzero(" + cd + ")");
+    std::string k = c.symbolic("selected");
+    std::string nzk = c.temp("R.match_cast(" + nz + ", R.Tensor((1, " + k + "), dtype=\"int64\"))");
+    indices = c.temp("R.reshape(" + nzk + ", R.shape([" + k + "]))");
+  }
+  c.emit(0, "R.take(" + x + ", " + indices + ", axis=" + std::to_string(axis) + ")",
+         dtype_of(c, 0));
+  return true;
+}
+
+// BlackmanWindow: 0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N), N the size (periodic, the
+// default) or the size less one; the size must be known, so the window is a constant.
+bool blackman_window(Context& c) {
+  auto size = c.const_ints(0);
+  if (!size || size->size() != 1 || (*size)[0] < 1)
+    return c.refuse("a size that is not a constant");
+  auto to = relax_dtype(static_cast<int>(c.attr_int("output_datatype", 1)));
+  if (!to || !is_float_dtype(*to))
+    return c.refuse_type(c.node().output(0),
+                         onnx_type_name(static_cast<int>(c.attr_int("output_datatype", 1))));
+  int64_t n = (*size)[0];
+  if (n > kMaxTableElements) return c.refuse("a window this long");
+  double N = c.attr_int("periodic", 1) != 0 ? double(n) : double(n - 1);
+  std::vector<double> v;
+  for (int64_t i = 0; i < n; ++i) {
+    double a = N > 0 ? 2 * std::numbers::pi * double(i) / N : 0;
+    v.push_back(0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a));
+  }
+  c.define_constant(0, make_tensor(*to, {n}, v));
+  return true;
+}
+
+// ------------------------------------------------------------------ integer arithmetic
+
+// Input i as int32 less its zero point (input zp, absent: 0). A per-row zero point of MatMul's A
+// (shape (M,)) is laid out as (M, 1); a per-channel one of a convolution weight as (M, 1, ...).
+std::string minus_zero_point(Context& c, int i, int zp, int64_t zp_axis_rank) {
+  std::string v = c.temp("R.astype(" + c.tensor(i) + ", \"int32\")");
+  if (!c.has_input(zp) || !c.ok()) return v;
+  std::string z = c.temp("R.astype(" + c.tensor(zp) + ", \"int32\")");
+  auto zs = c.static_shape(zp);
+  if (zp_axis_rank > 0 && zs && zs->size() == 1 && (*zs)[0] > 1) {
+    Ints axes;
+    for (int64_t k = 1; k <= zp_axis_rank; ++k) axes.push_back(k);
+    z = c.temp("R.expand_dims(" + z + ", axis=" + int_list(axes) + ")");
+  }
+  return c.temp("R.subtract(" + v + ", " + z + ")");
+}
+
+bool integer_operands(Context& c, std::initializer_list<int> ins) {
+  for (int i : ins) {
+    const std::string& d = dtype_of(c, i);
+    if (c.has_input(i) && d != "int8" && d != "uint8") return c.refuse_type(c.node().input(i), d);
+  }
+  return c.ok();
+}
+
+// The int32 accumulation of a (quantized) matmul: exact, (a - a_zp) @ (b - b_zp).
+std::string integer_matmul(Context& c, int a, int a_zp, int b, int b_zp) {
+  std::string av = minus_zero_point(c, a, a_zp, 1);
+  std::string bv = minus_zero_point(c, b, b_zp, 0);
+  return c.ok() ? "R.matmul(" + av + ", " + bv + ")" : "";
+}
+
+// The int32 accumulation of a (quantized) convolution: the shifted input is padded with zeros,
+// which is the zero point in the quantized domain (ONNX's ConvInteger and QLinearConv).
+std::string integer_conv(Context& c, int x, int x_zp, int w, int w_zp) {
+  int64_t wrank = c.rank(w);
+  if (wrank < 3 || wrank > 5) {
+    c.refuse("a weight of rank " + std::to_string(wrank) + " (1-D to 3-D convolutions only)");
+    return "";
+  }
+  size_t n = static_cast<size_t>(wrank - 2);
+  Ints kernel = c.attr_ints("kernel_shape").value_or(Ints{});
+  if (kernel.empty()) {
+    auto ws = c.static_shape(w);
+    if (!ws) {
+      c.refuse("no kernel_shape and a weight whose shape is not static");
+      return "";
+    }
+    kernel.assign(ws->begin() + 2, ws->end());
+  }
+  Ints strides = c.attr_ints("strides").value_or(Ints(n, 1));
+  Ints dil = c.attr_ints("dilations").value_or(Ints(n, 1));
+  auto pads = conv_pads(c, kernel, strides, dil);
+  if (!pads) return "";
+  std::string xv = minus_zero_point(c, x, x_zp, 0);
+  std::string wv = minus_zero_point(c, w, w_zp, wrank - 1);
+  if (!c.ok()) return "";
+  return "R.nn.conv" + std::to_string(n) + "d(" + xv + ", " + wv +
+         ", strides=" + int_list(strides) + ", padding=" + int_list(*pads) +
+         ", dilation=" + int_list(dil) + ", groups=" + std::to_string(c.attr_int("group", 1)) +
+         ", out_dtype=\"int32\")";
+}
+
+bool matmul_integer(Context& c) {
+  if (!integer_operands(c, {0, 1, 2, 3})) return false;
+  std::string acc = integer_matmul(c, 0, 2, 1, 3);
+  if (!c.ok()) return false;
+  c.emit(0, acc, "int32");
+  return true;
+}
+
+bool conv_integer(Context& c) {
+  if (!integer_operands(c, {0, 1, 2, 3})) return false;
+  std::string acc = integer_conv(c, 0, 2, 1, 3);
+  if (!c.ok()) return false;
+  c.emit(0, acc, "int32");
+  return true;
+}
+
+// QLinearMatMul / QLinearConv: the exact int32 accumulation (plus QLinearConv's int32 bias),
+// scaled by a_scale * b_scale in float32, then R.quantize by y_scale and y_zero_point (round
+// half to even, saturating), ONNX's y = saturate(round(x / y_scale) + y_zero_point). A
+// per-channel weight scale of a convolution is laid out along the output channels.
+bool qlinear(Context& c, bool conv) {
+  if (!integer_operands(c, {0, 2, 3, 5, 7})) return false;
+  std::string acc = conv ? integer_conv(c, 0, 2, 3, 5) : integer_matmul(c, 0, 2, 3, 5);
+  if (!c.ok()) return false;
+  acc = c.temp(acc);
+  int64_t out_rank = conv ? c.rank(0) : -1;
+  Ints spatial;  // the axes after the channel axis, for per-channel operands
+  for (int64_t k = 1; k + 1 < out_rank; ++k) spatial.push_back(k);
+  if (conv && c.has_input(8))
+    acc = c.temp("R.add(" + acc + ", R.expand_dims(" + c.tensor(8) + ", axis=" + int_list(spatial) +
+                 "))");
+  std::string ws = c.tensor(4);
+  auto wss = c.static_shape(4);
+  if (conv && out_rank > 2 && wss && wss->size() == 1 && (*wss)[0] > 1)
+    ws = c.temp("R.expand_dims(" + ws + ", axis=" + int_list(spatial) + ")");
+  std::string scale = c.temp("R.multiply(" + c.tensor(1) + ", " + ws + ")");
+  std::string real = c.temp("R.multiply(R.astype(" + acc + ", \"float32\"), " + scale + ")");
+  std::string ys = c.temp("R.reshape(" + c.tensor(6) + ", R.shape([]))");
+  const std::string& qdt = dtype_of(c, 7);
+  std::string yz = c.temp("R.reshape(" + c.tensor(7) + ", R.shape([]))");
+  if (!c.ok()) return false;
+  c.emit(0, "R.quantize(" + real + ", " + ys + ", " + yz + ", axis=-1, out_dtype=\"" + qdt + "\")",
+         qdt);
+  return true;
+}
+
 const std::map<std::string, Converter>& table() {
   static const std::map<std::string, Converter> kTable = {
       {"Add", [](Context& c, const onnx::NodeProto&) { return binary(c, "R.add"); }},
@@ -1817,6 +2277,26 @@ const std::map<std::string, Converter>& table() {
       {"Resize", [](Context& c, const onnx::NodeProto&) { return resize(c, false); }},
       {"Upsample", [](Context& c, const onnx::NodeProto&) { return resize(c, true); }},
       {"NegativeLogLikelihoodLoss", [](Context& c, const onnx::NodeProto&) { return nll_loss(c); }},
+      {"RNN", [](Context& c, const onnx::NodeProto&) { return convert_rnn(c); }},
+      {"If", [](Context& c, const onnx::NodeProto&) { return convert_if(c); }},
+      {"Loop", [](Context& c, const onnx::NodeProto&) { return convert_loop(c); }},
+      {"TfIdfVectorizer", [](Context& c, const onnx::NodeProto&) { return convert_tfidf(c); }},
+      {"Scan", [](Context& c, const onnx::NodeProto&) { return convert_scan(c); }},
+      {"DFT", [](Context& c, const onnx::NodeProto&) { return convert_dft(c); }},
+      {"STFT", [](Context& c, const onnx::NodeProto&) { return convert_stft(c); }},
+      {"MelWeightMatrix",
+       [](Context& c, const onnx::NodeProto&) { return convert_mel_weight_matrix(c); }},
+      {"Compress", [](Context& c, const onnx::NodeProto&) { return compress(c); }},
+      {"Det", [](Context& c, const onnx::NodeProto&) { return det(c); }},
+      {"MaxUnpool", [](Context& c, const onnx::NodeProto&) { return max_unpool(c); }},
+      {"GridSample", [](Context& c, const onnx::NodeProto&) { return grid_sample(c); }},
+      {"BlackmanWindow", [](Context& c, const onnx::NodeProto&) { return blackman_window(c); }},
+      {"MatMulInteger", [](Context& c, const onnx::NodeProto&) { return matmul_integer(c); }},
+      {"ConvInteger", [](Context& c, const onnx::NodeProto&) { return conv_integer(c); }},
+      {"QLinearMatMul", [](Context& c, const onnx::NodeProto&) { return qlinear(c, false); }},
+      {"QLinearConv", [](Context& c, const onnx::NodeProto&) { return qlinear(c, true); }},
+      {"GRU", [](Context& c, const onnx::NodeProto&) { return convert_gru(c); }},
+      {"LSTM", [](Context& c, const onnx::NodeProto&) { return convert_lstm(c); }},
       {"SoftmaxCrossEntropyLoss",
        [](Context& c, const onnx::NodeProto&) { return softmax_cross_entropy(c); }},
   };
@@ -1826,13 +2306,15 @@ const std::map<std::string, Converter>& table() {
 }  // namespace
 
 Converter find_converter(const std::string& op_type) {
-  auto it = table().find(op_type);
-  return it == table().end() ? nullptr : it->second;
+  for (const auto* t : {&table(), &sequence_table()})
+    if (auto it = t->find(op_type); it != t->end()) return it->second;
+  return nullptr;
 }
 
 std::vector<std::string> supported_operators() {
   std::vector<std::string> out;
-  for (const auto& [name, f] : table()) out.push_back(name);
+  for (const auto* t : {&table(), &sequence_table()})
+    for (const auto& [name, f] : *t) out.push_back(name);
   return out;
 }
 

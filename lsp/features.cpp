@@ -217,7 +217,11 @@ json folding_ranges(const Snapshot& snapshot, const json&, const FeatureOptions&
   return out;
 }
 
-json formatting(const Snapshot& snapshot, const json&, const FeatureOptions& options) {
+namespace {
+
+// The formatting edits of the lines the formatter changes (of `lines` only, when given).
+json format_edits(const Snapshot& snapshot, const FeatureOptions& options,
+                  std::optional<std::pair<uint32_t, uint32_t>> lines) {
   ide::FormatResult result = ide::format(snapshot.file->text());
   if (!result.formatted) {
     // Formatting never prints a module that did not lower cleanly; the person is told why
@@ -225,10 +229,28 @@ json formatting(const Snapshot& snapshot, const json&, const FeatureOptions& opt
     if (options.show_message) options.show_message(result.error);
     return nullptr;
   }
-  if (*result.formatted == snapshot.file->text()) return json::array();
-  Span all{0, snapshot.file->size()};
-  return json::array({{{"range", range_json(*snapshot.file, all, options.encoding)},
-                       {"newText", *result.formatted}}});
+  json edits = json::array();
+  for (const ide::TextHunk& h : ide::format_hunks(snapshot.file->text(), *result.formatted, lines))
+    edits.push_back(
+        {{"range", range_json(*snapshot.file, h.replaced, options.encoding)}, {"newText", h.text}});
+  return edits;
+}
+
+}  // namespace
+
+json formatting(const Snapshot& snapshot, const json&, const FeatureOptions& options) {
+  return format_edits(snapshot, options, std::nullopt);
+}
+
+json range_formatting(const Snapshot& snapshot, const json& params, const FeatureOptions& options) {
+  std::optional<Span> range = parse_range(*snapshot.file, params.at("range"), options.encoding);
+  if (!range) throw RequestError{error_code::kInvalidParams, "range: expected a range"};
+  // Whole lines: a range that ends at the start of a line does not take that line.
+  uint32_t first = snapshot.file->location(range->begin).line - 1;
+  uint32_t end_line = snapshot.file->location(range->end).line - 1;
+  if (range->end > range->begin && range->end == snapshot.file->line_begin(end_line + 1))
+    end_line = std::max(first, end_line - 1);
+  return format_edits(snapshot, options, std::pair{first, end_line});
 }
 
 json prepare_rename(const Snapshot& snapshot, const json& params, const FeatureOptions& options) {

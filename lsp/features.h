@@ -61,11 +61,14 @@ nlohmann::json selection_ranges(const Snapshot& snapshot, const nlohmann::json& 
 // FoldingRange[] for functions and dataflow blocks that span several lines.
 nlohmann::json folding_ranges(const Snapshot& snapshot, const nlohmann::json& params,
                               const FeatureOptions& options);
-// TextEdit[] turning the text into `raxc fmt`'s output (comments kept): one edit for the whole
-// document, [] when it is already formatted; null when it has syntax errors, after telling the
-// person which one through options.show_message.
+// TextEdit[] turning the text into `raxc fmt`'s output (comments kept): one edit per run of
+// changed lines, [] when it is already formatted; null when it has syntax errors, after telling
+// the person which one through options.show_message.
 nlohmann::json formatting(const Snapshot& snapshot, const nlohmann::json& params,
                           const FeatureOptions& options);
+// rangeFormatting: the edits of formatting() that touch the lines of params.range.
+nlohmann::json range_formatting(const Snapshot& snapshot, const nlohmann::json& params,
+                                const FeatureOptions& options);
 
 // prepareRename: {range, placeholder} of the renamable symbol under the cursor (locals,
 // parameters, shape variables, globals), null elsewhere (operators, keywords, blank space).

@@ -90,6 +90,7 @@ Server::Server(MessageWriter& out, ServerOptions options)
   add("textDocument/documentHighlight", document_highlight, true);
   add("textDocument/foldingRange", folding_ranges, false);
   add("textDocument/formatting", formatting, true);
+  add("textDocument/rangeFormatting", range_formatting, true);
   add("textDocument/prepareRename", prepare_rename, true);
   add("textDocument/rename", rename, true);
   add("textDocument/inlayHint", inlay_hints, false);
@@ -228,6 +229,7 @@ void Server::handle_request(const Incoming& in) {
   if (in.method == "shutdown") {
     state_ = State::ShutDown;
     shutdown_requested_ = true;
+    drain_deferred();
     stop_worker();
     send(make_response(in.id, nullptr));
     return;
@@ -391,6 +393,7 @@ json Server::initialize(const json& params) {
       {"semanticTokensProvider",
        {{"legend", semantic_tokens_legend()}, {"full", {{"delta", true}}}, {"range", true}}},
       {"documentFormattingProvider", true},
+      {"documentRangeFormattingProvider", true},
       {"experimental", {{"memoryUsageProvider", true}}},
   };
   // A client that pulls is not also pushed to: VS Code's client keeps pushed and pulled
@@ -535,7 +538,6 @@ void Server::did_change(const json& params) {
   document.edits.record(document.generation, std::move(applied));
   document.changed = Clock::now();
   document.dirty = true;
-  fail_deferred_locked(uri, true, error_code::kContentModified, "the document changed");
   wake_.notify_all();
 }
 
@@ -586,7 +588,10 @@ void Server::handle_document_request(const Incoming& in, const DocumentRequest& 
     bool usable =
         snapshot && (!request.needs_fresh || snapshot->generation == it->second.generation);
     if (!usable) {
-      deferred_.push_back({in.id, in.method, in.params, uri, request.needs_fresh});
+      Deferred d{in.id, in.method, in.params, uri, request.needs_fresh, it->second.generation, {}};
+      if (request.needs_fresh)
+        d.pins = PinnedPositions(in.params, SourceFile("", it->second.text), features_.encoding);
+      deferred_.push_back(std::move(d));
       return;
     }
   }
@@ -635,6 +640,20 @@ void Server::stop_worker() {
   pthread_join(worker_, nullptr);
 }
 
+// Requests waiting for an analysis when `shutdown` arrives are answered before it is: the
+// worker analyses the pending documents at once (a bounded wait: a stuck analysis must not keep
+// the client from shutting the server down).
+void Server::drain_deferred() {
+  std::unique_lock lock(mutex_);
+  if (!worker_running_) return;
+  draining_ = true;
+  wake_.notify_all();
+  drained_.wait_for(lock, std::chrono::seconds(10), [&] { return deferred_.empty(); });
+  for (const Deferred& d : deferred_)
+    send(make_error(d.id, error_code::kRequestFailed, "the server shut down before answering"));
+  deferred_.clear();
+}
+
 void Server::worker_loop() {
   std::unique_lock lock(mutex_);
   while (!stop_) {
@@ -644,7 +663,7 @@ void Server::worker_loop() {
     auto next = Clock::time_point::max();
     for (auto it = documents_.begin(); it != documents_.end(); ++it) {
       if (!it->second.dirty) continue;
-      auto ready = it->second.changed + options_.debounce;
+      auto ready = draining_ ? now : it->second.changed + options_.debounce;
       if (ready <= now &&
           (due == documents_.end() || ready < due->second.changed + options_.debounce))
         due = it;
@@ -679,12 +698,39 @@ void Server::worker_loop() {
                                       [&](const Deferred& d) { return d.uri != uri; });
     std::move(keep, deferred_.end(), std::back_inserter(ready));
     deferred_.erase(keep, deferred_.end());
+    std::vector<bool> stale = follow_edits_locked(it->second, *snapshot, ready);
     lock.unlock();
-    for (const Deferred& d : ready) answer(d.id, d.method, d.params, *snapshot);
+    for (size_t i = 0; i < ready.size(); ++i) {
+      const Deferred& d = ready[i];
+      if (stale[i])
+        send(make_error(d.id, error_code::kContentModified,
+                        "the document changed at the request's position"));
+      else
+        answer(d.id, d.method, d.params, *snapshot);
+    }
+    drained_.notify_all();
     if (analyzer_.needs_spare(uri))
       analyzer_.prepare_spare(uri, generation, snapshot->file->text());
     lock.lock();
   }
+}
+
+// Requests asked against an older text than `snapshot`'s: their positions follow the edits
+// made since and are rewritten in the snapshot's text. Returns which ones an edit invalidated.
+std::vector<bool> Server::follow_edits_locked(const Document& document, const Snapshot& snapshot,
+                                              std::vector<Deferred>& requests) {
+  std::vector<bool> stale(requests.size(), false);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    Deferred& d = requests[i];
+    if (!d.needs_fresh || d.generation == snapshot.generation) continue;
+    auto edits = document.edits.since(d.generation);
+    if (!edits || !d.pins.follow(*edits)) {
+      stale[i] = true;
+      continue;
+    }
+    d.params = d.pins.place(std::move(d.params), *snapshot.file, features_.encoding);
+  }
+  return stale;
 }
 
 // ---------------------------------------------------------------------------- stdio

@@ -12,8 +12,11 @@
 //     is ever published for a superseded version).
 // One mutex protects the document table and the deferred requests; the MessageWriter has its
 // own. Requests that need the current text (definition, references, ...) wait when the newest
-// Snapshot is older than the text; an edit arriving meanwhile answers them ContentModified.
-// Requests with no Snapshot at all yet (just opened) wait for the first one.
+// Snapshot is older than the text. Edits arriving meanwhile do not cancel them: their positions
+// are pinned (PinnedPositions) and follow the edits, and they are answered from the Snapshot
+// of the newest text, in its coordinates, which is the client's text by then; only an edit at
+// one of their positions answers them ContentModified. Requests with no Snapshot at all yet
+// (just opened) wait for the first one.
 #pragma once
 #include <pthread.h>
 
@@ -29,6 +32,7 @@
 
 #include "lsp/features.h"
 #include "lsp/jsonrpc.h"
+#include "lsp/pinned_positions.h"
 #include "lsp/snapshot.h"
 #include "lsp/transport.h"
 
@@ -89,6 +93,8 @@ class Server {
     json params;
     std::string uri;
     bool needs_fresh;
+    uint64_t generation = 0;  // of the text the request was asked against
+    PinnedPositions pins;     // its positions in that text
   };
 
   void handle(const json& message);
@@ -116,6 +122,8 @@ class Server {
   void did_change(const json& params);
   void did_close(const json& params);
   // Requires mutex_. Answers the deferred requests of `uri` with `code`.
+  std::vector<bool> follow_edits_locked(const Document& document, const Snapshot& snapshot,
+                                        std::vector<Deferred>& requests);
   void fail_deferred_locked(const std::string& uri, bool only_fresh, int code,
                             const std::string& message);
   // Requires mutex_. Pushes the snapshot's diagnostics, unless the client pulls them.
@@ -123,6 +131,7 @@ class Server {
 
   void start_worker();
   void stop_worker();
+  void drain_deferred();
   void worker_loop();
 
   void send(const json& message);
@@ -155,6 +164,10 @@ class Server {
   uint64_t next_generation_ = 1;
   bool stop_ = false;
   bool worker_running_ = false;
+  // After `shutdown`: analyse what is pending without the debounce so the requests still
+  // waiting get their answers before the worker stops (drained_ signals each answered batch).
+  bool draining_ = false;
+  std::condition_variable drained_;
   pthread_t worker_{};
 };
 

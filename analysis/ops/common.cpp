@@ -597,6 +597,7 @@ bool check_dims_equal(InferContext& ctx, const PrimExpr* a, std::string_view a_w
                                          .second_what = std::string(b_what),
                                          .second = prim_text(b)},
              at);
+  ctx.assume_equal(a, b);
   return true;
 }
 

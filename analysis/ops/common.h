@@ -141,5 +141,10 @@ const ir::PrimExpr* product(InferContext& ctx, const std::vector<const ir::PrimE
 OpDef make_op(std::string_view name, std::string_view text, std::vector<ParamSpec> args,
               std::vector<ParamSpec> attrs, InferFn infer, std::string_view doc,
               Purity purity = Purity::Pure);
+// `def` marked as an operator of the language itself (OpDef::language).
+inline OpDef language(OpDef def) {
+  def.language = true;
+  return def;
+}
 
 }  // namespace raxc::analysis::ops

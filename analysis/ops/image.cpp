@@ -1,4 +1,5 @@
-// Image operators R.image.* (operators.md §3.13): resize2d/3d and affine_grid.
+// Image operators R.image.* (operators.md §3.13): resize2d/3d, affine_grid and grid_sample
+// (TVM's R.image.grid_sample: the grid laid out (batch, 2, H, W) like affine_grid's output).
 #include "analysis/ops/common.h"
 
 namespace raxc::analysis::ops {
@@ -72,6 +73,30 @@ const ir::StructInfo* infer_affine_grid(InferContext& ctx) {
                      x->dtype, x->vdevice);
 }
 
+// grid_sample(data (N, C, H, W), grid (N, 2, Ho, Wo)) -> (N, C, Ho, Wo), data's dtype.
+const ir::StructInfo* infer_grid_sample(InferContext& ctx) {
+  const ir::TensorSInfo* x = tensor_arg(ctx, "data");
+  const ir::TensorSInfo* g = tensor_arg(ctx, "grid");
+  attr_string(ctx, "method");
+  attr_string(ctx, "layout");
+  attr_string(ctx, "padding_mode");
+  attr_bool(ctx, "align_corners");
+  if (!x || !g) return unknown(ctx, 4);
+  for (auto [t, name] : {std::pair{x, "data"}, std::pair{g, "grid"}}) {
+    if (t->ndim >= 0 && t->ndim != 4) {
+      ctx.report(
+          diag::OperatorArgumentWrongRank{
+              .op = op_text(ctx), .parameter = name, .ndim = "4", .sinfo = sinfo_text(t)},
+          ctx.arg_span(name == std::string("data") ? 0 : 1));
+      return rank_only(ctx, 4, x->dtype, x->vdevice);
+    }
+  }
+  auto xd = s_dims(*x);
+  auto gd = s_dims(*g);
+  if (!xd || !gd) return rank_only(ctx, 4, x->dtype, x->vdevice);
+  return make_tensor(ctx, {(*xd)[0], (*xd)[1], (*gd)[2], (*gd)[3]}, x->dtype, x->vdevice);
+}
+
 }  // namespace
 
 void register_image(std::vector<OpDef>& table) {
@@ -97,6 +122,15 @@ void register_image(std::vector<OpDef>& table) {
                           {{"data", K::Tensor}, {"size", K::Shape}},
                           {{"align_corners", K::Bool, true, "False"}}, infer_affine_grid,
                           "a sampling grid from affine matrices (batch, 2, H, W)"));
+  table.push_back(make_op(
+      "relax.image.grid_sample", "R.image.grid_sample", {{"data", K::Tensor}, {"grid", K::Tensor}},
+      {{"method", K::String, true, "\"bilinear\""},
+       {"layout", K::String, true, "\"NCHW\""},
+       {"padding_mode", K::String, true, "\"zeros\""},
+       {"align_corners", K::Bool, true, "True"}},
+      infer_grid_sample,
+      "samples data at the normalised positions of grid (batch, 2, H, W): x then y in [-1, 1] "
+      "(PyTorch's grid_sample, ONNX GridSample)"));
 }
 
 }  // namespace raxc::analysis::ops

@@ -613,6 +613,41 @@ const ir::StructInfo* infer_collapse_sum_like(InferContext& ctx) {
 
 // --------------------------------------------------------------------- layout_transform
 
+// [lowest, highest] value of an index expression when each of `params` ranges over
+// [0, extent - 1]; nullopt outside the affine forms (constant factors, positive divisors).
+std::optional<std::pair<const PrimExpr*, const PrimExpr*>> index_range(
+    arith::Analyzer& an, const PrimExpr* e, const std::vector<const ir::PrimVar*>& params,
+    const Dims& extents) {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (e == params[i]) return std::pair{an.make_int(0), an.sub(extents[i], an.make_int(1))};
+  if (auto c = an.as_int(e)) return std::pair{e, e};
+  const auto* bin = ir::dyn_cast<ir::PrimBinary>(e);
+  if (!bin) return std::nullopt;
+  auto a = index_range(an, bin->a, params, extents);
+  if (!a) return std::nullopt;
+  auto [lo, hi] = *a;
+  if (bin->kind == ir::PrimKind::Add || bin->kind == ir::PrimKind::Sub) {
+    auto b = index_range(an, bin->b, params, extents);
+    if (!b) return std::nullopt;
+    if (bin->kind == ir::PrimKind::Add)
+      return std::pair{an.add(lo, b->first), an.add(hi, b->second)};
+    return std::pair{an.sub(lo, b->second), an.sub(hi, b->first)};
+  }
+  std::optional<int64_t> c = an.as_int(bin->b);
+  if (!c || *c <= 0) return std::nullopt;
+  const PrimExpr* k = an.make_int(*c);
+  switch (bin->kind) {
+    case ir::PrimKind::Mul: return std::pair{an.mul(lo, k), an.mul(hi, k)};
+    case ir::PrimKind::FloorDiv: return std::pair{an.floordiv(lo, k), an.floordiv(hi, k)};
+    case ir::PrimKind::FloorMod:
+      // The whole residue range unless the operand provably stays below the divisor.
+      if (auto l = an.as_int(lo), h = an.as_int(hi); l && h && *l >= 0 && *h < *c)
+        return std::pair{lo, hi};
+      return std::pair{an.make_int(0), an.make_int(*c - 1)};
+    default: return std::nullopt;
+  }
+}
+
 const ir::StructInfo* infer_layout_transform(InferContext& ctx) {
   const ir::TensorSInfo* x = tensor_arg(ctx, "x");
   ParamValue mp = param(ctx, "index_map");
@@ -641,39 +676,15 @@ const ir::StructInfo* infer_layout_transform(InferContext& ctx) {
   }
   auto dims = v_dims(*x);
   if (!dims) return rank_only(ctx, out_rank, x->dtype, x->vdevice);
-  // Output extent of each result: for the common affine forms (v, v // c, v % c, sums with
-  // constant offsets) the range is computed from the input extents; otherwise rank-only.
-  auto& an = ctx.analyzer;
+  // The extent of each result is one past its largest value over the input's index box, by
+  // interval arithmetic over the affine forms index maps use (v, v * c, sums, v // c, v % c:
+  // `(i0, i1 // 4, i2, i3, i1 % 4)` and its inverse `(i0, i1 * 4 + i4, i2, i3)`); a result
+  // outside those forms leaves the shape unknown.
   Dims out;
   for (const PrimExpr* res : map->results) {
-    const PrimExpr* ext = nullptr;
-    auto param_extent = [&](const PrimExpr* e) -> const PrimExpr* {
-      for (size_t i = 0; i < map->params.size(); ++i)
-        if (e == map->params[i]) return (*dims)[i];
-      return nullptr;
-    };
-    if (const PrimExpr* d = param_extent(res)) {
-      ext = d;
-    } else if (auto* b = ir::dyn_cast<ir::PrimBinary>(res)) {
-      const PrimExpr* d = param_extent(b->a);
-      std::optional<int64_t> c = an.as_int(b->b);
-      if (d && c && *c > 0) {
-        if (b->kind == ir::PrimKind::FloorDiv)
-          ext = an.floordiv(an.add(d, an.make_int(*c - 1)), an.make_int(*c));
-        else if (b->kind == ir::PrimKind::FloorMod)
-          ext = an.min(d, an.make_int(*c));
-      }
-    }
-    if (!ext) return rank_only(ctx, out_rank, x->dtype, x->vdevice);
-    if (auto* mn = ir::dyn_cast<ir::PrimBinary>(ext); mn && mn->kind == ir::PrimKind::Min) {
-      // v % c over a known extent: c unless the extent is a smaller constant.
-      auto a = an.as_int(mn->a), bb = an.as_int(mn->b);
-      if (a && bb)
-        ext = an.make_int(std::min(*a, *bb));
-      else
-        ext = mn->b;
-    }
-    out.push_back(ext);
+    auto range = index_range(ctx.analyzer, res, map->params, *dims);
+    if (!range) return rank_only(ctx, out_rank, x->dtype, x->vdevice);
+    out.push_back(ctx.analyzer.add(range->second, ctx.analyzer.make_int(1)));
   }
   return make_tensor(ctx, std::move(out), x->dtype, x->vdevice);
 }

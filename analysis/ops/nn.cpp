@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "analysis/ops/common.h"
+#include "analysis/ops/layout.h"
 
 namespace raxc::analysis::ops {
 
@@ -99,6 +100,7 @@ bool check_norm_param(InferContext& ctx, const ir::TensorSInfo& data, const std:
               .second_what = "dimension " + std::to_string(axes[i]) + " of 'data'",
               .second = prim_text(a)},
           at);
+      ctx.assume_equal(b, a);
       decided = false;
     }
   }
@@ -199,33 +201,6 @@ const ir::StructInfo* infer_dropout(InferContext& ctx) {
 
 // ---------------------------------------------------------------------------- layouts
 
-// For a layout that is a permutation of `canonical` ("NHWC" vs "NCHW"): position in `layout` of
-// each canonical axis. nullopt for a split layout ("NCHW16c") or garbage; `valid` false only for
-// garbage.
-std::optional<std::vector<int>> layout_positions(const std::string& layout,
-                                                 std::string_view canonical, bool* valid) {
-  *valid = true;
-  bool split = false;
-  std::string primal;
-  for (char c : layout) {
-    if (c >= 'A' && c <= 'Z')
-      primal += c;
-    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-      split = true;
-    else
-      *valid = false;
-  }
-  if (primal.size() != canonical.size()) *valid = false;
-  std::vector<int> pos;
-  for (char c : canonical) {
-    size_t p = primal.find(c);
-    if (p == std::string::npos) *valid = false;
-    pos.push_back(int(p));
-  }
-  if (!*valid || split) return std::nullopt;
-  return pos;
-}
-
 // A spatial attribute list canonicalized to `n` values (an int or 1 value is repeated).
 std::vector<const PrimExpr*> spatial_list(InferContext& ctx, std::string_view name, size_t n,
                                           int64_t dflt) {
@@ -269,17 +244,9 @@ std::vector<const PrimExpr*> padding_list(InferContext& ctx, size_t n) {
 
 std::string spatial_letters(size_t n) { return n == 1 ? "W" : n == 2 ? "HW" : "DHW"; }
 
-// The rank of a tensor in `layout`: one axis per letter. A sub-indexed layout ("NCHW4c",
-// "OIHW4o4i") has its split axes as lowercase letters; the digits are their factors, not axes.
-int layout_rank(const std::string& layout) {
-  int rank = 0;
-  for (char c : layout) rank += (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-  return rank;
-}
-
-// Resolves data/out layouts: canonical positions or nullopt (split layout => rank-only).
+// Resolves the data and output layouts against the canonical NC(D)(H)W.
 struct Layouts {
-  std::optional<std::vector<int>> in, out;
+  std::optional<Layout> in, out;
   int in_rank = -1;
   int out_rank = -1;
   bool ok = true;
@@ -291,9 +258,8 @@ Layouts resolve_layouts(InferContext& ctx, std::string_view data_key, std::strin
   std::string canonical = "NC" + spatial_letters(n);
   std::string data = attr_string(ctx, data_key).value_or(canonical);
   std::string out = attr_string(ctx, out_key).value_or(data);
-  bool valid = true;
-  l.in = layout_positions(data, canonical, &valid);
-  if (!valid) {
+  l.in = parse_layout(data, canonical);
+  if (!l.in) {
     ctx.report(
         diag::OperatorInvalidLayout{
             .op = op_text(ctx), .layout = data, .kind = "data (" + canonical + "-like)"},
@@ -301,8 +267,8 @@ Layouts resolve_layouts(InferContext& ctx, std::string_view data_key, std::strin
     l.ok = false;
   }
   bool data_valid = l.ok;
-  l.out = layout_positions(out, canonical, &valid);
-  if (!valid && (data_valid || out != data)) {
+  l.out = parse_layout(out, canonical);
+  if (!l.out && (data_valid || out != data)) {
     ctx.report(
         diag::OperatorInvalidLayout{
             .op = op_text(ctx), .layout = out, .kind = "output (" + canonical + "-like)"},
@@ -314,16 +280,38 @@ Layouts resolve_layouts(InferContext& ctx, std::string_view data_key, std::strin
   return l;
 }
 
-// Output dims in the output layout from canonical [N, C, spatial...].
-Dims to_layout(const Dims& canonical, const std::vector<int>& positions) {
-  Dims out(canonical.size());
-  for (size_t i = 0; i < canonical.size(); ++i) out[size_t(positions[i])] = canonical[i];
+// Canonical dims [N, C, spatial...] (or [O, I, spatial...]) of a tensor in `layout`: a split
+// axis is its outer extent times the factor; the sub-axis must have the factor as extent.
+Dims from_layout(InferContext& ctx, const Dims& dims, const Layout& layout, std::string_view what) {
+  auto& an = ctx.analyzer;
+  Dims out;
+  for (size_t i = 0; i < layout.primal.size(); ++i) {
+    const PrimExpr* d = dims[size_t(layout.primal[i])];
+    if (layout.split(i)) {
+      const PrimExpr* factor = an.make_int(layout.factor[i]);
+      check_dims_equal(ctx, dims[size_t(layout.sub[i])],
+                       "sub-axis " + std::to_string(layout.sub[i]) + " of " + std::string(what),
+                       factor, "its split factor", ctx.call.span);
+      d = an.mul(d, factor);
+    }
+    out.push_back(d);
+  }
   return out;
 }
 
-Dims from_layout(const Dims& dims, const std::vector<int>& positions) {
-  Dims out;
-  for (int p : positions) out.push_back(dims[size_t(p)]);
+// Dims in `layout` from canonical ones.
+Dims to_layout(InferContext& ctx, const Dims& canonical, const Layout& layout) {
+  auto& an = ctx.analyzer;
+  Dims out(size_t(layout.rank));
+  for (size_t i = 0; i < canonical.size(); ++i) {
+    if (!layout.split(i)) {
+      out[size_t(layout.primal[i])] = canonical[i];
+      continue;
+    }
+    const PrimExpr* factor = an.make_int(layout.factor[i]);
+    out[size_t(layout.primal[i])] = an.floordiv(canonical[i], factor);
+    out[size_t(layout.sub[i])] = factor;
+  }
   return out;
 }
 
@@ -336,9 +324,9 @@ const ir::StructInfo* infer_conv(InferContext& ctx) {
   Layouts l = resolve_layouts(ctx, "data_layout", "out_layout", N);
   std::string kcanon = std::string(Transpose ? "IO" : "OI") + spatial_letters(N);
   std::string klayout = attr_string(ctx, "kernel_layout").value_or(kcanon);
-  bool kvalid = true;
   std::string kcanonical = "OI" + spatial_letters(N);
-  auto kpos = layout_positions(klayout, kcanonical, &kvalid);
+  std::optional<Layout> kpos = parse_layout(klayout, kcanonical);
+  bool kvalid = kpos.has_value();
   if (!kvalid)
     ctx.report(
         diag::OperatorInvalidLayout{
@@ -374,8 +362,8 @@ const ir::StructInfo* infer_conv(InferContext& ctx) {
   if (!l.ok || !kvalid || !l.in || !l.out || !kpos || !dd || !wd)
     return rank_only(ctx, l.out_rank, dtype, vdev);
   auto& an = ctx.analyzer;
-  Dims x = from_layout(*dd, *l.in);  // N, C, spatial...
-  Dims w = from_layout(*wd, *kpos);  // O, I, spatial... (for transpose: the IO roles swap)
+  Dims x = from_layout(ctx, *dd, *l.in, "data");    // N, C, spatial...
+  Dims w = from_layout(ctx, *wd, *kpos, "weight");  // O, I, spatial... (transpose: IO swap)
   const PrimExpr* g = an.make_int(groups);
   Span at = ctx.call.span;
   Dims strides = spatial_list(ctx, "strides", N, 1);
@@ -432,7 +420,7 @@ const ir::StructInfo* infer_conv(InferContext& ctx) {
       out.push_back(e);
     }
   }
-  return make_tensor(ctx, to_layout(out, *l.out), dtype, vdev);
+  return make_tensor(ctx, to_layout(ctx, out, *l.out), dtype, vdev);
 }
 
 // ----------------------------------------------------------------------------- pooling
@@ -456,7 +444,7 @@ const ir::StructInfo* infer_pool(InferContext& ctx) {
   if (!l.ok || !l.in || !l.out || !dd)
     return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
   auto& an = ctx.analyzer;
-  Dims x = from_layout(*dd, *l.in);
+  Dims x = from_layout(ctx, *dd, *l.in, "data");
   Dims pool = spatial_list(ctx, "pool_size", N, 1);
   Dims strides = spatial_list(ctx, "strides", N, 1);
   Dims dilation = spatial_list(ctx, "dilation", N, 1);
@@ -479,7 +467,7 @@ const ir::StructInfo* infer_pool(InferContext& ctx) {
     }
     out.push_back(raw);
   }
-  return make_tensor(ctx, to_layout(out, *l.out), data->dtype, data->vdevice);
+  return make_tensor(ctx, to_layout(ctx, out, *l.out), data->dtype, data->vdevice);
 }
 
 template <size_t N>
@@ -503,7 +491,7 @@ const ir::StructInfo* infer_adaptive_pool(InferContext& ctx) {
     if (data->shape && out_layout == layout && !size) return data;
     return rank_only(ctx, l.out_rank, data->dtype, data->vdevice);
   }
-  Dims x = from_layout(*dd, *l.in);
+  Dims x = from_layout(ctx, *dd, *l.in, "data");
   if (size) {
     Dims s = *size;
     if (s.size() == 1) s = Dims(N, s[0]);
@@ -517,7 +505,7 @@ const ir::StructInfo* infer_adaptive_pool(InferContext& ctx) {
     }
     for (size_t i = 0; i < N; ++i) x[2 + i] = s[i];
   }
-  return make_tensor(ctx, to_layout(x, *l.out), data->dtype, data->vdevice);
+  return make_tensor(ctx, to_layout(ctx, x, *l.out), data->dtype, data->vdevice);
 }
 
 // --------------------------------------------------------------------------------- pad

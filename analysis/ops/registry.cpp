@@ -27,15 +27,21 @@ const Table& table() {
     register_linalg(t.ops);
     register_reduce(t.ops);
     register_nn(t.ops);
-    register_calls(t.ops);
+    // Every operator of these modules belongs to the language (OpDef::language).
+    auto language = [&](void (*register_module)(std::vector<OpDef>&)) {
+      size_t from = t.ops.size();
+      register_module(t.ops);
+      for (size_t i = from; i < t.ops.size(); ++i) t.ops[i].language = true;
+    };
+    language(register_calls);
     register_shape(t.ops);
-    register_memory(t.ops);
+    language(register_memory);
     register_grad(t.ops);
     register_image(t.ops);
     register_vision(t.ops);
     register_quantize(t.ops);
     register_ccl(t.ops);
-    register_inspect(t.ops);
+    language(register_inspect);
     for (size_t i = 0; i < t.ops.size(); ++i) t.by_name.emplace(t.ops[i].name, i);
     return t;
   }();

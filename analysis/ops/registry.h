@@ -61,7 +61,14 @@ struct InferContext {
       return call.span;
     return call.args[i]->span;
   }
+  // Dimension pairs a rule took as equal without a proof (it reported DimensionsMaybeDiffer):
+  // the backend checks them at run time. Null when nobody asks.
+  std::vector<std::pair<const ir::PrimExpr*, const ir::PrimExpr*>>* assumed_equal = nullptr;
+
   void report(DiagPayload what, Span at) { diags.report(make_diagnostic(std::move(what), at)); }
+  void assume_equal(const ir::PrimExpr* a, const ir::PrimExpr* b) {
+    if (assumed_equal) assumed_equal->push_back({a, b});
+  }
 };
 
 // Returns the call's StructInfo; on an error it reports and returns a best-effort StructInfo
@@ -83,6 +90,10 @@ struct OpDef {
   // The last positional parameter takes any number of arguments (R.print values,
   // call_pure_packed arguments); attributes are then keyword-only.
   bool variadic = false;
+  // An operator of the language itself (the call_tir family, packed calls, closures, shape
+  // and memory operations, R.print, R.assert_op, R.inspect.*, ...): the executor and the code
+  // generator carry it out; it is never legalized to a kernel.
+  bool language = false;
 };
 
 // nullptr when `name` ("relax.add") is not registered.

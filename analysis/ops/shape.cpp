@@ -46,14 +46,17 @@ const ir::StructInfo* infer_shape_to_tensor(InferContext& ctx) {
 
 void register_shape(std::vector<OpDef>& table) {
   using K = ArgKind;
-  table.push_back(make_op("relax.shape_of", "R.shape_of", {{"x", K::Tensor}}, {}, infer_shape_of,
-                          "the run-time shape of a tensor"));
+  // Shape values are the language's own: only R.size is a tensor operator.
+  table.push_back(language(make_op("relax.shape_of", "R.shape_of", {{"x", K::Tensor}}, {},
+                                   infer_shape_of, "the run-time shape of a tensor")));
   table.push_back(make_op("relax.size", "R.size", {{"x", K::Tensor}}, {}, infer_size,
                           "the number of elements of a tensor (int64 scalar)"));
-  table.push_back(make_op("relax.tensor_to_shape", "R.tensor_to_shape", {{"x", K::Tensor}}, {},
-                          infer_tensor_to_shape, "reads a 1-D int64 tensor as a shape value"));
-  table.push_back(make_op("relax.shape_to_tensor", "R.shape_to_tensor", {{"x", K::Shape}}, {},
-                          infer_shape_to_tensor, "a 1-D int64 tensor holding a shape's dims"));
+  table.push_back(
+      language(make_op("relax.tensor_to_shape", "R.tensor_to_shape", {{"x", K::Tensor}}, {},
+                       infer_tensor_to_shape, "reads a 1-D int64 tensor as a shape value")));
+  table.push_back(
+      language(make_op("relax.shape_to_tensor", "R.shape_to_tensor", {{"x", K::Shape}}, {},
+                       infer_shape_to_tensor, "a 1-D int64 tensor holding a shape's dims")));
 }
 
 }  // namespace raxc::analysis::ops

@@ -211,10 +211,10 @@ void register_vision(std::vector<OpDef>& table) {
                            {"layout", K::String, true, "\"NCHW\""}},
                           infer_roi_align, "region-of-interest max pooling"));
   // R.device(dev_type, index) is lowered as a call; it only appears as hint_on_device's target.
-  table.push_back(make_op(
+  table.push_back(language(make_op(
       "relax.device", "R.device", {{"dev_type", K::Prim}, {"index", K::Prim, true, "0"}}, {},
       [](InferContext& ctx) { return object(ctx); },
-      "a device (type code, index), the target of R.hint_on_device"));
+      "a device (type code, index), the target of R.hint_on_device")));
 }
 
 }  // namespace raxc::analysis::ops

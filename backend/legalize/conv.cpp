@@ -1,11 +1,13 @@
 // Legalization of convolution, transposed convolution and pooling (operators.md §3.10). A
 // layout names where the batch (N), channel (C) and spatial (D, H, W) axes of the data are,
 // and the output (O), input (I) and spatial axes of a kernel: any order of those letters runs
-// (NCHW, NHWC, OIHW, HWIO, OHWI, ...; out_layout must equal the data layout, as TVM's topi
-// asks); layouts with split sub-axes (NCHW16c) are refused. The loop nests run over the output
-// in its own layout and address the input and kernel through the axis positions, so NHWC needs
-// no transpose. Attribute lists of one value apply to every spatial axis; padding of n values
-// pads both sides alike, of 2n values gives the befores then the afters.
+// (NCHW, NHWC, OIHW, HWIO, OHWI, ...), with sub-indexed axes too (NCHW4c, OIHW4o; TVM's
+// layouts, read by analysis/ops/layout.h), and out_layout may differ from the data layout. The
+// loop nests run over the output in its own layout and address the input and kernel through
+// their layouts by canonical index (a split axis i as (i // factor, i % factor)), so NHWC or
+// NCHW4c needs no transpose. Attribute lists of one value apply to every spatial axis; padding of n
+// values pads both sides alike, of 2n values gives the befores then the afters.
+#include "analysis/ops/layout.h"
 #include "backend/legalize/rules.h"
 
 namespace raxc::backend::legalize {
@@ -16,32 +18,37 @@ using ir::PrimKind;
 
 namespace {
 
-// The positions of a layout's axes: the outer (N or O) and inner (C or I) letters and the
-// spatial ones in D, H, W order.
-struct Axes {
-  int outer = 0, inner = 1;
-  std::vector<int> spatial;
-};
+using analysis::ops::Layout;
 
-std::optional<Axes> layout_axes(const std::string& layout, const std::string& canonical) {
-  if (layout.size() != canonical.size()) return std::nullopt;
-  Axes a;
+// A buffer in a layout, read by canonical axis (N, C, spatial... or O, I, spatial...): a split
+// axis is addressed as (i // factor, i % factor) and spans outer extent * factor.
+Exprs place(Builder& b, const Layout& l, const Exprs& canonical) {
+  Exprs idx(size_t(l.rank));
   for (size_t i = 0; i < canonical.size(); ++i) {
-    size_t at = layout.find(canonical[i]);
-    if (at == std::string::npos) return std::nullopt;
-    if (i == 0)
-      a.outer = int(at);
-    else if (i == 1)
-      a.inner = int(at);
-    else
-      a.spatial.push_back(int(at));
+    if (!l.split(i)) {
+      idx[size_t(l.primal[i])] = canonical[i];
+      continue;
+    }
+    idx[size_t(l.primal[i])] = b.floordiv(canonical[i], b.i64(l.factor[i]));
+    idx[size_t(l.sub[i])] = b.floormod(canonical[i], b.i64(l.factor[i]));
   }
-  return a;
+  return idx;
+}
+
+const PrimExpr* extent(Builder& b, const ir::Buffer* buf, const Layout& l, size_t axis) {
+  const PrimExpr* e = buf->shape[size_t(l.primal[axis])];
+  return l.split(axis) ? b.mul(e, b.i64(l.factor[axis])) : e;
+}
+
+// The canonical index along `axis` of the loop variables `v` over a buffer in layout `l`.
+const PrimExpr* index_of(Builder& b, const Exprs& v, const Layout& l, size_t axis) {
+  const PrimExpr* e = v[size_t(l.primal[axis])];
+  return l.split(axis) ? b.add(b.mul(e, b.i64(l.factor[axis])), v[size_t(l.sub[axis])]) : e;
 }
 
 struct Window {
   size_t n = 0;
-  Axes data;
+  Layout data, out;  // against NC + spatial
   std::vector<int64_t> strides, dilation, pad_before, pad_after;
 };
 
@@ -59,14 +66,16 @@ std::optional<Window> window(RuleContext& ctx, size_t n, const char* layout_attr
                              const std::string& canonical, std::string* why) {
   std::string layout = analysis::ops::attr_string(ctx.infer, layout_attr).value_or(canonical);
   std::string out_layout = analysis::ops::attr_string(ctx.infer, "out_layout").value_or(layout);
-  std::optional<Axes> axes = layout_axes(layout, canonical);
-  if (!axes || out_layout != layout) {
+  std::optional<Layout> in = analysis::ops::parse_layout(layout, canonical);
+  std::optional<Layout> out = analysis::ops::parse_layout(out_layout, canonical);
+  if (!in || !out) {
     *why = "layout \"" + layout + "\" / out_layout \"" + out_layout + "\"";
     return std::nullopt;
   }
   Window w;
   w.n = n;
-  w.data = *axes;
+  w.data = *in;
+  w.out = *out;
   auto strides = per_axis(ctx, "strides", n, 1);
   auto dilation = per_axis(ctx, "dilation", n, 1);
   std::vector<int64_t> pad =
@@ -86,34 +95,31 @@ std::optional<Window> window(RuleContext& ctx, size_t n, const char* layout_attr
 
 const char* const kData[] = {"", "NCW", "NCHW", "NCDHW"};
 
-// A buffer index from the positions of its logical axes.
-Exprs place(size_t rank, const Axes& a, const PrimExpr* outer, const PrimExpr* inner,
-            const Exprs& spatial) {
-  Exprs idx(rank);
-  idx[a.outer] = outer;
-  idx[a.inner] = inner;
-  for (size_t i = 0; i < spatial.size(); ++i) idx[a.spatial[i]] = spatial[i];
-  return idx;
+// The number of spatial axes of conv2d, max_pool3d, ...: the digit before the 'd' of the
+// operator's name (the data's rank does not say it once a layout splits an axis).
+size_t spatial_rank(const RuleContext& ctx) {
+  const std::string& name = ir::cast<ir::Op>(ctx.call.op)->name;
+  for (char c : {'1', '2', '3'})
+    if (name.find(std::string(1, c) + "d") != std::string::npos) return size_t(c - '0');
+  return 0;
 }
 
 // The geometry shared by conv and conv_transpose: the window, the kernel's axes, groups.
 struct ConvSetup {
   Window w;
-  Axes kernel;
+  Layout kernel;  // against OI + spatial (IO + spatial for a transposed convolution)
   int64_t groups = 1;
 };
 
 std::optional<ConvSetup> conv_setup(RuleContext& ctx, const char* kernel_canonical_io) {
-  const ir::Buffer* x = ctx.in(0);
-  const ir::Buffer* k = ctx.in(1);
-  size_t n = x->shape.size() - 2;
-  if (x->shape.size() < 3 || n > 3 || k->shape.size() != n + 2) {
+  size_t n = spatial_rank(ctx);
+  if (n == 0) {
     ctx.why = "operands of this rank";
     return std::nullopt;
   }
   std::string canonical = std::string(kernel_canonical_io) + std::string(kData[n] + 2);
   std::string kl = analysis::ops::attr_string(ctx.infer, "kernel_layout").value_or(canonical);
-  std::optional<Axes> kernel = layout_axes(kl, canonical);
+  std::optional<Layout> kernel = analysis::ops::parse_layout(kl, canonical);
   if (!kernel) {
     ctx.why = "kernel_layout \"" + kl + "\"";
     return std::nullopt;
@@ -133,35 +139,33 @@ const ir::Stmt* conv_rule(RuleContext& ctx) {
   std::optional<ConvSetup> setup = conv_setup(ctx, "OI");
   if (!setup) return nullptr;
   const Window& w = setup->w;
-  const Axes &D = w.data, &K = setup->kernel;
+  const Layout &D = w.data, &O = w.out, &K = setup->kernel;
   size_t n = w.n, ro = o->shape.size();
-  const PrimExpr* per_group = k->shape[K.inner];
+  const PrimExpr* per_group = extent(b, k, K, 1);
   // Output channels per group: o / out_per_group is the group of output channel o.
-  const PrimExpr* out_per_group = b.floordiv(o->shape[D.inner], b.i64(setup->groups));
+  const PrimExpr* out_per_group = b.floordiv(extent(b, o, O, 1), b.i64(setup->groups));
   Exprs reduce{per_group};
-  for (size_t i = 0; i < n; ++i) reduce.push_back(k->shape[K.spatial[i]]);
+  for (size_t i = 0; i < n; ++i) reduce.push_back(extent(b, k, K, 2 + i));
   return accumulate(ctx, "conv", reduce, [&](const Exprs& v, DataType acc_t) {
-    const PrimExpr* oc = v[D.inner];
+    const PrimExpr* oc = index_of(b, v, O, 1);
     const PrimExpr* c = v[ro];
     const PrimExpr* channel = b.add(b.mul(b.floordiv(oc, out_per_group), per_group), c);
-    Exprs pos, taps;
+    Exprs data_index{index_of(b, v, O, 0), channel}, kernel_index{oc, c};
     const PrimExpr* inside = nullptr;
     for (size_t i = 0; i < n; ++i) {
       const PrimExpr* p =
-          b.add(b.sub(b.mul(v[D.spatial[i]], b.i64(w.strides[i])), b.i64(w.pad_before[i])),
+          b.add(b.sub(b.mul(index_of(b, v, O, 2 + i), b.i64(w.strides[i])), b.i64(w.pad_before[i])),
                 b.mul(v[ro + 1 + i], b.i64(w.dilation[i])));
-      pos.push_back(p);
-      taps.push_back(v[ro + 1 + i]);
+      data_index.push_back(p);
+      kernel_index.push_back(v[ro + 1 + i]);
       const PrimExpr* ok = b.logical_and(b.compare(PrimKind::GE, p, b.i64(0)),
-                                         b.compare(PrimKind::LT, p, x->shape[D.spatial[i]]));
+                                         b.compare(PrimKind::LT, p, extent(b, x, D, 2 + i)));
       inside = inside ? b.logical_and(inside, ok) : ok;
     }
     DataType t = o->dtype;
     const PrimExpr* xv = b.if_then_else(
-        inside, b.cast(acc_t, b.cast(t, b.load(x, place(ro, D, v[D.outer], channel, pos)))),
-        b.constant(acc_t, 0));
-    const PrimExpr* kv =
-        b.cast(acc_t, b.cast(t, b.load(k, place(k->shape.size(), K, oc, c, taps))));
+        inside, b.cast(acc_t, b.cast(t, b.load(x, place(b, D, data_index)))), b.constant(acc_t, 0));
+    const PrimExpr* kv = b.cast(acc_t, b.cast(t, b.load(k, place(b, K, kernel_index))));
     return b.mul(xv, kv);
   });
 }
@@ -178,37 +182,34 @@ const ir::Stmt* conv_transpose_rule(RuleContext& ctx) {
   std::optional<ConvSetup> setup = conv_setup(ctx, "IO");
   if (!setup) return nullptr;
   const Window& w = setup->w;
-  const Axes &D = w.data, &K = setup->kernel;
+  const Layout &D = w.data, &O = w.out, &K = setup->kernel;
   size_t n = w.n, ro = o->shape.size();
-  const PrimExpr* in_per_group = b.floordiv(x->shape[D.inner], b.i64(setup->groups));
-  const PrimExpr* out_per_group = k->shape[K.inner];
+  const PrimExpr* in_per_group = b.floordiv(extent(b, x, D, 1), b.i64(setup->groups));
+  const PrimExpr* out_per_group = extent(b, k, K, 1);
   Exprs reduce{in_per_group};
-  for (size_t i = 0; i < n; ++i) reduce.push_back(k->shape[K.spatial[i]]);
+  for (size_t i = 0; i < n; ++i) reduce.push_back(extent(b, k, K, 2 + i));
   return accumulate(ctx, "conv_transpose", reduce, [&](const Exprs& v, DataType acc_t) {
-    const PrimExpr* oc = v[D.inner];
+    const PrimExpr* oc = index_of(b, v, O, 1);
     const PrimExpr* c = b.add(b.mul(b.floordiv(oc, out_per_group), in_per_group), v[ro]);
-    Exprs pos, taps;
+    Exprs data_index{index_of(b, v, O, 0), c}, kernel_index{c, b.floormod(oc, out_per_group)};
     const PrimExpr* valid = nullptr;
     for (size_t i = 0; i < n; ++i) {
-      const PrimExpr* tpos = b.sub(b.add(v[D.spatial[i]], b.i64(w.pad_before[i])),
+      const PrimExpr* tpos = b.sub(b.add(index_of(b, v, O, 2 + i), b.i64(w.pad_before[i])),
                                    b.mul(v[ro + 1 + i], b.i64(w.dilation[i])));
       const PrimExpr* stride = b.i64(w.strides[i]);
       const PrimExpr* p = b.floordiv(tpos, stride);
-      pos.push_back(p);
-      taps.push_back(v[ro + 1 + i]);
+      data_index.push_back(p);
+      kernel_index.push_back(v[ro + 1 + i]);
       const PrimExpr* ok =
           b.logical_and(b.logical_and(b.compare(PrimKind::GE, tpos, b.i64(0)),
                                       b.compare(PrimKind::EQ, b.floormod(tpos, stride), b.i64(0))),
-                        b.compare(PrimKind::LT, p, x->shape[D.spatial[i]]));
+                        b.compare(PrimKind::LT, p, extent(b, x, D, 2 + i)));
       valid = valid ? b.logical_and(valid, ok) : ok;
     }
     DataType t = o->dtype;
-    const PrimExpr* xv =
-        b.if_then_else(valid, b.cast(acc_t, b.cast(t, b.load(x, place(ro, D, v[D.outer], c, pos)))),
-                       b.constant(acc_t, 0));
-    const PrimExpr* kv = b.cast(
-        acc_t,
-        b.cast(t, b.load(k, place(k->shape.size(), K, c, b.floormod(oc, out_per_group), taps))));
+    const PrimExpr* xv = b.if_then_else(
+        valid, b.cast(acc_t, b.cast(t, b.load(x, place(b, D, data_index)))), b.constant(acc_t, 0));
+    const PrimExpr* kv = b.cast(acc_t, b.cast(t, b.load(k, place(b, K, kernel_index))));
     return b.mul(xv, kv);
   });
 }
@@ -220,13 +221,13 @@ const ir::Stmt* pool_rule(RuleContext& ctx, bool is_max) {
   Builder& b = ctx.b;
   const ir::Buffer* x = ctx.in(0);
   const ir::Buffer* o = ctx.out();
-  size_t n = x->shape.size() - 2;
-  if (x->shape.size() < 3 || n > 3) return ctx.refuse("operands of this rank");
+  size_t n = spatial_rank(ctx);
+  if (n == 0) return ctx.refuse("operands of this rank");
   std::optional<Window> w = window(ctx, n, "layout", kData[n], &ctx.why);
   if (!w) return nullptr;
   auto size = per_axis(ctx, "pool_size", n, 1);
   if (!size) return ctx.refuse("a pool_size of another length");
-  const Axes& D = w->data;
+  const Layout &D = w->data, &O = w->out;
   bool include_pad = analysis::ops::attr_bool(ctx.infer, "count_include_pad").value_or(false);
   DataType t = x->dtype;
   DataType acc_t = compute_dtype(t);
@@ -239,16 +240,17 @@ const ir::Stmt* pool_rule(RuleContext& ctx, bool is_max) {
   size_t ro = o->shape.size();
   // The input position of a window element, and whether it is inside the (padded) input.
   auto position = [&](const Exprs& v, size_t i) {
-    return b.add(b.sub(b.mul(v[D.spatial[i]], b.i64(w->strides[i])), b.i64(w->pad_before[i])),
-                 b.mul(v[ro + i], b.i64(w->dilation[i])));
+    return b.add(
+        b.sub(b.mul(index_of(b, v, O, 2 + i), b.i64(w->strides[i])), b.i64(w->pad_before[i])),
+        b.mul(v[ro + i], b.i64(w->dilation[i])));
   };
   auto within = [&](const Exprs& v, bool padded) {
     const PrimExpr* all = nullptr;
     for (size_t i = 0; i < n; ++i) {
       const PrimExpr* pos = position(v, i);
-      const PrimExpr* extent = x->shape[D.spatial[i]];
+      const PrimExpr* size = extent(b, x, D, 2 + i);
       const PrimExpr* lo = padded ? b.i64(-w->pad_before[i]) : b.i64(0);
-      const PrimExpr* hi = padded ? b.add(extent, b.i64(w->pad_after[i])) : extent;
+      const PrimExpr* hi = padded ? b.add(size, b.i64(w->pad_after[i])) : size;
       const PrimExpr* ok =
           b.logical_and(b.compare(PrimKind::GE, pos, lo), b.compare(PrimKind::LT, pos, hi));
       all = all ? b.logical_and(all, ok) : ok;
@@ -256,9 +258,9 @@ const ir::Stmt* pool_rule(RuleContext& ctx, bool is_max) {
     return all;
   };
   auto input_index = [&](const Exprs& v) {
-    Exprs pos;
-    for (size_t i = 0; i < n; ++i) pos.push_back(position(v, i));
-    return place(ro, D, v[D.outer], v[D.inner], pos);
+    Exprs index{index_of(b, v, O, 0), index_of(b, v, O, 1)};
+    for (size_t i = 0; i < n; ++i) index.push_back(position(v, i));
+    return place(b, D, index);
   };
   auto reduction = [&](const std::string& name, const ir::Buffer* acc, const PrimExpr* init,
                        const std::function<const PrimExpr*(const PrimExpr*, const Exprs&)>& step) {

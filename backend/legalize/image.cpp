@@ -12,7 +12,7 @@
 // four (Keys' kernel with cubic_alpha; cubic_exclude drops the taps outside the image and
 // renormalises). Taps are clamped to the image, as TVM and PyTorch do. Arithmetic in float32
 // (float64 for float64 data); the result is cast to out_dtype. tf_crop_and_resize (it needs
-// the roi) is refused.
+// the roi) is refused. grid_sample follows PyTorch's grid_sampler (below).
 #include <cmath>
 #include <functional>
 
@@ -226,12 +226,149 @@ const ir::Stmt* affine_grid_rule(RuleContext& ctx) {
   });
 }
 
+// grid_sample(data (N, C, H, W), grid (N, 2, Ho, Wo)): PyTorch's grid_sampler_2d. A grid value
+// g in [-1, 1] maps to the pixel (g + 1) / 2 * (n - 1) with align_corners, else
+// ((g + 1) * n - 1) / 2. padding_mode border clamps the coordinate to [0, n - 1], reflection
+// reflects it about the image's edges (the corner pixels' centres with align_corners, else
+// their outer edges) then clamps; zeros reads 0 outside. `nearest` rounds half to even,
+// `bilinear` weighs the 4 neighbours, `bicubic` the 16 (Keys, a = -0.75) with the padding
+// applied to each tap, as PyTorch does.
+struct Sampler {
+  std::string method, padding;
+  bool corners = true;
+  DataType f;
+};
+
+const PrimExpr* unnormalise(Builder& b, const Sampler& s, const PrimExpr* g, const PrimExpr* n) {
+  DataType f = s.f;
+  const PrimExpr* nf = b.cast(f, n);
+  const PrimExpr *one = b.float_imm(f, 1), *half = b.float_imm(f, 0.5);
+  if (s.corners) return b.mul(b.mul(b.add(g, one), half), b.sub(nf, one));
+  return b.mul(b.sub(b.mul(b.add(g, one), nf), one), half);
+}
+
+// Reflects c into [lo2 / 2, hi2 / 2] (PyTorch's reflect_coordinates, c - min made positive).
+const PrimExpr* reflect(Builder& b, DataType f, const PrimExpr* c, const PrimExpr* lo2,
+                        const PrimExpr* hi2) {
+  const PrimExpr* half = b.float_imm(f, 0.5);
+  const PrimExpr* lo = b.mul(lo2, half);
+  const PrimExpr* span = b.mul(b.sub(hi2, lo2), half);
+  const PrimExpr* safe = b.max(span, b.float_imm(f, 1e-30));
+  const PrimExpr* d = b.call(f, "tir.fabs", {b.sub(c, lo)});
+  const PrimExpr* flips = b.call(f, "tir.floor", {b.div(d, safe)});
+  const PrimExpr* extra = b.sub(d, b.mul(flips, safe));
+  const PrimExpr* even =
+      b.compare(PrimKind::EQ, b.floormod(b.cast(DataType::Int(64), flips), b.i64(2)), b.i64(0));
+  const PrimExpr* r = b.select(even, b.add(extra, lo), b.add(b.sub(span, extra), lo));
+  return b.select(b.compare(PrimKind::EQ, span, b.float_imm(f, 0)), b.float_imm(f, 0), r);
+}
+
+// The padding mode applied to a source coordinate of an axis of extent n.
+const PrimExpr* pad_coordinate(Builder& b, const Sampler& s, const PrimExpr* c, const PrimExpr* n) {
+  DataType f = s.f;
+  const PrimExpr* top = b.sub(b.cast(f, n), b.float_imm(f, 1));
+  auto clip = [&](const PrimExpr* v) { return b.min(b.max(v, b.float_imm(f, 0)), top); };
+  if (s.padding == "border") return clip(c);
+  if (s.padding != "reflection") return c;
+  const PrimExpr* nf = b.cast(f, n);
+  if (s.corners) return clip(reflect(b, f, c, b.float_imm(f, 0), b.mul(top, b.float_imm(f, 2))));
+  return clip(
+      reflect(b, f, c, b.float_imm(f, -1), b.sub(b.mul(nf, b.float_imm(f, 2)), b.float_imm(f, 1))));
+}
+
+const ir::Stmt* grid_sample_rule(RuleContext& ctx) {
+  Builder& b = ctx.b;
+  const ir::Buffer* x = ctx.in(0);
+  const ir::Buffer* grid = ctx.in(1);
+  const ir::Buffer* o = ctx.out();
+  Sampler s;
+  s.method = analysis::ops::attr_string(ctx.infer, "method").value_or("bilinear");
+  s.padding = analysis::ops::attr_string(ctx.infer, "padding_mode").value_or("zeros");
+  s.corners = analysis::ops::attr_bool(ctx.infer, "align_corners").value_or(true);
+  std::string layout = analysis::ops::attr_string(ctx.infer, "layout").value_or("NCHW");
+  s.f = x->dtype == DataType::Float(64) ? DataType::Float(64) : DataType::Float(32);
+  if (layout != "NCHW") return ctx.refuse("layout \"" + layout + "\"");
+  if (s.method != "nearest" && s.method != "bilinear" && s.method != "bicubic")
+    return ctx.refuse("method \"" + s.method + "\"");
+  if (s.padding != "zeros" && s.padding != "border" && s.padding != "reflection")
+    return ctx.refuse("padding_mode \"" + s.padding + "\"");
+  if (x->shape.size() != 4 || grid->shape.size() != 4)
+    return ctx.refuse("data or grid of a rank other than 4");
+  const PrimExpr* H = x->shape[2];
+  const PrimExpr* W = x->shape[3];
+  return elementwise(ctx, "grid_sample", [&](const Exprs& v) {
+    DataType f = s.f;
+    auto g = [&](int64_t k) { return b.cast(f, b.load(grid, {v[0], b.i64(k), v[2], v[3]})); };
+    const PrimExpr* ix = unnormalise(b, s, g(0), W);
+    const PrimExpr* iy = unnormalise(b, s, g(1), H);
+    // The pixel (yi, xi), 0 outside the image (loaded at a clamped position, then masked).
+    auto pixel = [&](const PrimExpr* yi, const PrimExpr* xi) {
+      const PrimExpr* inside = b.logical_and(
+          b.logical_and(b.compare(PrimKind::GE, yi, b.i64(0)), b.compare(PrimKind::LT, yi, H)),
+          b.logical_and(b.compare(PrimKind::GE, xi, b.i64(0)), b.compare(PrimKind::LT, xi, W)));
+      const PrimExpr* value =
+          b.cast(f, b.load(x, {v[0], v[1], clamp_index(b, yi, H), clamp_index(b, xi, W)}));
+      return b.select(inside, value, b.float_imm(f, 0));
+    };
+    auto floor_i = [&](const PrimExpr* c) {
+      return b.cast(DataType::Int(64), b.call(f, "tir.floor", {c}));
+    };
+    if (s.method == "bicubic") {
+      // Taps at floor - 1 .. floor + 2 on each axis, each tap's coordinate padded on its own.
+      Resize keys;
+      keys.alpha = -0.75;
+      keys.f = f;
+      const PrimExpr* x0 = b.call(f, "tir.floor", {ix});
+      const PrimExpr* y0 = b.call(f, "tir.floor", {iy});
+      const PrimExpr* tx = b.sub(ix, x0);
+      const PrimExpr* ty = b.sub(iy, y0);
+      auto weight = [&](const PrimExpr* t, int k) {
+        return cubic_weight(b, keys, b.call(f, "tir.fabs", {b.sub(t, b.float_imm(f, k))}));
+      };
+      auto tap = [&](const PrimExpr* base, int k, const PrimExpr* n) {
+        return floor_i(pad_coordinate(b, s, b.add(base, b.float_imm(f, k)), n));
+      };
+      const PrimExpr* sum = nullptr;
+      for (int j = -1; j <= 2; ++j)
+        for (int i = -1; i <= 2; ++i) {
+          const PrimExpr* term =
+              b.mul(b.mul(weight(ty, j), weight(tx, i)), pixel(tap(y0, j, H), tap(x0, i, W)));
+          sum = sum ? b.add(sum, term) : term;
+        }
+      return b.cast(o->dtype, sum);
+    }
+    ix = pad_coordinate(b, s, ix, W);
+    iy = pad_coordinate(b, s, iy, H);
+    if (s.method == "nearest") {
+      auto round = [&](const PrimExpr* c) {
+        return b.cast(DataType::Int(64), b.call(f, "tir.round", {c}));
+      };
+      return b.cast(o->dtype, pixel(round(iy), round(ix)));
+    }
+    const PrimExpr* x0 = b.call(f, "tir.floor", {ix});
+    const PrimExpr* y0 = b.call(f, "tir.floor", {iy});
+    const PrimExpr* tx = b.sub(ix, x0);
+    const PrimExpr* ty = b.sub(iy, y0);
+    const PrimExpr* one = b.float_imm(f, 1);
+    const PrimExpr* xi = b.cast(DataType::Int(64), x0);
+    const PrimExpr* yi = b.cast(DataType::Int(64), y0);
+    const PrimExpr* xi1 = b.add(xi, b.i64(1));
+    const PrimExpr* yi1 = b.add(yi, b.i64(1));
+    const PrimExpr* sum = b.add(b.add(b.mul(b.mul(b.sub(one, ty), b.sub(one, tx)), pixel(yi, xi)),
+                                      b.mul(b.mul(b.sub(one, ty), tx), pixel(yi, xi1))),
+                                b.add(b.mul(b.mul(ty, b.sub(one, tx)), pixel(yi1, xi)),
+                                      b.mul(b.mul(ty, tx), pixel(yi1, xi1))));
+    return b.cast(o->dtype, sum);
+  });
+}
+
 }  // namespace
 
 void add_image_rules(std::vector<Rule>& t) {
   t.push_back({"relax.image.resize2d", "resize2d", resize2d_rule});
   t.push_back({"relax.image.resize3d", "resize3d", resize3d_rule});
   t.push_back({"relax.image.affine_grid", "affine_grid", affine_grid_rule});
+  t.push_back({"relax.image.grid_sample", "grid_sample", grid_sample_rule});
 }
 
 }  // namespace raxc::backend::legalize

@@ -73,14 +73,11 @@ std::vector<const PrimExpr*> unique_args(analysis::ops::InferContext& infer, ir:
 std::vector<const PrimExpr*> no_args(analysis::ops::InferContext&, ir::Arena&, std::string*) {
   return {};
 }
-// non_max_suppression's attributes, in the kernel's order; soft NMS (soft_nms_sigma > 0) and a
-// score_threshold are not reproduced.
+// non_max_suppression's attributes, in the kernel's order.
 std::vector<const PrimExpr*> classic_nms_args(analysis::ops::InferContext& infer, ir::Arena& arena,
-                                              std::string* why) {
+                                              std::string*) {
   using namespace analysis::ops;
   Builder b(arena);
-  if (attr_float(infer, "soft_nms_sigma").value_or(0.0) > 0) *why = "soft NMS (soft_nms_sigma > 0)";
-  if (attr_float(infer, "score_threshold").value_or(0.0) != 0) *why = "a score_threshold";
   auto flag = [&](const char* name, bool dflt) {
     return b.i64(attr_bool(infer, name).value_or(dflt));
   };
@@ -92,7 +89,9 @@ std::vector<const PrimExpr*> classic_nms_args(analysis::ops::InferContext& infer
           b.i64(attr_int(infer, "score_index").value_or(1)),
           b.i64(attr_int(infer, "id_index").value_or(0)),
           flag("return_indices", true),
-          flag("invalid_to_bottom", false)};
+          flag("invalid_to_bottom", false),
+          b.float_imm(DataType::Float(64), attr_float(infer, "soft_nms_sigma").value_or(0.0)),
+          b.float_imm(DataType::Float(64), attr_float(infer, "score_threshold").value_or(0.0))};
 }
 // all_class_non_max_suppression's output_format as a flag: 0 "onnx", 1 "tensorflow".
 std::vector<const PrimExpr*> nms_args(analysis::ops::InferContext& infer, ir::Arena& arena,
@@ -252,30 +251,157 @@ class Pass {
 
   const ir::SeqExpr* rewrite_seq(const ir::SeqExpr* s) {
     std::vector<const ir::BindingBlock*> blocks;
+    Prelude* outer = prelude_;
     for (const ir::BindingBlock* block : s->blocks) {
       auto* nb = make<ir::BindingBlock>();
       nb->is_dataflow = block->is_dataflow;
       nb->span = block->span;
       for (const ir::Binding* b : block->bindings) {
+        Prelude prelude{block->is_dataflow, {}};
+        prelude_ = &prelude;
         auto* n = make<ir::Binding>(*b);
         n->value = rewrite(b->value);
+        nb->bindings.insert(nb->bindings.end(), prelude.bindings.begin(), prelude.bindings.end());
         nb->bindings.push_back(n);
       }
       blocks.push_back(nb);
     }
+    prelude_ = outer;
     return make<ir::SeqExpr>(std::move(blocks), rewrite(s->body), s->span);
+  }
+
+  // Emits an operand's match_casts (shape_operands) before the binding being rewritten, once its
+  // call has lowered (to call_tir or to a run-time kernel alike).
+  void emit_casts(const std::vector<const ir::Binding*>& casts) {
+    for (const ir::Binding* cast : casts) {
+      if (!cast) continue;
+      out_->var_sinfo[cast->var] = cast->match_cast;
+      prelude_->bindings.push_back(cast);
+    }
+  }
+
+  // The operands a rule sees, after the match_casts that give them the shapes it needs.
+  struct Operands {
+    std::vector<const ir::Expr*> exprs;
+    std::vector<const ir::StructInfo*> sinfo;
+    std::vector<const ir::Binding*> casts;  // emitted before the call when it lowers
+    const ir::StructInfo* result = nullptr;
+  };
+
+  // Two run-time checks turn into match_casts of the operands, so the kernel never reads past a
+  // buffer and a mismatch is a located RX5020 error at the call:
+  // - an operand whose dtype and rank are known but not its extents (`R.Tensor(dtype="float32",
+  //   ndim=4)`) is matched against fresh shape variables (`x_0, x_1, ...`), so its kernel takes
+  //   the extents at run time like any symbolic shape;
+  // - dimensions the operator's inference took as equal without a proof (`(n, k) @ (k2, m)`,
+  //   warned RX4xxx when checked) become one: the operand holding the lone variable is matched
+  //   against its shape with that variable replaced (`R.match_cast(y, R.Tensor((k, m)))`).
+  Operands shape_operands(const ir::Call& call) {
+    Operands o;
+    std::vector<const ir::ShapeExpr*> shaped(call.args.size(), nullptr);
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      o.exprs.push_back(call.args[i]);
+      o.sinfo.push_back(sinfo_of(call.args[i]));
+      o.casts.push_back(nullptr);
+      if (const ir::Binding* cast = fresh_shape_cast(call, i, o.sinfo[i])) set_cast(o, i, cast);
+    }
+    o.result = sinfo_of(&call);
+    for (int round = 0; round < 4 && prelude_ && o.result; ++round) {
+      std::vector<std::pair<const PrimExpr*, const PrimExpr*>> assumed;
+      const ir::StructInfo* result = reinfer(call, o.sinfo, &assumed);
+      if (std::any_of(o.casts.begin(), o.casts.end(), [](auto* c) { return c; })) o.result = result;
+      if (!unify_one(call, o, assumed)) break;
+    }
+    return o;
+  }
+
+  void set_cast(Operands& o, size_t i, const ir::Binding* cast) {
+    o.casts[i] = cast;
+    o.exprs[i] = cast->var;
+    o.sinfo[i] = cast->match_cast;
+  }
+
+  // The shape of a tensor operand as the rule reads it, when it is a literal ShapeExpr.
+  static const ir::ShapeExpr* literal_shape(const ir::StructInfo* s) {
+    const auto* t = s ? ir::dyn_cast<ir::TensorSInfo>(s) : nullptr;
+    return t && t->shape ? ir::dyn_cast<ir::ShapeExpr>(t->shape) : nullptr;
+  }
+
+  // Replaces one variable of an assumed pair in the operands' shapes; false when none can be.
+  bool unify_one(const ir::Call& call, Operands& o,
+                 const std::vector<std::pair<const PrimExpr*, const PrimExpr*>>& assumed) {
+    analysis::arith::Analyzer analyzer(*arena_);
+    for (auto [a, b] : assumed) {
+      for (auto [from, to] : {std::pair{b, a}, std::pair{a, b}}) {
+        const auto* v = ir::dyn_cast<ir::PrimVar>(from);
+        if (!v || mentions(to, v)) continue;
+        bool changed = false;
+        for (size_t i = 0; i < o.exprs.size(); ++i) {
+          const ir::ShapeExpr* shape = literal_shape(o.sinfo[i]);
+          if (!shape || !ir::isa<ir::Var>(call.args[i]) ||
+              std::find(shape->values.begin(), shape->values.end(), v) == shape->values.end())
+            continue;
+          std::vector<const PrimExpr*> dims;
+          for (const PrimExpr* d : shape->values) dims.push_back(d == v ? to : d);
+          const auto* t = ir::cast<ir::TensorSInfo>(o.sinfo[i]);
+          set_cast(o, i, cast_binding(call, i, t, std::move(dims)));
+          changed = true;
+        }
+        if (changed) return true;
+      }
+    }
+    return false;
+  }
+
+  static bool mentions(const PrimExpr* e, const ir::PrimVar* v) {
+    if (e == v) return true;
+    if (const auto* bin = ir::dyn_cast<ir::PrimBinary>(e))
+      return mentions(bin->a, v) || mentions(bin->b, v);
+    if (const auto* c = ir::dyn_cast<ir::PrimCast>(e)) return mentions(c->value, v);
+    return !ir::isa<ir::IntImm>(e) && !ir::isa<ir::PrimVar>(e);  // unknown forms: assume so
+  }
+
+  const ir::Binding* fresh_shape_cast(const ir::Call& call, size_t i, const ir::StructInfo* s) {
+    const auto* t = s ? ir::dyn_cast<ir::TensorSInfo>(s) : nullptr;
+    const auto* var = ir::dyn_cast<ir::Var>(call.args[i]);
+    if (!prelude_ || !t || !var || t->ndim < 0 || t->dtype.is_void() || t->dtype.lanes != 1 ||
+        (t->shape && ir::isa<ir::ShapeExpr>(t->shape)))
+      return nullptr;
+    std::vector<const PrimExpr*> dims;
+    for (int d = 0; d < t->ndim; ++d)
+      dims.push_back(
+          make<ir::PrimVar>(fresh_name(var->name + "_" + std::to_string(d)), DataType::Int(64)));
+    return cast_binding(call, i, t, std::move(dims));
+  }
+
+  // `name_cast = R.match_cast(arg, R.Tensor(dims, dtype))`, located at the call.
+  const ir::Binding* cast_binding(const ir::Call& call, size_t i, const ir::TensorSInfo* t,
+                                  std::vector<const PrimExpr*> dims) {
+    const auto* var = ir::cast<ir::Var>(call.args[i]);
+    const auto* shaped = make<ir::TensorSInfo>(make<ir::ShapeExpr>(std::move(dims), call.span),
+                                               t->dtype, t->vdevice, t->ndim);
+    auto* binding = make<ir::Binding>();
+    binding->var =
+        make<ir::Var>(prelude_->in_dataflow, fresh_name(var->name + "_cast"), shaped, call.span);
+    binding->value = var;
+    binding->match_cast = shaped;
+    binding->span = call.span;
+    return binding;
+  }
+
+  std::string fresh_name(const std::string& base) {
+    std::string name = base;
+    for (int n = 1; !made_names_.insert(name).second; ++n) name = base + std::to_string(n);
+    return name;
   }
 
   // ------------------------------------------------------------------------ one call
   const ir::Expr* legalize_call(const ir::Call& call, const std::string& op) {
-    if (op.starts_with("relax.call_") || op.starts_with("relax.builtin.")) return nullptr;
+    const analysis::ops::OpDef* def = analysis::ops::find_op(op);
+    if (!def || def->language) return nullptr;  // the executor's own
     if (const PackedRule* p = find_packed_rule(op)) return packed_call(call, op, *p);
     const Rule* rule = find_rule(op);
-    if (!rule) {
-      if (analysis::ops::find_op(op) && !is_language_op(op))
-        left(call, op, "it has no legalization to TIR yet");
-      return nullptr;
-    }
+    if (!rule) return left(call, op, "it has no legalization to TIR yet");
     // Arguments: tensors become input buffers (a tuple of tensors, each field).
     std::vector<const ir::StructInfo*> arg_sinfo;
     struct Input {
@@ -284,8 +410,10 @@ class Pass {
       const ir::ShapeExpr* shape;
     };
     std::vector<Input> inputs;
-    for (const ir::Expr* a : call.args) {
-      const ir::StructInfo* s = sinfo_of(a);
+    Operands operands = shape_operands(call);
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      const ir::Expr* a = operands.exprs[i];
+      const ir::StructInfo* s = operands.sinfo[i];
       if (!s) return left(call, op, "an argument's StructInfo is not known");
       arg_sinfo.push_back(s);
       DataType dt;
@@ -308,7 +436,7 @@ class Pass {
         }
       }
     }
-    const ir::StructInfo* result = sinfo_of(&call);
+    const ir::StructInfo* result = operands.result;
     std::vector<std::pair<DataType, const ir::ShapeExpr*>> outputs;
     if (const auto* tuple = result ? ir::dyn_cast<ir::TupleSInfo>(result) : nullptr) {
       for (const ir::StructInfo* f : tuple->fields) {
@@ -402,6 +530,7 @@ class Pass {
       std::vector<const ir::Expr*> args{make<ir::ExternFunc>(ctx.packed, nullptr, call.span),
                                         make<ir::Tuple>(std::move(fields), call.span)};
       ++out_->legalized_calls;
+      emit_casts(operands.casts);
       return make<ir::Call>(make<ir::Op>("relax.call_dps_packed", call.op->span), std::move(args),
                             std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
     }
@@ -430,8 +559,21 @@ class Pass {
       args.push_back(make<ir::ShapeExpr>(std::move(vars), call.span));
     }
     ++out_->legalized_calls;
+    emit_casts(operands.casts);
     return make<ir::Call>(make<ir::Op>("relax.call_tir", call.op->span), std::move(args),
                           std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
+  }
+
+  // The call's StructInfo again, from operands given fresh shapes (its diagnostics were
+  // reported when the module was checked).
+  const ir::StructInfo* reinfer(
+      const ir::Call& call, std::vector<const ir::StructInfo*> args,
+      std::vector<std::pair<const PrimExpr*, const PrimExpr*>>* assumed_equal) {
+    DiagnosticSink sink;
+    analysis::arith::Analyzer analyzer(*arena_);
+    analysis::ops::InferContext infer{call, std::move(args), analyzer, sink, input_.module};
+    infer.assumed_equal = assumed_equal;
+    return analysis::ops::infer_call(*ir::cast<ir::Op>(call.op), infer);
   }
 
   // A data-dependent operator: R.call_pure_packed(symbol, operands..., flags...,
@@ -461,16 +603,6 @@ class Pass {
     ++out_->legalized_calls;
     return make<ir::Call>(make<ir::Op>("relax.call_pure_packed", call.op->span), std::move(args),
                           std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
-  }
-
-  // The operators of the language itself run in the executor (builtins.cpp), not as TIR.
-  static bool is_language_op(std::string_view op) {
-    static const std::set<std::string_view> ops = {
-        "relax.shape_of",       "relax.tensor_to_shape",     "relax.shape_to_tensor",
-        "relax.print",          "relax.assert_op",           "relax.null_value",
-        "relax.hint_on_device", "relax.to_vdevice",          "relax.make_closure",
-        "relax.invoke_closure", "relax.invoke_pure_closure", "relax.device"};
-    return ops.count(op) > 0 || op.starts_with("relax.inspect.");
   }
 
   const ir::Expr* left(const ir::Call& call, const std::string& op, std::string why) {
@@ -508,6 +640,13 @@ class Pass {
   std::unique_ptr<LoweredModule> out_;
   std::shared_ptr<ir::Arena> arena_;
   const analysis::FunctionInference* inference_ = nullptr;
+  // Bindings to emit before the binding being rewritten (fresh_shape_cast's match_casts).
+  struct Prelude {
+    bool in_dataflow = false;
+    std::vector<const ir::Binding*> bindings;
+  };
+  Prelude* prelude_ = nullptr;
+  std::set<std::string> made_names_;  // of the variables shape_operands introduced
   std::set<std::string> taken_;
   std::map<std::string, std::string> by_structure_;
   std::map<std::string, ir::GlobalDef> generated_;  // by name: deterministic order

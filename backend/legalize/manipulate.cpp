@@ -536,23 +536,27 @@ const ir::Stmt* gather_elements_rule(RuleContext& ctx) {
   });
 }
 
-// gather_nd(data, indices) with batch_dims 0: indices (..., M) address the first M axes of data.
+// gather_nd(data, indices, batch_dims B): the first B axes of both are batch axes, gathered
+// pairwise; indices (B..., Q..., M) address M axes of data after them, the rest of data's axes
+// kept: out[b, q, r] = data[b, indices[b, q, 0..M), r].
 const ir::Stmt* gather_nd_rule(RuleContext& ctx) {
   Builder& b = ctx.b;
   const ir::Buffer* x = ctx.in(0);
   const ir::Buffer* indices = ctx.in(1);
   int64_t m = 0;
-  if (analysis::ops::attr_int(ctx.infer, "batch_dims").value_or(0) != 0 || indices->shape.empty() ||
-      !literal(indices->shape.back(), &m) || m < 1 || m > int64_t(x->shape.size()))
-    return ctx.refuse("batch_dims or a symbolic index depth");
+  int64_t batch = analysis::ops::attr_int(ctx.infer, "batch_dims").value_or(0);
+  if (batch < 0 || indices->shape.empty() || int64_t(indices->shape.size()) - 1 < batch ||
+      !literal(indices->shape.back(), &m) || m < 1 || batch + m > int64_t(x->shape.size()))
+    return ctx.refuse("a symbolic index depth or more batch and index axes than data has");
   size_t lead = indices->shape.size() - 1;
   return elementwise(ctx, "T_gather_nd", [&](const Exprs& v) {
-    Exprs idx;
+    Exprs idx(v.begin(), v.begin() + batch);
     for (int64_t j = 0; j < m; ++j) {
       Exprs ii(v.begin(), v.begin() + lead);
       ii.push_back(b.i64(j));
       const PrimExpr* i = b.cast(DataType::Int(64), b.load(indices, ii));
-      idx.push_back(b.select(b.compare(PrimKind::LT, i, b.i64(0)), b.add(i, x->shape[j]), i));
+      const PrimExpr* extent = x->shape[size_t(batch + j)];
+      idx.push_back(b.select(b.compare(PrimKind::LT, i, b.i64(0)), b.add(i, extent), i));
     }
     idx.insert(idx.end(), v.begin() + lead, v.end());
     return b.load(x, idx);

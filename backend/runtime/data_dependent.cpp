@@ -23,14 +23,19 @@
 //       box] per batch, their (B, C * N) scores, and the (B,) counts.
 //   relax.run.non_max_suppression(data, valid_count, indices, max_output_size, iou_threshold,
 //                                 force_suppress, top_k, coord_start, score_index, id_index,
-//                                 return_indices, invalid_to_bottom)
-//       TVM's classic (hard) NMS over get_valid_counts' output, step for step as its topi
-//       defines it: the valid boxes in descending score order (top_k of them), each kept
-//       unless a kept box of its class (any class with force_suppress) overlaps it with an
-//       IoU of at least the threshold, at most max_output_size kept; suppressed rows become
-//       -1. With return_indices, the kept boxes' original indices compacted to the front
+//                                 return_indices, invalid_to_bottom, soft_nms_sigma,
+//                                 score_threshold)
+//       TVM's classic NMS over get_valid_counts' output, step for step as its topi
+//       defines it. Hard NMS (soft_nms_sigma 0): the valid boxes in descending score order (top_k
+//       of them), each kept unless a kept box of its class (any class with force_suppress) overlaps
+//       it with an IoU of at least the threshold, at most max_output_size kept; suppressed rows
+//       become -1. With return_indices, the kept boxes' original indices compacted to the front
 //       (int32, -1 after) and their (B, 1) count; else the rows, compacted with
-//       invalid_to_bottom.
+//       invalid_to_bottom. Soft NMS (soft_nms_sigma > 0, LiteRT's form): each round selects
+//       the best remaining box above score_threshold and moves it to the front; the others
+//       of its class are dropped at an IoU of at least the threshold, else their score decays
+//       by exp(-0.5 iou^2 / sigma) and they drop once it is at most score_threshold. Its
+//       result also holds the decayed rows: (rows, indices, count) with return_indices.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -337,6 +342,44 @@ Value builtin_all_class_nms(const std::vector<Value>& args) {
   return runtime::Tuple{{sel, sc, int64_vector(per_batch)}};
 }
 
+// One batch of soft NMS over `o` (rows already in descending score order, top_k of them
+// valid, `box` their positions, -1 for cleared rows); returns the number kept, at the front.
+struct SoftNms {
+  int64_t N, L, max_out, cs, si, id;
+  double iou_threshold, sigma, score_threshold;
+  bool force;
+};
+
+template <class Row, class Iou>
+int64_t soft_nms_batch(const SoftNms& p, int64_t keep, Row&& o, int64_t* box, Iou&& iou) {
+  int64_t kept = 0;
+  for (int64_t round = 0; round < keep; ++round) {
+    if (p.max_out > 0 && kept >= p.max_out) break;
+    int64_t best = -1;
+    double best_score = p.score_threshold;
+    for (int64_t j = kept; j < keep; ++j)
+      if (box[j] >= 0 && o(j, p.si) > best_score) best = j, best_score = o(j, p.si);
+    if (best < 0) break;
+    if (best != kept) {
+      std::swap(box[best], box[kept]);
+      for (int64_t k = 0; k < p.L; ++k) std::swap(o(best, k), o(kept, k));
+    }
+    for (int64_t j = kept + 1; j < keep; ++j) {
+      if (box[j] < 0 || !(o(j, p.si) > p.score_threshold)) continue;
+      if (!p.force && p.id >= 0 && o(kept, p.id) != o(j, p.id)) continue;
+      double overlap = iou(kept, j);
+      if (overlap >= p.iou_threshold) {
+        box[j] = -1;
+        continue;
+      }
+      o(j, p.si) *= std::exp(-0.5 / p.sigma * overlap * overlap);
+      if (o(j, p.si) <= p.score_threshold) box[j] = -1;
+    }
+    ++kept;
+  }
+  return kept;
+}
+
 Value builtin_non_max_suppression(const std::vector<Value>& args) {
   const char* fn = "relax.run.non_max_suppression";
   const TensorPtr* t[3] = {};
@@ -362,6 +405,7 @@ Value builtin_non_max_suppression(const std::vector<Value>& args) {
   int64_t si = scalar_argument(args, 8, 1), id = scalar_argument(args, 9, 0);
   bool return_indices = scalar_argument(args, 10, 1) != 0;
   bool to_bottom = scalar_argument(args, 11, 0) != 0;
+  double sigma = real(12, 0.0), score_threshold = real(13, 0.0);
   int64_t B = data.shape()[0], N = data.shape()[1], L = data.shape()[2];
   if (cs < 0 || cs + 3 >= L || si < 0 || si >= L || id >= L)
     throw_error("RX5032", {std::string(fn) + ": coord_start, score_index or id_index outside "
@@ -376,10 +420,24 @@ Value builtin_non_max_suppression(const std::vector<Value>& args) {
     for (int64_t k = 0; k < L; ++k) o(b, j, k) = -1;
     box[static_cast<size_t>(b * N + j)] = -1;
   };
+  SoftNms soft{N, L, max_out, cs, si, id, iou_threshold, sigma, score_threshold, force};
   for (int64_t b = 0; b < B; ++b) {
     int64_t count = std::clamp<int64_t>(valid.get_i64(b), 0, N);
-    if (iou_threshold > 0) {
-      // The valid boxes by descending score (stable), the first top_k of them.
+    auto corners = [&](int64_t j) {
+      return std::array<double, 4>{
+          std::min(o(b, j, cs), o(b, j, cs + 2)), std::min(o(b, j, cs + 1), o(b, j, cs + 3)),
+          std::max(o(b, j, cs), o(b, j, cs + 2)), std::max(o(b, j, cs + 1), o(b, j, cs + 3))};
+    };
+    auto iou_of = [&](int64_t j, int64_t k) {
+      auto a = corners(j), c = corners(k);
+      double w = std::max(0.0, std::min(a[2], c[2]) - std::max(a[0], c[0]));
+      double h = std::max(0.0, std::min(a[3], c[3]) - std::max(a[1], c[1]));
+      double area = w * h;
+      double u = (a[2] - a[0]) * (a[3] - a[1]) + (c[2] - c[0]) * (c[3] - c[1]) - area;
+      return u <= 0 ? 0.0 : area / u;
+    };
+    // The valid boxes by descending score (stable), the first top_k of them.
+    auto sort_valid = [&] {
       std::vector<int64_t> order(static_cast<size_t>(count));
       std::iota(order.begin(), order.end(), 0);
       std::stable_sort(order.begin(), order.end(),
@@ -393,11 +451,16 @@ Value builtin_non_max_suppression(const std::vector<Value>& args) {
         for (int64_t k = 0; k < L; ++k) o(b, j, k) = in(b, order[j], k);
         box[static_cast<size_t>(b * N + j)] = order[j];
       }
-      auto corners = [&](int64_t j) {
-        return std::array<double, 4>{
-            std::min(o(b, j, cs), o(b, j, cs + 2)), std::min(o(b, j, cs + 1), o(b, j, cs + 3)),
-            std::max(o(b, j, cs), o(b, j, cs + 2)), std::max(o(b, j, cs + 1), o(b, j, cs + 3))};
-      };
+      return keep;
+    };
+    if (sigma > 0) {
+      int64_t keep = sort_valid();
+      int64_t kept = soft_nms_batch(
+          soft, keep, [&](int64_t j, int64_t k) -> double& { return o(b, j, k); },
+          &box[static_cast<size_t>(b * N)], iou_of);
+      for (int64_t j = kept; j < count; ++j) clear(b, j);
+    } else if (iou_threshold > 0) {
+      sort_valid();
       int64_t kept = 0;
       for (int64_t j = 0; j < count; ++j) {
         if (kept == max_out) {
@@ -405,18 +468,11 @@ Value builtin_non_max_suppression(const std::vector<Value>& args) {
           continue;
         }
         if (!(o(b, j, si) > 0)) continue;
-        auto a = corners(j);
         bool valid_box = true;
         for (int64_t k = 0; k < j && valid_box; ++k) {
           if (!(o(b, k, si) > 0) || (id >= 0 && o(b, k, id) < 0)) continue;
           if (!force && id >= 0 && o(b, j, id) != o(b, k, id)) continue;
-          auto c = corners(k);
-          double w = std::max(0.0, std::min(a[2], c[2]) - std::max(a[0], c[0]));
-          double h = std::max(0.0, std::min(a[3], c[3]) - std::max(a[1], c[1]));
-          double area = w * h;
-          double u = (a[2] - a[0]) * (a[3] - a[1]) + (c[2] - c[0]) * (c[3] - c[1]) - area;
-          double iou = u <= 0 ? 0.0 : area / u;
-          if (iou >= iou_threshold) valid_box = false;
+          if (iou_of(j, k) >= iou_threshold) valid_box = false;
         }
         if (!valid_box)
           clear(b, j);
@@ -451,7 +507,10 @@ Value builtin_non_max_suppression(const std::vector<Value>& args) {
       }
       cnt->set_i64(b, v);
     }
-    return runtime::Tuple{{idx, cnt}};
+    if (sigma <= 0) return runtime::Tuple{{idx, cnt}};
+    TensorPtr rows = allocate({B, N, L}, data.dtype());
+    for (size_t i = 0; i < out.size(); ++i) rows->set_f64(int64_t(i), out[i]);
+    return runtime::Tuple{{rows, idx, cnt}};
   }
   TensorPtr result = allocate({B, N, L}, data.dtype());
   for (int64_t b = 0; b < B; ++b) {

@@ -120,6 +120,14 @@ Result PrimLowerer::binary(const BinOp& op, Val a, Val b, Span sp) {
   const ir::PrimExpr* y = b.is_expr() ? b.expr : adopt(b, a.expr->dtype);
   if (!x || !y) return std::nullopt;
   if (!match_types(x, y, op.text, sp)) return std::nullopt;
+  // `n // 0` has no value either, whatever n is (in a shape it would trap at run time).
+  const auto* zero = ir::dyn_cast<ir::IntImm>(y);
+  if (zero && zero->value == 0 &&
+      (op.kind == PrimKind::FloorDiv || op.kind == PrimKind::FloorMod ||
+       op.kind == PrimKind::Div)) {
+    error(diag::ConstantDivisionByZero{}, sp);
+    return std::nullopt;
+  }
   return Val::of(build(op, x, y, sp));
 }
 

@@ -965,6 +965,9 @@ void FunctionLowerer::lower_dataflow(TSNode stmt, Builder& b) {
     }
     lower_statement(s, b);
   }
+  // The block is the `with` statement: it starts there, not at its first binding (a comment
+  // between the two belongs to the binding).
+  if (b.open && b.open->is_dataflow) b.open->span.begin = span(stmt).begin;
   b.dataflow = false;
   b.open = nullptr;
   --dataflow_depth_;

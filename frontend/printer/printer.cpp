@@ -106,7 +106,8 @@ std::vector<std::string> Printer::header_lines() const {
   bool dialect_b = options_.tir == PrintOptions::TirDialect::ClassicB;
   if (uses_ir_) lines.push_back("# from tvm.script import ir as I");
   if (uses_tir_) {
-    lines.push_back(dialect_b ? "# from tvm.script import tirx as T" : "# from tvm.script import tir as T");
+    lines.push_back(dialect_b ? "# from tvm.script import tirx as T"
+                              : "# from tvm.script import tir as T");
   }
   if (uses_relax_) lines.push_back("# from tvm.script import relax as R");
   return lines;
@@ -286,7 +287,8 @@ Doc Printer::attr_value(const AttrValue& v) {
   if (auto m = std::get_if<const IndexMap*>(&value)) return {index_map(*m)};
   if (auto s = std::get_if<const StructInfo*>(&value)) return {sinfo(*s)};
   if (auto e = std::get_if<const Expr*>(&value)) return expr(*e);
-  if (auto dt = std::get_if<DataType>(&value)) return {R("dtype") + "(" + quote_string(dt->str()) + ")"};
+  if (auto dt = std::get_if<DataType>(&value))
+    return {R("dtype") + "(" + quote_string(dt->str()) + ")"};
   return {"None"};
 }
 
@@ -336,9 +338,9 @@ void Printer::collect_anchors() {
 void Printer::collect_anchors(const SeqExpr* seq) {
   if (!seq) return;
   for (const BindingBlock* block : seq->blocks) {
-    // A block's span starts at its first binding, not at the `with` line the printer writes
-    // for it: comments there belong to the binding (leading ones still go before `with`).
-    if (block->is_dataflow) comments_.add_anchor(block, block->span, /*can_trail=*/false);
+    // A dataflow block's span starts at its `with` line: comments before it lead the block,
+    // comments between it and the first binding lead that binding.
+    if (block->is_dataflow) comments_.add_anchor(block, block->span);
     for (const Binding* b : block->bindings) {
       comments_.add_anchor(b, b->span);
       if (auto f = dyn_cast<Function>(b->value)) collect_anchors(f->body);

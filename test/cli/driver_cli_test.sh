@@ -61,6 +61,25 @@ cmp -s "$tmp/b.rx" "$tmp/b.orig" && fail "fmt -i did not rewrite a non-canonical
 expect_status 0 "$raxc" fmt --check "$tmp/b.rx"
 ls "$tmp" | grep -q 'raxc-fmt' && fail "fmt -i left a temporary file behind"
 
+# fmt keeps comments where they are around a dataflow block: before `with`, trailing it, and
+# between it and the first binding (once moved above `with`).
+cat >"$tmp/comments.rx" <<'RX'
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        # before with
+        with R.dataflow():  # on with
+            # first
+            y = x  # y
+            R.output(y)
+        return y
+RX
+expect_status 0 "$raxc" fmt --check "$tmp/comments.rx"
+
 # fmt -i never touches a file it cannot print.
 printf '@R.function\ndef f(x: R.Tensor) -> R.Tensor:\n    y = R.add(x, x\n    return y\n' >"$tmp/bad.rx"
 cp "$tmp/bad.rx" "$tmp/bad.orig"

@@ -565,6 +565,37 @@ def hover_shows_struct_info(s):
 
 
 @test
+def hover_on_an_unannotated_global_shows_what_callers_get(s):
+    s.initialize()
+    uri = "file:///t/unannotated.rx"
+    text = """# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def helper(x: R.Tensor((2, 3), "float32")):
+        y = R.add(x, x)
+        return y
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        cls = Module
+        z = cls.helper(x)
+        return z
+"""
+    s.open(uri, text)
+    s.diagnostics(uri, 1)
+    for line in (6, 13):
+        h = s.result("textDocument/hover", at(uri, pos(text, line, "helper")))["contents"]["value"]
+        assert 'R.Callable((R.Tensor((2, 3), dtype="float32"),), R.Tensor((2, 3), dtype="float32"), True)' in h, h
+        assert "no return annotation" in h, h
+    h = s.result("textDocument/hover", at(uri, pos(text, 11, "main")))["contents"]["value"]
+    assert "no return annotation" not in h, h
+    assert s.finish() == 0
+
+
+@test
 def definition_references_highlight(s):
     uri, _ = nav_session(s)
     # `y` in `return y` -> its binding in the dataflow block.
@@ -601,22 +632,62 @@ def stale_requests_content_modified_and_cancel(s):
     h = s.result("textDocument/hover", at(uri, pos(NAV, 13, "x")))
     assert "parameter `x`" in h["contents"]["value"]
     assert time.monotonic() - started < 1.0
-    # Definition needs the current text: it waits; a new edit makes it ContentModified.
+    # Definition needs the current text: it waits; a new edit at its position (the line it
+    # points into is deleted) makes it ContentModified.
     rid = s.request_async("textDocument/definition", at(uri, pos(NAV, 16, "y")))
     s.change(uri, 3, [change_range(16, 0, 17, 0, "")])
-    assert error_code(s.response(rid)) == -32801
-    # A waiting request can be cancelled.
+    assert error_code(s.response(rid)) == -32801  # once v3 is analysed
+    # A waiting request can be cancelled (v4 makes the snapshot stale again).
+    s.change(uri, 4, [change_range(0, 0, 0, 0, "")])
     rid = s.request_async("textDocument/references", at(uri, pos(NAV, 9, "x")))
     s.notify("$/cancelRequest", {"id": rid})
     assert error_code(s.response(rid)) == -32800
-    # One that is left waiting is answered once v3 has been analysed, after its diagnostics.
+    # One that is left waiting is answered once v4 has been analysed, after its diagnostics.
     rid = s.request_async("textDocument/definition", at(uri, pos(NAV, 16, "y")))
     reply = s.response(rid)
     assert reply["result"][0]["range"]["start"] == pos(NAV, 13, "y"), reply
     published = [m["params"]["version"] for m in s.seen
                  if m.get("method") == "textDocument/publishDiagnostics"]
-    assert published == [1, 3], published  # v2 was superseded before its analysis
+    assert published == [1, 3, 4], published  # v2 was superseded before its analysis
     assert s.finish() == 0
+
+
+@test
+@server_args("--debounce-ms", "1500")
+def requests_asked_while_typing_follow_the_edits(s):
+    uri, _ = nav_session(s)
+    s.change(uri, 2, [change_range(0, 0, 0, 0, "# one\n")])  # v2: every line moves down one
+    y = pos(NAV, 16, "y")
+    rid = s.request_async("textDocument/definition", at(uri, {"line": y["line"] + 1, "character": y["character"]}))
+    refs = s.request_async("textDocument/references",
+                           at(uri, {"line": y["line"] + 1, "character": y["character"]},
+                              context={"includeDeclaration": True}))
+    # The user types on above it before the analysis: neither request fails.
+    s.change(uri, 3, [change_range(0, 0, 0, 0, "# two\n# three\n")])
+    reply = s.response(rid)
+    # Answered from v3's analysis in v3's coordinates (three lines down), the client's text.
+    binding = pos(NAV, 13, "y")
+    assert reply["result"][0]["range"]["start"] == {"line": binding["line"] + 3, "character": binding["character"]}, reply
+    lines = sorted(r["range"]["start"]["line"] for r in s.response(refs)["result"])
+    assert lines == [13 + 3, 14 + 3, 16 + 3], lines
+    assert s.finish() == 0
+
+
+@test
+@server_args("--debounce-ms", "5000")
+def requests_pending_at_shutdown_are_answered(s):
+    uri, _ = nav_session(s)
+    s.change(uri, 2, [change_range(0, 0, 0, 0, "# one\n")])  # the next analysis waits 5 s
+    y = pos(NAV, 16, "y")
+    rid = s.request_async("textDocument/definition", at(uri, {"line": y["line"] + 1, "character": y["character"]}))
+    started = time.monotonic()
+    shutdown = s.request_async("shutdown")
+    reply = s.response(rid)  # answered first (v2 analysed at once), not dropped
+    binding = pos(NAV, 13, "y")
+    assert reply["result"][0]["range"]["start"] == {"line": binding["line"] + 1, "character": binding["character"]}, reply
+    assert s.response(shutdown)["result"] is None
+    assert time.monotonic() - started < 4.0  # without waiting out the debounce
+    assert s.finish(shutdown=False) == 0
 
 
 @test
@@ -628,8 +699,7 @@ def formatting_and_folding(s):
     s.diagnostics(uri, 1)
     edits = s.result("textDocument/formatting",
                      {"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}})
-    assert len(edits) == 1 and edits[0]["range"]["start"] == {"line": 0, "character": 0}
-    formatted = edits[0]["newText"]
+    formatted = apply_edits(messy, edits)
     assert "# keep me" in formatted, formatted  # comments are kept
     with tempfile.NamedTemporaryFile("w", suffix=".rx", delete=False) as f:
         f.write(messy)
@@ -638,6 +708,16 @@ def formatting_and_folding(s):
     finally:
         os.unlink(f.name)
     assert formatted == cli, "formatting is `raxc fmt`"
+    # Only the changed lines are replaced: the untouched `def main` line is in no edit.
+    main_line = messy.splitlines().index(next(l for l in messy.splitlines() if "def main" in l))
+    assert all(not (e["range"]["start"]["line"] <= main_line < e["range"]["end"]["line"]) for e in edits), edits
+    # Range formatting of the `y   =   x` line fixes that line only.
+    y_line = messy.splitlines().index("            y   =   x")
+    ranged = s.result("textDocument/rangeFormatting",
+                      {"textDocument": {"uri": uri}, "options": {},
+                       "range": {"start": {"line": y_line, "character": 0}, "end": {"line": y_line, "character": 5}}})
+    assert apply_edits(messy, ranged) == messy.replace("y   =   x", "y = x"), ranged
+    assert len(ranged) < len(edits), (ranged, edits)
     s.change(uri, 2, [{"text": formatted}])
     s.diagnostics(uri, 2)
     assert s.result("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {}}) == []

@@ -71,8 +71,8 @@ expect_exit 1 "\[RX1400\]" run "$M/truncated.onnx" random
 expect_exit 0 "" import "$M/mlp.onnx" --params "$TMP/p2"
 absent RX1400
 # RX1401: an operator without a conversion; near miss RX1401: a supported one.
-expect_exit 1 "node 'y': operator 'Det' \(opset 13\) is not supported by raxc import \[RX1401\]" import "$M/det.onnx"
-expect_exit 0 "" import "$M/det_ok.onnx"
+expect_exit 1 "node 'y': operator 'Bernoulli' \(opset 15\) is not supported by raxc import \[RX1401\]" import "$M/bernoulli.onnx"
+expect_exit 0 "" import "$M/bernoulli_ok.onnx"
 absent RX1401
 # RX1402: an attribute form outside the coverage (the last maximum of a dynamic shape);
 # near miss RX1402: the same attribute on a static shape.

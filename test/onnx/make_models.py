@@ -43,8 +43,9 @@ np.save(os.path.join(OUT, "mlp_x.npy"), rng.standard_normal((2, 8)).astype(np.fl
 with open(os.path.join(OUT, "mlp_x.pb"), "wb") as f:
     f.write(numpy_helper.from_array(np.load(os.path.join(OUT, "mlp_x.npy")), "x").SerializeToString())
 # RX1401 and its near miss.
-save("det", [helper.make_node("Det", ["x"], ["y"])], [tensor("x", F, [3, 3])], [tensor("y", F, [])])
-save("det_ok", [helper.make_node("Mul", ["x", "x"], ["y"])],
+save("bernoulli", [helper.make_node("Bernoulli", ["x"], ["y"])], [tensor("x", F, [3, 3])],
+     [tensor("y", F, [3, 3])], opset=15)
+save("bernoulli_ok", [helper.make_node("Mul", ["x", "x"], ["y"])],
      [tensor("x", F, [3, 3])], [tensor("y", F, [3, 3])])
 # RX1402 and its near miss: select_last_index=1 needs the reduced axis' static extent.
 for name, rows in (("argmax_last", "N"), ("argmax_ok", 2)):

@@ -607,6 +607,10 @@ case("index", "R.gather_elements(x, i, axis=1)", [T("x", (3, 4)), T("i", (3, 2),
      lambda x, i: np.take_along_axis(x, i, axis=1))
 case("index", "R.gather_nd(x, i)", [T("x", (3, 4, 2)), T("i", (5, 2), "int64", "below3")],
      lambda x, i: x[i[:, 0], i[:, 1]])
+case("index", "R.gather_nd(x, i, batch_dims=1)", [T("x", (2, 4, 3)), T("i", (2, 5, 1), "int64", "below4")],
+     lambda x, i: np.stack([x[b][i[b, :, 0]] for b in range(2)]))
+case("index", "R.gather_nd(x, i, batch_dims=1)", [T("x", (3, 4, 2, 5)), T("i", (3, 2), "int64", "below2")],
+     lambda x, i: np.stack([x[b, i[b, 0], i[b, 1]] for b in range(3)]))
 
 case("index", "R.take(x, i, axis=0)", [T("x", (5, 3)), T("i", (4,), "int64", "small")], lambda x, i: x[i])
 case("index", "R.take(x, i, axis=1)", [T("x", (2, 5)), T("i", (2, 2), "int32", "small")],
@@ -1062,6 +1066,35 @@ case("conv", 'R.nn.max_pool2d(x, pool_size=[2, 2], dilation=[2, 2])', [T("x", (1
 case("conv", 'R.nn.conv2d_transpose(x, w, strides=[2, 2], output_padding=[1, 1])', [T("x", (1, 2, 3, 3)), T("w", (2, 2, 3, 3))],
      lambda x, w: conv_transpose_nd(x, w, 2, 0, 1), reduction=True)
 
+def split_c(a, f, axis=1):
+    """NCHW -> NCHW{f}c (the split axis's inner part last), as TVM's layout_transform does."""
+    shape = a.shape[:axis] + (a.shape[axis] // f, f) + a.shape[axis + 1:]
+    return np.moveaxis(a.reshape(shape), axis + 1, -1)
+
+
+def join_c(a, axis=1):
+    """NCHW{f}c -> NCHW."""
+    a = np.moveaxis(a, -1, axis + 1)
+    return a.reshape(a.shape[:axis] + (a.shape[axis] * a.shape[axis + 1],) + a.shape[axis + 2:])
+
+
+# Sub-indexed layouts: data NCHW4c, kernel OIHW4o (and OIHW2i4o), output in another layout.
+case("conv", 'R.nn.conv2d(x, w, padding=[1, 1], data_layout="NCHW4c", kernel_layout="OIHW4o")',
+     [T("x", (1, 2, 5, 5, 4)), T("w", (3, 8, 3, 3, 4))],
+     lambda x, w: split_c(conv_nd(join_c(x), join_c(w, 0), 1, (1, 1)), 4), reduction=True)
+case("conv", 'R.nn.conv2d(x, w, strides=[2, 2], groups=2, data_layout="NCHW4c", kernel_layout="OIHW2i4o", '
+     'out_layout="NCHW")',
+     [T("x", (2, 2, 7, 6, 4)), T("w", (2, 2, 3, 3, 2, 4))],
+     lambda x, w: conv_nd(join_c(x), join_c(np.moveaxis(w, 4, 2).reshape(2, 4, 3, 3, 4), 0), 2, 0, 1, 2),
+     reduction=True)
+case("conv", 'R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout="NCHW4c")',
+     [T("x", (1, 2, 7, 6, 4))], lambda x: split_c(pool_nd(join_c(x), (3, 3), (2, 2), (1, 1), "max"), 4))
+case("conv", 'R.nn.avg_pool2d(x, pool_size=[2, 2], layout="NCHW4c", out_layout="NCHW")',
+     [T("x", (1, 1, 4, 4, 4))], lambda x: pool_nd(join_c(x), (2, 2), (1, 1), (0, 0), "avg"), reduction=True)
+case("conv", 'R.layout_transform(x, index_map=T.index_map(lambda i0, i1, i2, i3, i4: (i0, i1 * 4 + i4, i2, i3)))',
+     [T("x", (1, 2, 3, 3, 4))], join_c)
+
+
 case("attention", 'R.nn.attention(q, k, v, causal_mask="TopLeft", window_size=2)',
      [T("q", (1, 5, 2, 4)), T("k", (1, 5, 2, 4)), T("v", (1, 5, 2, 4))],
      lambda q, k, v: attention(q, k, v, causal="TopLeft", window=2), reduction=True)
@@ -1145,6 +1178,25 @@ def affine_grid(theta, h, w, align_corners):
     return from_torch(g.permute(0, 3, 1, 2), theta.dtype)
 
 
+def grid_sample(mode, padding, corners):
+    """PyTorch's grid_sample of x at grid (N, 2, Ho, Wo) (R.image.grid_sample's layout)."""
+    def run(x, g):
+        gt = tt(g).permute(0, 2, 3, 1)
+        y = F.grid_sample(tt(x), gt, mode=mode, padding_mode=padding, align_corners=corners)
+        return from_torch(y, x.dtype)
+    return run
+
+
+# Grid values from a standard normal: some fall outside [-1, 1], so every padding mode matters.
+for mode in ("bilinear", "nearest", "bicubic"):
+    for padding in ("zeros", "border", "reflection"):
+        for corners in (False, True):
+            case("resize", f'R.image.grid_sample(x, g, method="{mode}", padding_mode="{padding}", '
+                 f'align_corners={corners})', [T("x", (2, 3, 4, 5)), T("g", (2, 2, 3, 6))],
+                 grid_sample(mode, padding, corners), reduction=mode == "bicubic")
+case("resize", 'R.image.grid_sample(x, g, method="bilinear", padding_mode="zeros", align_corners=False)',
+     [T("x", (1, 2, 3, 4), "float64"), T("g", (1, 2, 5, 2), "float64")],
+     grid_sample("bilinear", "zeros", False), sym={"x": ("n", 2, "h", "w")})
 case("resize", "R.image.affine_grid(t, (4, 5), align_corners=True)", [T("t", (2, 2, 3))],
      lambda t: affine_grid(t, 4, 5, True))
 case("resize", "R.image.affine_grid(t, (3, 6))", [T("t", (1, 2, 3), "float64")],
@@ -1358,6 +1410,66 @@ case("vision", "R.vision.non_max_suppression(d, v, i, max_output_size=2, iou_thr
 case("vision", "R.vision.non_max_suppression(d, v, i, top_k=3, id_index=-1, return_indices=False)",
      [T("d", (2, 4, 6)), T("v", (2,), "int32", "const:4,2"), T("i", (2, 4), "int32", "const:0,1,2,3,0,1,2,3")],
      lambda d, v, i: classic_nms_np(d, v, i, top_k=3, idi=-1, return_indices=False))
+def iou_np(a, c):
+    al, at, ar, ab = min(a[0], a[2]), min(a[1], a[3]), max(a[0], a[2]), max(a[1], a[3])
+    bl, bt, br, bb = min(c[0], c[2]), min(c[1], c[3]), max(c[0], c[2]), max(c[1], c[3])
+    area = max(0, min(ar, br) - max(al, bl)) * max(0, min(ab, bb) - max(at, bt))
+    u = (ar - al) * (ab - at) + (br - bl) * (bb - bt) - area
+    return 0 if u <= 0 else area / u
+
+
+def soft_nms_np(data, valid, indices, sigma, score_thr=0.0, max_out=-1, iou_thr=0.5, force=False, top_k=-1,
+                cs=2, si=1, idi=0, return_indices=True):
+    """TVM's soft NMS (topi.vision.non_max_suppression with soft_nms_sigma > 0, LiteRT's form)."""
+    B, N, L = data.shape
+    out, box = np.full(data.shape, -1.0), np.full((B, N), -1, np.int64)
+    cnt = np.zeros((B, 1), np.int32)
+    for b in range(B):
+        n = min(max(int(valid[b]), 0), N)
+        order = sorted(range(n), key=lambda j: -data[b, j, si])
+        keep = top_k if 0 < top_k < n else n
+        for j in range(keep):
+            out[b, j], box[b, j] = data[b, order[j]], order[j]
+        kept = 0
+        for _ in range(keep):
+            if 0 < max_out <= kept:
+                break
+            cand = [j for j in range(kept, keep) if box[b, j] >= 0 and out[b, j, si] > score_thr]
+            if not cand:
+                break
+            best = max(cand, key=lambda j: (out[b, j, si], -j))
+            out[b, [kept, best]], box[b, [kept, best]] = out[b, [best, kept]], box[b, [best, kept]]
+            for j in range(kept + 1, keep):
+                if box[b, j] < 0 or not out[b, j, si] > score_thr:
+                    continue
+                if not force and idi >= 0 and out[b, kept, idi] != out[b, j, idi]:
+                    continue
+                o = iou_np(out[b, kept, cs:cs + 4], out[b, j, cs:cs + 4])
+                if o >= iou_thr:
+                    box[b, j] = -1
+                    continue
+                out[b, j, si] *= np.exp(-0.5 / sigma * o * o)
+                if out[b, j, si] <= score_thr:
+                    box[b, j] = -1
+            kept += 1
+        out[b, kept:], box[b, kept:] = -1, -1
+        cnt[b, 0] = kept
+        box[b, :kept] = [indices[b, x] for x in box[b, :kept]]
+    if return_indices:
+        return out.astype(data.dtype), box.astype(np.int32), cnt
+    return out.astype(data.dtype)
+
+
+case("vision", "R.vision.non_max_suppression(d, v, i, soft_nms_sigma=0.5)",
+     [T("d", (1, 6, 6), "float32", NMS_DATA), T("v", (1,), "int32", "const:5"), T("i", (1, 6), "int32", "const:0,1,2,3,4,5")],
+     lambda d, v, i: soft_nms_np(d, v, i, 0.5))
+case("vision", "R.vision.non_max_suppression(d, v, i, iou_threshold=0.95, soft_nms_sigma=0.3, score_threshold=0.4, "
+     "force_suppress=True, max_output_size=3)",
+     [T("d", (1, 6, 6), "float32", NMS_DATA), T("v", (1,), "int32", "const:6"), T("i", (1, 6), "int32", "const:5,4,3,2,1,0")],
+     lambda d, v, i: soft_nms_np(d, v, i, 0.3, 0.4, max_out=3, iou_thr=0.95, force=True))
+case("vision", "R.vision.non_max_suppression(d, v, i, top_k=3, id_index=-1, return_indices=False, soft_nms_sigma=1.0)",
+     [T("d", (2, 4, 6)), T("v", (2,), "int32", "const:4,2"), T("i", (2, 4), "int32", "const:0,1,2,3,0,1,2,3")],
+     lambda d, v, i: soft_nms_np(d, v, i, 1.0, top_k=3, idi=-1, return_indices=False))
 ROIS = "const:0,1,1,6,5,1,0,2,3,7,0,-2,-1,3,2"  # (3, 5): batch, x1, y1, x2, y2 (one past the edge)
 case("vision", "R.vision.roi_align(x, r, pooled_size=[2, 3], spatial_scale=1.0)",
      [T("x", (2, 3, 6, 8)), T("r", (3, 5), "float32", ROIS)], lambda x, r: roi_align_np(x, r, (2, 3), 1.0))

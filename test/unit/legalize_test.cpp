@@ -119,7 +119,7 @@ TEST_CASE("legalize: calls that cannot be lowered stay, with the reason") {
 @I.ir_module
 class Module:
     @R.function
-    def main(x: R.Tensor("float32", ndim=2), w: R.Tensor((4, 3, 3, 3), "float32")):
+    def main(x: R.Tensor("float32"), w: R.Tensor((4, 3, 3, 3), "float32")):
         a = R.nn.relu(x)
         return a
 )");
@@ -127,4 +127,59 @@ class Module:
   REQUIRE(l->module->left.size() == 1);
   CHECK(l->module->left[0].op == "R.nn.relu");
   CHECK(l->module->left[0].why.find("not known statically") != std::string::npos);
+}
+
+TEST_CASE("legalize: operands of known rank get fresh shape variables by a match_cast") {
+  auto l = lower(R"(
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor("float32", ndim=2)):
+        with R.dataflow():
+            a = R.nn.relu(x)
+            R.output(a)
+        return a
+)");
+  CHECK(l->module->legalized_calls == 1);
+  CHECK(l->module->left.empty());
+  CHECK(l->text.find("x_cast: R.Tensor((x_0, x_1), dtype=\"float32\") = "
+                     "R.match_cast(x, R.Tensor((x_0, x_1), dtype=\"float32\"))") !=
+        std::string::npos);
+  CHECK(l->text.find("R.call_tir(cls.relu, (x_cast,), out_sinfo=R.Tensor((x_0, x_1)") !=
+        std::string::npos);
+}
+
+TEST_CASE("legalize: dimensions inference assumed equal are matched at the call") {
+  auto l = lower(R"(
+@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor(("n", "k"), "float32"), b: R.Tensor(("k2", "m"), "float32")):
+        c = R.matmul(a, b)
+        return c
+)");
+  CHECK(l->module->legalized_calls == 1);
+  CHECK(l->text.find("R.match_cast(b, R.Tensor((k, m), dtype=\"float32\"))") != std::string::npos);
+  CHECK(l->text.find("R.match_cast(a,") == std::string::npos);
+}
+
+TEST_CASE("legalize: operators of the language are the executor's, not left calls") {
+  auto l = lower(R"(
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        s = R.memory.alloc_storage(R.shape([24]), 0, "global", "float32")
+        t = R.memory.alloc_tensor(s, 0, R.shape([2, 3]), "float32")
+        n = R.shape_of(x)
+        R.print(x, format="{}")
+        return (t, n)
+)");
+  CHECK(l->module->legalized_calls == 0);
+  CHECK(l->module->left.empty());
+  const analysis::ops::OpDef* shape_of = analysis::ops::find_op("relax.shape_of");
+  const analysis::ops::OpDef* size = analysis::ops::find_op("relax.size");
+  REQUIRE((shape_of && size));
+  CHECK(shape_of->language);
+  CHECK_FALSE(size->language);
 }

@@ -1,7 +1,9 @@
-// LSP positions <-> byte offsets in UTF-16 and UTF-8, clamping, and incremental edits.
+// LSP positions <-> byte offsets in UTF-16 and UTF-8, clamping, incremental edits, and request
+// positions pinned through later edits.
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "lsp/pinned_positions.h"
 #include "lsp/position.h"
 
 using namespace raxc;
@@ -91,4 +93,32 @@ TEST_CASE("edits: malformed changes leave the text alone", "[lsp]") {
   no_end["range"].erase("end");
   CHECK(!apply_change(text, no_end, PositionEncoding::Utf16, error));
   CHECK(text == "abc");
+}
+
+TEST_CASE("pinned positions follow edits and go stale when their text is replaced") {
+  SourceFile before("", "ab\ncd\nef\n");
+  nlohmann::json params = {{"position", {{"line", 1}, {"character", 1}}},
+                           {"context", {{"includeDeclaration", true}}}};
+  SECTION("edits before the pin move it; the result is in the new text's coordinates") {
+    lsp::PinnedPositions pins(params, before, lsp::PositionEncoding::Utf16);
+    // Insert a line at the top, then delete "ab": the pin stays on the 'd' of "cd".
+    REQUIRE(pins.follow({{0, 0, "zz\n"}, {3, 5, ""}}));
+    SourceFile after("", "zz\n\ncd\nef\n");
+    nlohmann::json placed = pins.place(params, after, lsp::PositionEncoding::Utf16);
+    CHECK(placed["position"] == nlohmann::json({{"line", 2}, {"character", 1}}));
+    CHECK(placed["context"]["includeDeclaration"] == true);
+  }
+  SECTION("typing at the pin or after it keeps it") {
+    lsp::PinnedPositions pins(params, before, lsp::PositionEncoding::Utf16);
+    REQUIRE(pins.follow({{4, 4, "x"}, {9, 9, "y"}}));
+    CHECK(pins.place(params, SourceFile("", "ab\ncxd\nefy\n"),
+                     lsp::PositionEncoding::Utf16)["position"] ==
+          nlohmann::json({{"line", 1}, {"character", 1}}));
+  }
+  SECTION("an edit replacing the text at the pin makes the request stale") {
+    lsp::PinnedPositions pins(params, before, lsp::PositionEncoding::Utf16);
+    CHECK_FALSE(pins.follow({{3, 6, ""}}));
+    lsp::PinnedPositions at_start(params, before, lsp::PositionEncoding::Utf16);
+    CHECK_FALSE(at_start.follow({{4, 5, "q"}}));
+  }
 }

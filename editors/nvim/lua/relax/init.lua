@@ -70,15 +70,59 @@ local function fill_legacy_groups()
   end
 end
 
--- Starts tree-sitter highlighting for the buffer; false when the parser cannot be loaded
--- (run :RelaxBuildParser).
+-- The first .rx buffer without a compiled parser builds it in the background when a C compiler
+-- and the repository's grammar are there (vim.g.relax_auto_build_parser = false turns this
+-- off), then highlights every open Relax buffer. True when a build was started.
+local building = false
+local function build_in_background()
+  if building or vim.g.relax_auto_build_parser == false then
+    return building
+  end
+  local cc = vim.env.CC or 'cc'
+  local grammar = M.plugin_dir() .. '/../../grammar'
+  if vim.fn.executable(cc) ~= 1 or vim.fn.filereadable(grammar .. '/src/parser.c') ~= 1 then
+    return false
+  end
+  building = true
+  notify_once('building', 'relax: building the tree-sitter parser (first use) ...', vim.log.levels.INFO)
+  local errors = {}
+  local job = vim.fn.jobstart({ M.plugin_dir() .. '/build.sh' }, {
+    on_stderr = function(_, data)
+      vim.list_extend(errors, data)
+    end,
+    on_exit = function(_, code)
+      vim.schedule(function()
+        building = false
+        if code ~= 0 then
+          vim.notify('relax: building the parser failed (fix it, then :RelaxBuildParser):\n'
+            .. table.concat(errors, '\n'), vim.log.levels.ERROR)
+          return
+        end
+        notified.parser = nil
+        vim.notify('relax: parser built', vim.log.levels.INFO)
+        for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+          if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].filetype == 'relax' then
+            M.ts_enable(buf)
+          end
+        end
+      end)
+    end,
+  })
+  building = job > 0
+  return building
+end
+
+-- Starts tree-sitter highlighting for the buffer; false when the parser cannot be loaded (it is
+-- then built in the background when it can be, else :RelaxBuildParser is suggested).
 function M.ts_enable(bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   if vim.g.relax_treesitter == false then
     return false
   end
   if not add_language(M.lang) then
-    notify_once('parser', 'relax: no tree-sitter parser (parser/relax.so): run :RelaxBuildParser')
+    if not build_in_background() then
+      notify_once('parser', 'relax: no tree-sitter parser (parser/relax.so): run :RelaxBuildParser')
+    end
     return false
   end
   if vim.treesitter.highlighter.active[bufnr] then
