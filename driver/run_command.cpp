@@ -96,8 +96,10 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   command->add_option("--repeat", options.repeat, "Run N times and report compile and run times")
       ->check(CLI::Range(1, 1000000));
   command
-      ->add_option("--threads", options.threads,
-                   "Threads for T.parallel loops (default: the CPUs this process may use)")
+      ->add_option(
+          "--threads", options.threads,
+          "Threads for T.parallel loops and matmul (default: $RAXC_NUM_THREADS, else the CPUs "
+          "this process may use)")
       ->check(CLI::Range(1, 1024));
   command
       ->add_option("--load", options.plugins,

@@ -270,6 +270,16 @@ class Pass {
     return make<ir::SeqExpr>(std::move(blocks), rewrite(s->body), s->span);
   }
 
+  // Emits an operand's match_casts (shape_operands) before the binding being rewritten, once its
+  // call has lowered (to call_tir or to a run-time kernel alike).
+  void emit_casts(const std::vector<const ir::Binding*>& casts) {
+    for (const ir::Binding* cast : casts) {
+      if (!cast) continue;
+      out_->var_sinfo[cast->var] = cast->match_cast;
+      prelude_->bindings.push_back(cast);
+    }
+  }
+
   // The operands a rule sees, after the match_casts that give them the shapes it needs.
   struct Operands {
     std::vector<const ir::Expr*> exprs;
@@ -511,8 +521,19 @@ class Pass {
     DiagnosticSink sink;
     analysis::arith::Analyzer analyzer(*arena_);
     analysis::ops::InferContext infer{call, arg_sinfo, analyzer, sink, input_.module};
-    RuleContext ctx{call, infer, b, in_buffers, out_buffers, {}, to_tir, {}};
+    RuleContext ctx{call, infer, b, in_buffers, out_buffers, {}, to_tir, {}, {}};
     const ir::Stmt* body = rule->fn(ctx);
+    if (!body && !ctx.packed.empty()) {
+      // R.call_dps_packed(symbol, (inputs...), out_sinfo=result): a run-time kernel.
+      std::vector<const ir::Expr*> fields;
+      for (const Input& in : inputs) fields.push_back(in.expr);
+      std::vector<const ir::Expr*> args{make<ir::ExternFunc>(ctx.packed, nullptr, call.span),
+                                        make<ir::Tuple>(std::move(fields), call.span)};
+      ++out_->legalized_calls;
+      emit_casts(operands.casts);
+      return make<ir::Call>(make<ir::Op>("relax.call_dps_packed", call.op->span), std::move(args),
+                            std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
+    }
     if (!body) return left(call, op, ctx.why.empty() ? "this form of the call" : ctx.why);
 
     auto* root = make<ir::Block>("root");
@@ -538,11 +559,7 @@ class Pass {
       args.push_back(make<ir::ShapeExpr>(std::move(vars), call.span));
     }
     ++out_->legalized_calls;
-    for (const ir::Binding* cast : operands.casts) {
-      if (!cast) continue;
-      out_->var_sinfo[cast->var] = cast->match_cast;
-      prelude_->bindings.push_back(cast);
-    }
+    emit_casts(operands.casts);
     return make<ir::Call>(make<ir::Op>("relax.call_tir", call.op->span), std::move(args),
                           std::vector<const ir::StructInfo*>{result}, ir::Attrs{}, call.span);
   }

@@ -1,7 +1,8 @@
 // Legalization of matmul (operators.md §3.8) and the normalisations of §3.10. matmul follows
 // numpy: a 1-D operand is promoted and its axis dropped, batch axes broadcast, the product is
 // computed in out_dtype (TVM casts both operands to it) and 16-bit floats accumulate in
-// float32. layer_norm and rms_norm compute their statistics in float32 (two passes: mean, then
+// float32. float32 matmul and linear lower to the runtime's packed kernels
+// (backend/runtime/matmul.cpp) through R.call_dps_packed; the loop nests stay for other dtypes. layer_norm and rms_norm compute their statistics in float32 (two passes: mean, then
 // squared deviations) and scale by gamma / weight over the normalised axes.
 #include <algorithm>
 #include <cmath>
@@ -24,6 +25,10 @@ const ir::Stmt* matmul_rule(RuleContext& ctx) {
   size_t ra = a->shape.size(), rc = c->shape.size(), ro = o->shape.size();
   if (ra == 0 || rc == 0) return ctx.refuse("a rank-0 operand");
   DataType t = o->dtype;
+  // float32 throughout: the packed, register-tiled kernel of the runtime (runtime/matmul.cpp),
+  // which computes the same numpy semantics, symbolic and broadcast batch axes included.
+  DataType f32 = DataType::Float(32);
+  if (a->dtype == f32 && c->dtype == f32 && t == f32) return ctx.use_packed("raxc.matmul_f32");
   const PrimExpr* k = a->shape[ra - 1];
   // Output axes: batch..., i (when a is not 1-D), j (when c is not 1-D); then the reduction.
   size_t batch = ro - (ra > 1 ? 1 : 0) - (rc > 1 ? 1 : 0);
@@ -65,6 +70,10 @@ const ir::Stmt* linear_rule(RuleContext& ctx) {
   if (x->shape.empty() || w->shape.size() != 2 || ro != x->shape.size())
     return ctx.refuse("this form of R.linear");
   DataType t = o->dtype;
+  // float32 throughout: the runtime's packed kernel, the weight packed from its rows.
+  DataType f32 = DataType::Float(32);
+  if (x->dtype == f32 && w->dtype == f32 && t == f32 && (!bias || bias->dtype == f32))
+    return ctx.use_packed("raxc.linear_f32");
   DataType acc_t = compute_dtype(t);
   const ir::Buffer* acc = ctx.alloc("T_matmul_NT", acc_t, o->shape);
   Exprs extents = o->shape;

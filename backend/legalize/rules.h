@@ -28,9 +28,17 @@ struct RuleContext {
   // target or a strided_slice bound) by the PrimFunc's; null when it cannot.
   std::function<const ir::PrimExpr*(const ir::PrimExpr*)> to_tir;
   std::string why;  // set by a rule that refuses
+  // Set by a rule that lowers this call to a run-time kernel of the runtime's packed registry
+  // instead of a TIR body (it then returns null): the call becomes
+  // R.call_dps_packed(symbol, (inputs...), out_sinfo=result).
+  std::string packed;
 
   const ir::Buffer* in(size_t i) const { return inputs.at(i); }
   const ir::Buffer* out(size_t i = 0) const { return outputs.at(i); }
+  const ir::Stmt* use_packed(std::string symbol) {
+    packed = std::move(symbol);
+    return nullptr;
+  }
   const ir::Stmt* refuse(std::string reason) {
     why = std::move(reason);
     return nullptr;

@@ -22,6 +22,8 @@ std::vector<std::pair<const char*, PackedFunction>> callable_builtins();
 std::vector<std::pair<const char*, PackedFunction>> inspect_builtins();
 // The kernels of the data-dependent operators (data_dependent.cpp).
 std::vector<std::pair<const char*, PackedFunction>> data_dependent_builtins();
+// The float32 matmul kernel (matmul.cpp).
+std::vector<std::pair<const char*, PackedFunction>> matmul_builtins();
 
 namespace {
 
@@ -34,6 +36,8 @@ struct Registry {
     for (auto& [name, fn] : inspect_builtins())
       functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
     for (auto& [name, fn] : data_dependent_builtins())
+      functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
+    for (auto& [name, fn] : matmul_builtins())
       functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
   }
   std::mutex mutex;

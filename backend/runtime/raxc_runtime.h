@@ -88,7 +88,8 @@ void raxc_workspace_free(void* ptr);
  * parallel body runs serially (no nested pools). */
 typedef int32_t (*RaxcParallelBody)(int64_t begin, int64_t end, void* closure);
 int32_t raxc_parallel_for(int64_t begin, int64_t end, RaxcParallelBody body, void* closure);
-/* Threads used by raxc_parallel_for, the caller included; 0 = the CPUs this process may use. */
+/* Threads used by raxc_parallel_for (and the matmul kernel), the caller included; 0 = the
+ * default: RAXC_NUM_THREADS when set to a positive number, else the CPUs this process may use. */
 void raxc_set_num_threads(int32_t n);
 int32_t raxc_num_threads(void);
 

@@ -1,6 +1,14 @@
 // Tensor storage and element access for the runtime (allocation, dtype names, conversions).
+//
+// Large tensors (256 KiB and up) come from a small cache of freed blocks: glibc hands such
+// blocks back to the kernel on free, and touching fresh pages again costs 10–22 µs per 4 KiB on
+// our VMs (../shared/research/backend.md §2.4) — for a 1024×1024 float32 result, milliseconds
+// per call, as long as the matmul itself. A freed block of the same rounded size is reused
+// (zero-filled again); blocks of 2 MiB and up are 2 MiB aligned and advised as transparent huge
+// pages, which makes their first touch 20–40× cheaper. At most kCacheBytes stay cached.
 #include "backend/runtime/tensor.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bit>
@@ -8,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
 
 namespace raxc::runtime {
 
@@ -76,6 +86,65 @@ int64_t allocation_limit() {
   return limit;
 }
 
+namespace {
+
+constexpr size_t kPooledBytes = size_t(256) << 10;  // blocks this large are cached
+constexpr size_t kHugeBytes = size_t(2) << 20;      // and from here on huge-page aligned
+constexpr size_t kCacheBytes = size_t(256) << 20;   // bound on the bytes kept cached
+
+struct BlockCache {
+  std::mutex mutex;
+  std::multimap<size_t, void*> free_blocks;  // rounded size -> block
+  size_t cached = 0;
+};
+
+BlockCache& block_cache() {
+  static BlockCache* cache = new BlockCache();  // never destroyed: tensors may outlive exit()
+  return *cache;
+}
+
+// The size a block of `bytes` is allocated (and cached) with.
+size_t block_size(size_t bytes) {
+  if (bytes < kPooledBytes) return bytes;
+  size_t grain = bytes >= kHugeBytes ? kHugeBytes : 4096;
+  return (bytes + grain - 1) / grain * grain;
+}
+
+void* allocate_block(size_t bytes) {
+  if (bytes >= kPooledBytes) {
+    BlockCache& c = block_cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    // The most recently freed block of the size (its pages are the likeliest still cached).
+    if (auto it = c.free_blocks.upper_bound(bytes);
+        it != c.free_blocks.begin() && (--it)->first == bytes) {
+      void* p = it->second;
+      c.free_blocks.erase(it);
+      c.cached -= bytes;
+      return p;
+    }
+  }
+  size_t align = bytes >= kHugeBytes ? kHugeBytes : bytes >= kPooledBytes ? 4096 : kAllocAlignment;
+  void* p = std::aligned_alloc(align, bytes);
+  if (p && bytes >= kHugeBytes) madvise(p, bytes, MADV_HUGEPAGE);  // advice only: errors ignored
+  return p;
+}
+
+void free_block(void* p, size_t bytes) {
+  if (!p) return;
+  if (bytes >= kPooledBytes) {
+    BlockCache& c = block_cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    if (c.cached + bytes <= kCacheBytes) {
+      c.free_blocks.emplace(bytes, p);
+      c.cached += bytes;
+      return;
+    }
+  }
+  std::free(p);
+}
+
+}  // namespace
+
 std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dtype) {
   std::optional<int64_t> bytes = byte_size(shape, dtype);
   if (!bytes || *bytes > allocation_limit()) return nullptr;
@@ -84,11 +153,13 @@ std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dty
   int64_t rounded = (*bytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
   if (rounded == 0) rounded = kAllocAlignment;
   if (rounded < *bytes) return nullptr;
-  void* storage = std::aligned_alloc(kAllocAlignment, static_cast<size_t>(rounded));
+  size_t size = block_size(static_cast<size_t>(rounded));
+  void* storage = allocate_block(size);
   if (!storage) return nullptr;
   std::memset(storage, 0, static_cast<size_t>(rounded));
   std::shared_ptr<Tensor> t = make(storage, std::move(shape), dtype);
   t->storage_ = storage;
+  t->storage_bytes_ = size;
   return t;
 }
 
@@ -114,7 +185,7 @@ std::shared_ptr<Tensor> Tensor::make(void* data, std::vector<int64_t> shape, DLD
   return t;
 }
 
-Tensor::~Tensor() { std::free(storage_); }
+Tensor::~Tensor() { free_block(storage_, storage_bytes_); }
 
 int64_t Tensor::numel() const {
   int64_t n = 1;

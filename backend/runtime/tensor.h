@@ -71,6 +71,7 @@ class Tensor {
   std::vector<int64_t> shape_;
   DLTensor dl_{};
   void* storage_ = nullptr;            // owned memory (null for a view)
+  size_t storage_bytes_ = 0;           // its allocated size (tensor.cpp's block cache)
   std::shared_ptr<const void> owner_;  // what a view's memory belongs to
 };
 using TensorPtr = std::shared_ptr<Tensor>;

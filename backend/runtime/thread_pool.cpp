@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -27,6 +28,17 @@ int cpus_available() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// The default thread count: RAXC_NUM_THREADS when it is a positive number (so a program using a
+// built library, or a benchmark, can pin it without code), else every CPU the process may use.
+int default_threads() {
+  if (const char* env = std::getenv("RAXC_NUM_THREADS")) {
+    char* end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && n > 0 && n <= 1024) return static_cast<int>(n);
+  }
+  return cpus_available();
+}
+
 class ThreadPool {
  public:
   static ThreadPool& instance() {
@@ -34,7 +46,7 @@ class ThreadPool {
     return *pool;
   }
 
-  void set_threads(int n) { threads_ = n > 0 ? n : cpus_available(); }
+  void set_threads(int n) { threads_ = n > 0 ? n : default_threads(); }
   int threads() const { return threads_; }
 
   int32_t run(int64_t begin, int64_t end, RaxcParallelBody body, void* closure) {
@@ -86,7 +98,7 @@ class ThreadPool {
     std::optional<RuntimeError> error;
   };
 
-  ThreadPool() { threads_ = cpus_available(); }
+  ThreadPool() { threads_ = default_threads(); }
 
   static int32_t run_inline(int64_t begin, int64_t end, RaxcParallelBody body, void* closure) {
     bool outer = inside_parallel_body;

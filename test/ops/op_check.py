@@ -410,6 +410,61 @@ case("matmul", 'R.matmul(a, b, out_dtype="float32")', [T("a", (3, 4), "float16")
 case("matmul", "R.matmul(a, b)", [T("a", (3, 40), "float16"), T("b", (40, 2), "float16")],
      lambda a, b: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16), reduction=True)
 
+
+def matmul64(a, b):
+    """float32 matmul referenced in float64 (long sums: no second float32 rounding to compare)."""
+    return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+
+
+# The packed float32 kernel (backend/runtime/matmul.cpp): every edge of its tiling (MR=12/4,
+# NR=32/16, KC=256, MC=120, NC=1024), empty axes, K=1, the unpacked path of M <= 4 rows, batch
+# broadcast, symbolic axes, and each way it splits work over threads (whole products, column
+# groups of a few rows, B's panels then blocks of rows; above 8M multiply-adds). The family "matmul_portable" runs the same cases on the portable
+# micro-kernel (RAXC_MATMUL_GENERIC=1), which CPUs without AVX-512 take.
+MATMUL_FAST = [
+    ([T("a", (13, 37)), T("b", (37, 35))], None),            # one full 12-row tile + edges
+    ([T("a", (12, 32)), T("b", (32, 32))], None),            # exactly one tile
+    ([T("a", (130, 300)), T("b", (300, 1030))], None),       # past MC, KC and NC; row blocks
+    ([T("a", (0, 5)), T("b", (5, 3))], None),                # M = 0
+    ([T("a", (3, 4)), T("b", (4, 0))], None),                # N = 0
+    ([T("a", (5, 1)), T("b", (1, 70))], None),               # K = 1
+    ([T("a", (1, 300)), T("b", (300, 70))], None),           # GEMV, N not a multiple of 16
+    ([T("a", (3, 37)), T("b", (37, 50))], None),             # 3 rows, unpacked
+    ([T("a", (5, 2, 3)), T("b", (3, 6))], None),             # batch of 2-row products
+    ([T("a", (2, 300)), T("b", (300, 14000))], None),        # unpacked, split by columns
+    ([T("a", (3001, 60)), T("b", (60, 50))], None),          # tall and narrow, A read in place
+    ([T("a", (4, 64, 64)), T("b", (4, 64, 600))], None),     # split by batch
+    ([T("a", (3, 100, 200)), T("b", (3, 200, 150))], None),  # 3 products, each split
+    ([T("a", (3, 1, 20, 9)), T("b", (1, 4, 9, 33))], None),  # both operands broadcast
+    ([T("a", (300,)), T("b", (2, 300, 40))], None),          # 1-D left operand, batched right
+    ([T("a", (2, 17, 300)), T("b", (300,))], None),          # 1-D right operand
+    ([T("a", (37,)), T("b", (37,))], None),                  # vector dot: a scalar
+    ([T("a", (2, 14, 33)), T("b", (2, 33, 45))], {"a": ("b", "n", "k"), "b": ("b", "k", "m")}),
+]
+# R.linear on the same kernel: the weight is packed from its rows (a transposed B), then the bias
+# is added.
+LINEAR_FAST = [
+    ([T("x", (3, 130, 300)), T("w", (70, 300)), T("b", (70,))], None),  # split over threads
+    ([T("x", (13, 300)), T("w", (1030, 300))], None),                   # packed A, narrow edge
+    ([T("x", (1, 37)), T("w", (35, 37)), T("b", (35,))], None),          # one row
+    ([T("x", (5, 0)), T("w", (3, 0)), T("b", (3,))], None),              # K = 0: the bias
+    ([T("x", (0, 4)), T("w", (3, 4))], None),                            # no rows
+    ([T("x", (2, 9, 40)), T("w", (17, 40)), T("b", (17,))], {"x": ("b", "s", 40)}),
+]
+
+
+def linear64(x, w, b=None):
+    y = x.astype(np.float64) @ w.astype(np.float64).T
+    return (y if b is None else y + b).astype(np.float32)
+
+
+for family in ("matmul", "matmul_portable"):
+    for inputs, sym in MATMUL_FAST:
+        case(family, "R.matmul(a, b)", inputs, matmul64, sym=sym, reduction=True)
+    for inputs, sym in LINEAR_FAST:
+        call = "R.linear(x, w, b)" if len(inputs) == 3 else "R.linear(x, w)"
+        case(family, call, inputs, linear64, sym=sym, reduction=True)
+
 def conv_nd(x, w, strides=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv1d/2d/3d over NC... / OI... (symmetric padding per axis)."""
     fn = [None, F.conv1d, F.conv2d, F.conv3d][x.ndim - 2]
@@ -1486,6 +1541,14 @@ def compare(label, c, got, want):
     return None
 
 
+# Environment of a family's raxc processes: the portable matmul micro-kernel for its family.
+FAMILY_ENV = {"matmul_portable": {"RAXC_MATMUL_GENERIC": "1"}}
+
+
+def family_env(family):
+    return dict(os.environ, **FAMILY_ENV.get(family, {}))
+
+
 def run_family(raxc, family, cases, rng, work, round_trip):
     path = os.path.join(work, f"{family}.rx")
     with open(path, "w") as f:
@@ -1500,7 +1563,7 @@ def run_family(raxc, family, cases, rng, work, round_trip):
             want = c.ref(*arrays)
         expected.append(list(want) if isinstance(want, tuple) else [want])
     out_dir = os.path.join(work, f"{family}_out")
-    proc = subprocess.run([raxc, "run", path, *files, "--save", out_dir],
+    proc = subprocess.run([raxc, "run", path, *files, "--save", out_dir], env=family_env(family),
                           capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         return 0, [f"{family}: raxc run exit {proc.returncode}: {proc.stderr.strip()[:1500]}"]
@@ -1529,14 +1592,15 @@ def lower_round_trip(raxc, family, path, files, out_dir, work):
         text = f.read()
     import re
     left = [m for m in re.findall(r"R\.([a-z_.]+)\(", text)
-            if m not in ("call_tir", "call_pure_packed", "function", "Tensor", "Tuple", "tuple", "shape", "prim_value", "dataflow",
+            if m not in ("call_tir", "call_pure_packed", "call_dps_packed", "function", "Tensor", "Tuple", "tuple", "shape", "prim_value", "dataflow",
                          "output", "Shape", "Prim")]
     problems = [f"{family}: operator calls left after lowering: {sorted(set(left))}"] if left else []
     proc = subprocess.run([raxc, "check", lowered], capture_output=True, text=True)
     if proc.returncode != 0:
         return problems + [f"{family}: raxc check of the lowered module: {proc.stderr.strip()[:1500]}"]
     out2 = os.path.join(work, f"{family}_lowered_out")
-    proc = subprocess.run([raxc, "run", lowered, *files, "--save", out2], capture_output=True, text=True)
+    proc = subprocess.run([raxc, "run", lowered, *files, "--save", out2], capture_output=True, text=True,
+                          env=family_env(family))
     if proc.returncode != 0:
         return problems + [f"{family}: raxc run of the lowered module: {proc.stderr.strip()[:800]}"]
     with open(os.path.join(out_dir, "outputs.json")) as f:

@@ -5,12 +5,14 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "analysis/engine.h"
 #include "backend/exec/checks.h"
 #include "backend/exec/executor.h"
 #include "backend/jit/kernels.h"
 #include "backend/runtime/error.h"
+#include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_runtime.h"
 #include "backend/runtime/tensor.h"
 #include "frontend/frontend.h"
@@ -65,6 +67,67 @@ TEST_CASE("runtime tensors: sizes, overflow, element access", "[backend]") {
   CHECK(runtime::dtype_name(DLDataType{kDLUInt, 1, 1}) == "bool");
   CHECK(runtime::parse_dtype("bfloat16")->code == kDLBfloat);
   CHECK_FALSE(runtime::parse_dtype("float7").has_value());
+}
+
+TEST_CASE("runtime tensors: a reused large block is zero-filled again", "[backend]") {
+  // Blocks of 256 KiB and up are cached when freed and handed out again (tensor.cpp): the next
+  // tensor of that size must still start zeroed and aligned, also past 2 MiB (huge pages).
+  DLDataType f32{kDLFloat, 32, 1};
+  for (int64_t n : {int64_t(300) * 1024, int64_t(3) << 20}) {
+    void* first = nullptr;
+    {
+      auto t = runtime::Tensor::empty({n}, f32);
+      REQUIRE(t);
+      first = t->data();
+      for (int64_t i = 0; i < n; i += 4099) t->set_f64(i, 7.0);
+      t->set_f64(n - 1, 7.0);
+    }
+    auto again = runtime::Tensor::empty({n}, f32);
+    REQUIRE(again);
+    CHECK(again->data() == first);  // the freed block, not fresh pages
+    CHECK(reinterpret_cast<uintptr_t>(again->data()) % runtime::kAllocAlignment == 0);
+    bool zero = true;
+    for (int64_t i = 0; i < n; ++i) zero = zero && again->get_f64(i) == 0.0;
+    CHECK(zero);
+  }
+}
+
+TEST_CASE("matmul kernels: random shapes against a float64 product", "[backend]") {
+  // raxc.matmul_f32 and raxc.linear_f32 (runtime/matmul.cpp) over seeded random shapes: every
+  // tiling edge, the unpacked few-row path, A and B read in place or packed, 1 and 2 threads.
+  // The portable micro-kernel is the same code path under RAXC_MATMUL_GENERIC (ops suite).
+  std::mt19937 rng(7);
+  DLDataType f32{kDLFloat, 32, 1};
+  auto matmul = runtime::find_packed("raxc.matmul_f32");
+  auto linear = runtime::find_packed("raxc.linear_f32");
+  REQUIRE(matmul);
+  REQUIRE(linear);
+  int bad = 0;
+  for (int it = 0; it < 120; ++it) {
+    raxc_set_num_threads(1 + it % 2);
+    bool big = it % 10 == 0, lin = it % 3 == 0;
+    int64_t m = rng() % (big ? 300 : 40), n = rng() % (big ? 1100 : 70);
+    int64_t k = rng() % (big ? 300 : 280);
+    if (it % 7 == 0) m = 1 + rng() % 4;
+    auto a = runtime::Tensor::empty({m, k}, f32);
+    auto b = lin ? runtime::Tensor::empty({n, k}, f32) : runtime::Tensor::empty({k, n}, f32);
+    auto c = runtime::Tensor::empty({m, n}, f32);
+    std::uniform_real_distribution<float> draw(-1, 1);
+    for (int64_t i = 0; i < a->numel(); ++i) a->data_as<float>()[i] = draw(rng);
+    for (int64_t i = 0; i < b->numel(); ++i) b->data_as<float>()[i] = draw(rng);
+    (lin ? *linear : *matmul)({runtime::Value(a), runtime::Value(b), runtime::Value(c)});
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (int64_t p = 0; p < k; ++p)
+          want += double(a->data_as<float>()[i * k + p]) *
+                  (lin ? b->data_as<float>()[j * k + p] : b->data_as<float>()[p * n + j]);
+        if (std::fabs(c->data_as<float>()[i * n + j] - want) > 1e-4 * (1 + std::sqrt(double(k))))
+          ++bad;
+      }
+  }
+  raxc_set_num_threads(0);
+  CHECK(bad == 0);
 }
 
 TEST_CASE("runtime: float16 and bfloat16 conversions round to nearest even", "[backend]") {

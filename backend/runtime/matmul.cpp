@@ -1,0 +1,664 @@
+// The run-time kernels of float32 R.matmul and R.linear: "raxc.matmul_f32"(a, b, out) and
+// "raxc.linear_f32"(x, w[, bias], out), destination-passing packed functions
+// (R.call_dps_packed) that legalization (backend/legalize/nn.cpp, the operators' rows) emits
+// instead of a TIR loop nest when the operands and the result are float32. It follows
+// numpy's matmul exactly as the TIR lowering does: a 1-D operand is promoted and its axis
+// dropped, batch axes broadcast (right-aligned, an extent of 1 stretches), products accumulate
+// in float32.
+//
+// Why a run-time kernel and not generated loops: speed needs BLIS-style packing and a
+// register-tiled micro-kernel (../shared/research/backend.md §2.3, §3.2: 92 % of peak); here it
+// is C++ with intrinsics compiled once with the runtime, so it costs no JIT time per module (a
+// heavily unrolled GEMM module takes 120–310 ms to JIT, against the compile budgets of the
+// speed issue), it is the same code in `raxc run` and in built libraries (the runtime needs no
+// LLVM), and the lowered module stays plain .rx (`raxc lower` prints the call_dps_packed).
+//
+// Structure (BLIS): jc (NC columns) → pc (KC of the reduction) → pack B into NR-column panels →
+// ic (MC rows) → pack A into MR-row panels → jr → ir → micro-kernel MR×NR, accumulators in
+// registers, edges handled by masked stores (packing pads with zeros); blocks are split evenly
+// (K = 1025 is 5 × 205, not 4 × 256 + 1). Two micro-kernels: 12×32 on AVX-512 (24 zmm
+// accumulators, 2 loads + 12 broadcasts + 24 FMAs per k step; a 12×16 variant for edges of at
+// most 16 columns), chosen at run time with __builtin_cpu_supports, and a portable 4×16 one for
+// every other CPU (or when RAXC_MATMUL_GENERIC is set, which the tests use to exercise it on
+// AVX-512 machines). A is read in place when its panels meet few panels of B (N ≤ 8·NR: packing
+// would cost more than it saves). A few rows (M ≤ 4, GEMV) skip packing altogether: they stream
+// B once, row by row, which is bandwidth-bound.
+//
+// Threads: the runtime's pool (raxc_parallel_for), only above 8M multiply-adds (~100 µs at full
+// speed; below, waking a worker costs more than it saves). Threads claim units of work (whole
+// products of a batch; column groups; panels of B, packed once for all threads, then blocks of
+// rows) from a counter, so a descheduled thread's share is taken over rather than waited for.
+// Packing buffers are per thread and kept, so a repeated call touches no fresh pages (first
+// touch costs 10–22 µs per page on this VM).
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define RAXC_MATMUL_X86 1
+#endif
+
+#include "backend/runtime/error.h"
+#include "backend/runtime/packed.h"
+#include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/storage.h"
+#include "backend/runtime/tensor.h"
+
+namespace raxc::runtime {
+namespace {
+
+// Cache blocking (Zen 5: L1d 48 KiB, L2 1 MiB): a KC×NR panel of B is 32 KiB and stays in L1, an
+// MC×KC block of A is 120 KiB in L2, a KC×NC block of B 1 MiB in L2/L3.
+constexpr int64_t kKC = 256;
+constexpr int64_t kMC = 120;  // a multiple of both kernels' MR
+constexpr int64_t kNC = 1024;
+// Rows up to this many take the unpacked path.
+constexpr int64_t kSmallM = 4;
+// Multiply-adds below which one thread does the whole product (~50–100 µs at full speed).
+constexpr int64_t kParallelMacs = int64_t(8) << 20;
+
+// One product C[m×n] (+)= A[m×k] · B[k×n], strides in elements.
+struct Gemm {
+  const float* a;
+  const float* b;
+  float* c;
+  int64_t m, n, k;
+  int64_t lda, ldb, ldc;
+  bool bt;  // B given transposed (R.linear's weight): element (p, j) at b[j * ldb + p]
+};
+
+// c[0..mr)×[0..nr) (+)= A's rows times B's columns over kc. A is packed (lda == 0: k-major,
+// MR floats per k, zero padded) or read in place (row stride lda, rows past mr never stored); B
+// is a packed panel (ldb == NR, zero padded) or read in place (row stride ldb; columns past nr
+// never read).
+using MicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
+                             float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate);
+// Columns [j0, j1) of C for an m ≤ kSmallM product, unpacked.
+using SmallKernel = void (*)(const Gemm& g, int64_t j0, int64_t j1);
+
+struct Kernel {
+  int64_t mr, nr;
+  MicroKernel micro;
+  SmallKernel small;
+};
+
+// A[mc×kc] → panels of mr rows, each k-major (mr floats per k), the last padded with zeros.
+void pack_a_block(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t mr, float* out);
+
+// ---------------------------------------------------------------------------- portable kernels
+
+constexpr int64_t kGenericMR = 4, kGenericNR = 16;
+
+void micro_generic(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                   int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
+  float acc[kGenericMR][kGenericNR] = {};
+  for (int64_t p = 0; p < kc; ++p) {
+    float row[kGenericNR] = {};
+    for (int64_t j = 0; j < std::min(nr, kGenericNR); ++j) row[j] = b[p * ldb + j];
+    for (int64_t r = 0; r < kGenericMR; ++r) {
+      float x = lda == 0 ? a[p * kGenericMR + r] : a[std::min(r, mr - 1) * lda + p];
+      for (int64_t j = 0; j < kGenericNR; ++j) acc[r][j] += x * row[j];
+    }
+  }
+  for (int64_t r = 0; r < mr; ++r)
+    for (int64_t j = 0; j < nr; ++j)
+      c[r * ldc + j] = accumulate ? c[r * ldc + j] + acc[r][j] : acc[r][j];
+}
+
+void small_generic(const Gemm& g, int64_t j0, int64_t j1) {
+  for (int64_t i = 0; i < g.m; ++i) {
+    float* c = g.c + i * g.ldc;
+    for (int64_t j = j0; j < j1; ++j) c[j] = 0.f;
+    for (int64_t p = 0; p < g.k; ++p) {
+      float a = g.a[i * g.lda + p];
+      const float* b = g.b + p * g.ldb;
+      for (int64_t j = j0; j < j1; ++j) c[j] += a * b[j];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------- AVX-512 kernels
+#ifdef RAXC_MATMUL_X86
+constexpr int64_t kAvxMR = 12, kAvxNR = 32;
+
+// NV zmm columns (2: the full 32-wide panel; 1: an edge of at most 16 columns, half the work);
+// kEdge: fewer than 16·NV columns, B loaded through masks (B read in place may end there).
+template <int NV, bool kPackedA, bool kEdge>
+__attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t(
+    int64_t kc, const float* a, int64_t lda, const float* bp, int64_t ldb, float* c, int64_t ldc,
+    int64_t mr, int64_t nr, bool accumulate) {
+  __m512 acc[kAvxMR][NV];
+  for (int r = 0; r < kAvxMR; ++r)
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+  // The C tile is read (accumulate) and written after the loop: start bringing it in now.
+  for (int r = 0; r < kAvxMR; ++r)
+    for (int v = 0; v < NV; ++v)
+      _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16 * v), _MM_HINT_T0);
+  __mmask16 mask[2];
+  mask[0] = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
+  mask[1] = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
+  // A in place: four base pointers (rows 0, 3, 6, 9) and the row stride, so that every row is
+  // base + stride × {0, 1, 2} in the addressing mode; twelve row pointers would not fit in the
+  // general registers (spilled, they cost a move on an FMA port per row). Full panels only
+  // (mr == 12): micro_avx512 packs a panel of fewer rows first.
+  const float* a0 = a;
+  const float* a3 = a + 3 * lda;
+  const float* a6 = a + 6 * lda;
+  const float* a9 = a + 9 * lda;
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; ++p) {
+    __m512 b[NV];
+    for (int v = 0; v < NV; ++v)
+      b[v] = kEdge ? _mm512_maskz_loadu_ps(mask[v], bp + p * ldb + 16 * v)
+                   : _mm512_loadu_ps(bp + p * ldb + 16 * v);
+#pragma GCC unroll 12
+    for (int r = 0; r < kAvxMR; ++r) {
+      const float* base = r < 3 ? a0 : r < 6 ? a3 : r < 9 ? a6 : a9;
+      __m512 x = _mm512_set1_ps(kPackedA ? a[p * kAvxMR + r] : base[(r % 3) * lda + p]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
+    }
+  }
+  // Edge tiles store through masks: columns past nr are never written, rows past mr skipped.
+#pragma GCC unroll 12
+  for (int r = 0; r < kAvxMR; ++r) {
+    if (r >= mr) break;
+    float* out = c + r * ldc;
+    for (int v = 0; v < NV; ++v) {
+      __m512 x = acc[r][v];
+      if (accumulate) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], out + 16 * v));
+      _mm512_mask_storeu_ps(out + 16 * v, mask[v], x);
+    }
+  }
+}
+
+__attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float* a, int64_t lda,
+                                                         const float* b, int64_t ldb, float* c,
+                                                         int64_t ldc, int64_t mr, int64_t nr,
+                                                         bool accumulate) {
+  alignas(64) float edge_rows[kAvxMR * kKC];  // kc ≤ kKC
+  if (lda != 0 && mr < kAvxMR) {  // the in-place form reads 12 rows: pack the few there are
+    pack_a_block(a, lda, mr, kc, kAvxMR, edge_rows);
+    a = edge_rows;
+    lda = 0;
+  }
+#define RAXC_MICRO(NV, PACKED, EDGE) \
+  return micro_avx512_t<NV, PACKED, EDGE>(kc, a, lda, b, ldb, c, ldc, mr, nr, accumulate)
+  if (lda == 0) {
+    if (nr == 32) RAXC_MICRO(2, true, false);
+    if (nr > 16) RAXC_MICRO(2, true, true);
+    if (nr == 16) RAXC_MICRO(1, true, false);
+    RAXC_MICRO(1, true, true);
+  }
+  if (nr == 32) RAXC_MICRO(2, false, false);
+  if (nr > 16) RAXC_MICRO(2, false, true);
+  if (nr == 16) RAXC_MICRO(1, false, false);
+  RAXC_MICRO(1, false, true);
+#undef RAXC_MICRO
+}
+
+// Up to kSmallM rows: B is streamed once per block of 2048 columns (a row segment of 8 KiB,
+// the C rows of the block stay in L1), four rows of B per step so C is loaded and stored once
+// per four multiply-adds.
+__attribute__((target("avx512f,fma"))) void small_avx512(const Gemm& g, int64_t j0, int64_t j1) {
+  constexpr int64_t kBlock = 2048;
+  for (int64_t jb = j0; jb < j1; jb += kBlock) {
+    int64_t je = std::min(j1, jb + kBlock);
+    for (int64_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc + jb, 0, (je - jb) * 4);
+    int64_t p = 0;
+    for (; p + 4 <= g.k; p += 4) {
+      const float* b0 = g.b + p * g.ldb;
+      const float* b1 = b0 + g.ldb;
+      const float* b2 = b1 + g.ldb;
+      const float* b3 = b2 + g.ldb;
+      for (int64_t i = 0; i < g.m; ++i) {
+        const float* a = g.a + i * g.lda + p;
+        __m512 a0 = _mm512_set1_ps(a[0]), a1 = _mm512_set1_ps(a[1]);
+        __m512 a2 = _mm512_set1_ps(a[2]), a3 = _mm512_set1_ps(a[3]);
+        float* c = g.c + i * g.ldc;
+        for (int64_t j = jb; j < je; j += 16) {
+          __mmask16 m = je - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (je - j)) - 1);
+          __m512 x = _mm512_maskz_loadu_ps(m, c + j);
+          x = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m, b0 + j), x);
+          x = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(m, b1 + j), x);
+          x = _mm512_fmadd_ps(a2, _mm512_maskz_loadu_ps(m, b2 + j), x);
+          x = _mm512_fmadd_ps(a3, _mm512_maskz_loadu_ps(m, b3 + j), x);
+          _mm512_mask_storeu_ps(c + j, m, x);
+        }
+      }
+    }
+    for (; p < g.k; ++p) {
+      const float* b0 = g.b + p * g.ldb;
+      for (int64_t i = 0; i < g.m; ++i) {
+        __m512 a0 = _mm512_set1_ps(g.a[i * g.lda + p]);
+        float* c = g.c + i * g.ldc;
+        for (int64_t j = jb; j < je; j += 16) {
+          __mmask16 m = je - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (je - j)) - 1);
+          __m512 x = _mm512_maskz_loadu_ps(m, c + j);
+          x = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m, b0 + j), x);
+          _mm512_mask_storeu_ps(c + j, m, x);
+        }
+      }
+    }
+  }
+}
+#endif
+
+const Kernel& kernel() {
+  static const Kernel chosen = [] {
+#ifdef RAXC_MATMUL_X86
+    if (!std::getenv("RAXC_MATMUL_GENERIC") && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("fma"))
+      return Kernel{kAvxMR, kAvxNR, micro_avx512, small_avx512};
+#endif
+    return Kernel{kGenericMR, kGenericNR, micro_generic, small_generic};
+  }();
+  return chosen;
+}
+
+// ---------------------------------------------------------------------------- packing
+
+// Per-thread packing buffers, grown on demand and never returned (workers are long-lived).
+float* scratch(int which, int64_t floats) {
+  struct Buffer {
+    float* data = nullptr;
+    int64_t size = 0;
+  };
+  thread_local Buffer buffers[3];  // packed B, packed A, all of B (shared by a split)
+  Buffer& buf = buffers[which];
+  if (buf.size < floats) {
+    std::free(buf.data);
+    size_t bytes = (static_cast<size_t>(floats) * 4 + 4095) & ~size_t(4095);
+    buf.data = static_cast<float*>(std::aligned_alloc(4096, bytes));
+    if (!buf.data) throw_error("RX5026", {"(packing buffer)", "float32"});
+    buf.size = floats;
+  }
+  return buf.data;
+}
+
+// B[kc×nc] → panels of nr columns, each k-major (nr floats per k), the last padded with zeros.
+void pack_b(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, float* out) {
+  for (int64_t j = 0; j < nc; j += nr) {
+    int64_t w = std::min(nr, nc - j);
+    float* dst = out + j * kc;
+    for (int64_t p = 0; p < kc; ++p, dst += nr) {
+      const float* src = b + p * ldb + j;
+      if (w == nr) {
+        std::memcpy(dst, src, nr * sizeof(float));
+      } else {
+        for (int64_t t = 0; t < w; ++t) dst[t] = src[t];
+        for (int64_t t = w; t < nr; ++t) dst[t] = 0.f;
+      }
+    }
+  }
+}
+
+// The same from a transposed B (element (p, j) at b[j * ldb + p]): each of its rows is one
+// column of the panel.
+void pack_bt(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, float* out) {
+  for (int64_t j = 0; j < nc; j += nr) {
+    int64_t w = std::min(nr, nc - j);
+    float* dst = out + j * kc;
+    for (int64_t t = 0; t < w; ++t) {
+      const float* src = b + (j + t) * ldb;
+      for (int64_t p = 0; p < kc; ++p) dst[p * nr + t] = src[p];
+    }
+    if (w < nr)
+      for (int64_t p = 0; p < kc; ++p)
+        for (int64_t t = w; t < nr; ++t) dst[p * nr + t] = 0.f;
+  }
+}
+
+// Rows [pc, pc + kc) × columns [jc, jc + nc) of g's B as panels.
+void pack_b_block(const Gemm& g, int64_t pc, int64_t jc, int64_t kc, int64_t nc, int64_t nr,
+                  float* out) {
+  if (g.bt)
+    pack_bt(g.b + jc * g.ldb + pc, g.ldb, kc, nc, nr, out);
+  else
+    pack_b(g.b + pc * g.ldb + jc, g.ldb, kc, nc, nr, out);
+}
+
+// A[mc×kc] → panels of mr rows, each k-major (mr floats per k), the last padded with zeros.
+void pack_a_block(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t mr, float* out) {
+  for (int64_t i = 0; i < mc; i += mr) {
+    int64_t h = std::min(mr, mc - i);
+    float* dst = out + i * kc;
+    for (int64_t p = 0; p < kc; ++p, dst += mr) {
+      int64_t t = 0;
+      for (; t < h; ++t) dst[t] = a[(i + t) * lda + p];
+      for (; t < mr; ++t) dst[t] = 0.f;
+    }
+  }
+}
+
+// Blocks of equal size (rounded up to `grain`) rather than full blocks and a thin rest: a K of
+// 1025 is 5 × 205, not 4 × 256 + 1 (a whole extra pass over C for one step).
+int64_t even_block(int64_t extent, int64_t block, int64_t grain) {
+  int64_t parts = std::max<int64_t>(1, (extent + block - 1) / block);
+  int64_t size = (extent + parts - 1) / parts;
+  return std::max(grain, (size + grain - 1) / grain * grain);
+}
+
+// The rows [ic, ic + mc) × [pc, pc + kc) of A as the micro-kernel takes them: all packed into
+// `ap` (kc × mc floats), or read in place with only a last partial panel packed (into `ap`,
+// kc × MR floats) once, rather than by every micro-kernel call that meets it.
+struct APanels {
+  const float* a;
+  int64_t lda, kc, full;
+  float* ap;
+  bool packed;
+  APanels(const Kernel& k, const float* a, int64_t lda, int64_t mc, int64_t kc, float* ap,
+          bool pack)
+      : a(a), lda(lda), kc(kc), full(pack ? 0 : mc / k.mr * k.mr), ap(ap), packed(pack) {
+    if (pack)
+      pack_a_block(a, lda, mc, kc, k.mr, ap);
+    else if (full < mc)
+      pack_a_block(a + full * lda, lda, mc - full, kc, k.mr, ap);
+  }
+  // The panel starting at row ir: its pointer and row stride (0: packed).
+  const float* at(int64_t ir) const {
+    return packed ? ap + ir * kc : ir < full ? a + ir * lda : ap;
+  }
+  int64_t stride(int64_t ir) const { return packed || ir >= full ? 0 : lda; }
+};
+
+// Rows [i0, i1) × columns [j0, j1) of one product, on this thread.
+void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  if (i0 >= i1 || j0 >= j1) return;
+  if (g.k == 0) {
+    for (int64_t i = i0; i < i1; ++i) std::memset(g.c + i * g.ldc + j0, 0, (j1 - j0) * 4);
+    return;
+  }
+  if (i1 - i0 <= kSmallM && i0 == 0 && i1 == g.m && !g.bt) return kr.small(g, j0, j1);
+  int64_t kcb = even_block(g.k, kKC, 1);
+  int64_t mcb = even_block(i1 - i0, kMC, kr.mr);
+  int64_t ncb = even_block(j1 - j0, kNC, kr.nr);
+  // A is packed when each of its panels meets more than 8 panels of B; below that the packing
+  // costs more than the contiguous reads save, and the micro-kernel reads A in place.
+  bool pack = j1 - j0 > 8 * kr.nr;
+  // A small B (up to 64 KiB, the batched products of attention) is read in place: copying it
+  // would cost a good part of the product, and its rows are too few to conflict in the cache.
+  bool pack_b = g.bt || g.k * (j1 - j0) > 16 * 1024;
+  float* bp = pack_b ? scratch(0, kcb * ncb) : nullptr;
+  float* ap = scratch(1, kcb * (pack ? mcb : kr.mr));
+  for (int64_t jc = j0; jc < j1; jc += ncb) {
+    int64_t nc = std::min(ncb, j1 - jc);
+    for (int64_t pc = 0; pc < g.k; pc += kcb) {
+      int64_t kc = std::min(kcb, g.k - pc);
+      if (pack_b) pack_b_block(g, pc, jc, kc, nc, kr.nr, bp);
+      for (int64_t ic = i0; ic < i1; ic += mcb) {
+        int64_t mc = std::min(mcb, i1 - ic);
+        APanels a(kr, g.a + ic * g.lda + pc, g.lda, mc, kc, ap, pack);
+        for (int64_t jr = 0; jr < nc; jr += kr.nr)
+          for (int64_t ir = 0; ir < mc; ir += kr.mr)
+            kr.micro(kc, a.at(ir), a.stride(ir), pack_b ? bp + jr * kc : g.b + pc * g.ldb + jc + jr,
+                     pack_b ? kr.nr : g.ldb, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc,
+                     std::min(kr.mr, mc - ir), std::min(kr.nr, nc - jr), pc > 0);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------- the packed function
+
+// ---------------------------------------------------------------------------- parallel work
+//
+// Threads claim units of work from an atomic counter until none is left, rather than taking a
+// fixed share: on a shared machine a thread can be descheduled for milliseconds, and the
+// others then do its units instead of waiting for them. Units are whole products of a batch,
+// column groups of a product of few rows, or, for one large product, first the panels of B
+// (packed once into a buffer all threads read), then blocks of rows, each packing its own rows
+// of A.
+struct Job {
+  enum Phase { kBatches, kSmallColumns, kPackB, kRowBlocks };
+  const Kernel* kr = nullptr;
+  std::vector<Gemm> gemms;  // one per batch element
+  Phase phase = kBatches;
+  int64_t units = 0;
+  std::atomic<int64_t> next{0};
+  // The product being split, and its blocking.
+  const Gemm* g = nullptr;
+  int64_t columns = 0;       // kSmallColumns: columns per unit
+  int64_t kcb = 0, mcb = 0;  // reduction and row blocks
+  int64_t npad = 0;          // N rounded up to whole panels
+  int64_t groups = 0;        // kPackB: column groups per reduction block
+  bool pack_a = false;
+  float* bpacked = nullptr;  // all of B: block pc at pc * npad, panel j at + j * kc
+
+  void run(int64_t u) {
+    const Kernel& k = *kr;
+    switch (phase) {
+      case kBatches: {
+        const Gemm& b = gemms[static_cast<size_t>(u)];
+        gemm_block(k, b, 0, b.m, 0, b.n);
+        return;
+      }
+      case kSmallColumns: k.small(*g, u * columns, std::min(g->n, (u + 1) * columns)); return;
+      case kPackB: {
+        int64_t pc = u / groups * kcb, kc = std::min(kcb, g->k - pc);
+        int64_t width = 8 * k.nr, j0 = u % groups * width;
+        pack_b_block(*g, pc, j0, kc, std::min(width, g->n - j0), k.nr,
+                     bpacked + pc * npad + j0 * kc);
+        return;
+      }
+      case kRowBlocks: {
+        int64_t ic = u * mcb, mc = std::min(mcb, g->m - ic);
+        float* ap = scratch(1, kcb * (pack_a ? mcb : k.mr));
+        for (int64_t pc = 0; pc < g->k; pc += kcb) {
+          int64_t kc = std::min(kcb, g->k - pc);
+          APanels a(k, g->a + ic * g->lda + pc, g->lda, mc, kc, ap, pack_a);
+          for (int64_t jr = 0; jr < g->n; jr += k.nr)
+            for (int64_t ir = 0; ir < mc; ir += k.mr)
+              k.micro(kc, a.at(ir), a.stride(ir), bpacked + pc * npad + jr * kc, k.nr,
+                      g->c + (ic + ir) * g->ldc + jr, g->ldc, std::min(k.mr, mc - ir),
+                      std::min(k.nr, g->n - jr), pc > 0);
+        }
+        return;
+      }
+    }
+  }
+};
+
+// The pool's body: every thread claims units until none is left. Nothing may unwind through
+// the pool, so the one failure possible (a packing buffer that cannot be allocated) becomes a
+// status the caller turns into RX5026.
+int32_t run_units(int64_t, int64_t, void* closure) {
+  Job& job = *static_cast<Job*>(closure);
+  try {
+    for (int64_t u; (u = job.next.fetch_add(1, std::memory_order_relaxed)) < job.units;) job.run(u);
+  } catch (...) {
+    return 1;
+  }
+  return 0;
+}
+
+[[noreturn]] void out_of_memory() { throw_error("RX5026", {"(packing buffer)", "float32"}); }
+
+void run_parallel(Job& job, int threads) {
+  job.next.store(0, std::memory_order_relaxed);
+  if (job.units > 0 && raxc_parallel_for(0, threads, run_units, &job) != 0) out_of_memory();
+}
+
+// One product on `threads` threads.
+void split_product(Job& job, const Gemm& g, int threads) {
+  const Kernel& k = *job.kr;
+  job.g = &g;
+  if (g.k == 0) return gemm_block(k, g, 0, g.m, 0, g.n);
+  if (g.m <= kSmallM && !g.bt) {
+    job.phase = Job::kSmallColumns;
+    job.columns = std::max<int64_t>(64, (g.n + 4 * threads - 1) / (4 * threads) + 15) / 16 * 16;
+    job.units = (g.n + job.columns - 1) / job.columns;
+    return run_parallel(job, threads);
+  }
+  job.kcb = even_block(g.k, kKC, 1);
+  job.mcb = even_block(g.m, kMC, k.mr);
+  // At least two row blocks per thread when the rows allow, for the balance.
+  if ((g.m + job.mcb - 1) / job.mcb < 2 * threads)
+    job.mcb = std::max(k.mr, (g.m + 2 * threads - 1) / (2 * threads) + k.mr - 1) / k.mr * k.mr;
+  job.npad = (g.n + k.nr - 1) / k.nr * k.nr;
+  job.pack_a = g.n > 8 * k.nr;
+  int64_t kblocks = (g.k + job.kcb - 1) / job.kcb;
+  job.bpacked = scratch(2, kblocks * job.kcb * job.npad);
+  job.phase = Job::kPackB;
+  job.groups = (g.n + 8 * k.nr - 1) / (8 * k.nr);
+  job.units = kblocks * job.groups;
+  run_parallel(job, threads);
+  job.phase = Job::kRowBlocks;
+  job.units = (g.m + job.mcb - 1) / job.mcb;
+  run_parallel(job, threads);
+}
+
+// The products of a job, on this thread or split over the pool's threads.
+void run_gemms(Job& job) {
+  int64_t count = static_cast<int64_t>(job.gemms.size()), macs = 0;
+  for (const Gemm& g : job.gemms) macs += g.m * g.n * std::max<int64_t>(g.k, 1);
+  int threads = raxc_num_threads();
+  if (threads <= 1 || macs < kParallelMacs) {
+    for (const Gemm& g : job.gemms) gemm_block(*job.kr, g, 0, g.m, 0, g.n);
+  } else if (count >= 4 * threads || count % threads == 0) {
+    job.phase = Job::kBatches;
+    job.units = count;
+    run_parallel(job, threads);
+  } else {
+    for (const Gemm& g : job.gemms) split_product(job, g, threads);
+  }
+}
+
+[[noreturn]] void fail(const std::string& message) {
+  throw_error("RX5032", {"raxc.matmul_f32 / raxc.linear_f32: " + message});
+}
+
+const Tensor& float32_tensor(const std::vector<Value>& args, size_t i, const char* what,
+                             bool operand) {
+  const TensorPtr* t = i < args.size() ? args[i].tensor() : nullptr;
+  if (!t || !*t) fail(std::string(what) + " must be a tensor");
+  DLDataType d = (*t)->dtype();
+  if (d.code != kDLFloat || d.bits != 32 || d.lanes != 1)
+    fail(std::string(what) + " must be float32, not " + dtype_name(d));
+  if (operand && (*t)->ndim() == 0) fail(std::string(what) + " must have at least one axis");
+  return **t;
+}
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+Value matmul_f32(const std::vector<Value>& args) {
+  if (args.size() != 3)
+    fail("expects (a, b, out), got " + std::to_string(args.size()) + " arguments");
+  const Tensor& a = float32_tensor(args, 0, "a", true);
+  const Tensor& b = float32_tensor(args, 1, "b", true);
+  const Tensor& out = float32_tensor(args, 2, "out", false);
+  const auto& as = a.shape();
+  const auto& bs = b.shape();
+  size_t ra = as.size(), rb = bs.size();
+  int64_t m = ra > 1 ? as[ra - 2] : 1;
+  int64_t k = as[ra - 1];
+  int64_t kb = rb > 1 ? bs[rb - 2] : bs[0];
+  int64_t n = rb > 1 ? bs[rb - 1] : 1;
+  // The output's batch axes: the operands' batch axes broadcast (right-aligned).
+  std::vector<int64_t> abatch(as.begin(), as.end() - std::min<size_t>(ra, 2));
+  std::vector<int64_t> bbatch(bs.begin(), bs.end() - std::min<size_t>(rb, 2));
+  size_t nb = std::max(abatch.size(), bbatch.size());
+  std::vector<int64_t> batch(nb, 1);
+  bool ok = k == kb;
+  for (size_t d = 0; d < nb; ++d) {
+    int64_t x = d + abatch.size() >= nb ? abatch[d + abatch.size() - nb] : 1;
+    int64_t y = d + bbatch.size() >= nb ? bbatch[d + bbatch.size() - nb] : 1;
+    if (x != y && x != 1 && y != 1) ok = false;
+    batch[d] = x == 1 ? y : x;
+  }
+  std::vector<int64_t> expected = batch;
+  if (ra > 1) expected.push_back(m);
+  if (rb > 1) expected.push_back(n);
+  if (!ok || out.shape() != expected)
+    fail("operands " + shape_text(as) + " and " + shape_text(bs) + " do not give the output " +
+         shape_text(out.shape()));
+  if (out.numel() == 0) return Value{Tuple{}};
+
+  // One Gemm per output batch element, with the broadcast operands' offsets.
+  int64_t count = 1;
+  for (int64_t d : batch) count *= d;
+  Job job;
+  job.kr = &kernel();
+  job.gemms.reserve(static_cast<size_t>(count));
+  const float* ap = a.data_as<float>();
+  const float* bp = b.data_as<float>();
+  float* cp = out.data_as<float>();
+  std::vector<int64_t> index(nb, 0);
+  for (int64_t q = 0; q < count; ++q) {
+    int64_t aoff = 0, boff = 0;
+    for (size_t d = 0; d < nb; ++d) {
+      if (d + abatch.size() >= nb) {
+        int64_t ext = abatch[d + abatch.size() - nb];
+        aoff = aoff * ext + (ext == 1 ? 0 : index[d]);
+      }
+      if (d + bbatch.size() >= nb) {
+        int64_t ext = bbatch[d + bbatch.size() - nb];
+        boff = boff * ext + (ext == 1 ? 0 : index[d]);
+      }
+    }
+    job.gemms.push_back(Gemm{ap + aoff * m * k, bp + boff * k * n, cp + q * m * n, m, n, k, k,
+                             rb > 1 ? n : 1, n, false});
+    for (size_t d = nb; d-- > 0;) {  // the next batch index, row-major
+      if (++index[d] < batch[d]) break;
+      index[d] = 0;
+    }
+  }
+
+  run_gemms(job);
+  return Value{Tuple{}};
+}
+
+// "raxc.linear_f32"(x, w[, bias], out): out = x · wᵀ (+ bias), R.linear in float32; x (..., in),
+// w (out, in), bias (out,). The weight is packed from its rows (a transposed B); the bias is
+// added to each row of the result afterwards.
+Value linear_f32(const std::vector<Value>& args) {
+  const char* usage = "expects (x, w, out) or (x, w, bias, out), got ";
+  if (args.size() != 3 && args.size() != 4)
+    fail(usage + std::to_string(args.size()) + " arguments");
+  bool has_bias = args.size() == 4;
+  const Tensor& x = float32_tensor(args, 0, "x", true);
+  const Tensor& w = float32_tensor(args, 1, "w", true);
+  const Tensor* bias = has_bias ? &float32_tensor(args, 2, "bias", true) : nullptr;
+  const Tensor& out = float32_tensor(args, args.size() - 1, "out", false);
+  const auto& xs = x.shape();
+  int64_t k = xs.back();
+  int64_t n = w.ndim() == 2 ? w.shape()[0] : -1;
+  std::vector<int64_t> expected(xs.begin(), xs.end() - 1);
+  expected.push_back(n);
+  bool ok = w.ndim() == 2 && w.shape()[1] == k && out.shape() == expected &&
+            (!bias || (bias->ndim() == 1 && bias->shape()[0] == n));
+  if (!ok)
+    fail("x " + shape_text(xs) + ", w " + shape_text(w.shape()) +
+         (bias ? ", bias " + shape_text(bias->shape()) : std::string()) +
+         " do not give the output " + shape_text(out.shape()));
+  if (out.numel() == 0) return Value{Tuple{}};
+  int64_t m = out.numel() / n;
+  Job job;
+  job.kr = &kernel();
+  job.gemms.push_back(
+      Gemm{x.data_as<float>(), w.data_as<float>(), out.data_as<float>(), m, n, k, k, k, n, true});
+  run_gemms(job);
+  if (bias) {
+    const float* b = bias->data_as<float>();
+    float* c = out.data_as<float>();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * n + j] += b[j];
+  }
+  return Value{Tuple{}};
+}
+
+}  // namespace
+
+std::vector<std::pair<const char*, PackedFunction>> matmul_builtins() {
+  return {{"raxc.matmul_f32", matmul_f32}, {"raxc.linear_f32", linear_f32}};
+}
+
+}  // namespace raxc::runtime
