@@ -2,8 +2,9 @@
 // numpy: a 1-D operand is promoted and its axis dropped, batch axes broadcast, the product is
 // computed in out_dtype (TVM casts both operands to it) and 16-bit floats accumulate in
 // float32. float32 matmul and linear lower to the runtime's packed kernels
-// (backend/runtime/matmul.cpp) through R.call_dps_packed; the loop nests stay for other dtypes. layer_norm and rms_norm compute their statistics in float32 (two passes: mean, then
-// squared deviations) and scale by gamma / weight over the normalised axes.
+// (backend/runtime/matmul.cpp) through R.call_dps_packed; the loop nests stay for other dtypes.
+// layer_norm and rms_norm compute their statistics in float32 (two passes: mean, then squared
+// deviations) and scale by gamma / weight over the normalised axes.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -81,6 +82,14 @@ const ir::Stmt* linear_rule(RuleContext& ctx) {
   std::string kinds(ro, 'S');
   kinds += 'R';
   std::vector<const ir::Stmt*> stages;
+  Builder::StageBody zero = [&](const Exprs& v) {
+    return b.store(acc, b.constant(acc_t, 0), Exprs(v.begin(), v.begin() + ro));
+  };
+  // T.init would not run over an empty reduction (in_features 0): zeros of their own then.
+  int64_t k = 0;
+  bool may_be_empty = !literal(x->shape.back(), &k) || k <= 0;
+  if (may_be_empty)
+    stages.push_back(b.stage("T_matmul_NT_init", o->shape, kinds.substr(0, ro), zero));
   stages.push_back(b.stage(
       "T_matmul_NT", extents, kinds,
       [&](const Exprs& v) {
@@ -91,9 +100,7 @@ const ir::Stmt* linear_rule(RuleContext& ctx) {
                                      b.cast(acc_t, b.cast(t, b.load(w, {v[ro - 1], v[ro]}))));
         return b.store(acc, b.add(b.load(acc, out), prod), out);
       },
-      [&](const Exprs& v) {
-        return b.store(acc, b.constant(acc_t, 0), Exprs(v.begin(), v.begin() + ro));
-      }));
+      may_be_empty ? nullptr : zero));
   stages.push_back(elementwise(ctx, "T_add", [&](const Exprs& v) {
     const PrimExpr* y = b.load(acc, v);
     if (bias) y = b.add(y, b.cast(acc_t, b.load(bias, broadcast_indices(b, bias, v))));

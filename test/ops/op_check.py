@@ -405,6 +405,16 @@ case("matmul", "R.linear(x, w)", [T("x", (4, 6)), T("w", (5, 6))], lambda x, w: 
      sym={"x": ("n", 6)}, reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (4, 0)), T("b", (0, 3))], np.matmul)
 case("matmul", "R.matmul(a, b)", [T("a", (3, 4), "int32"), T("b", (4, 2), "int32")], np.matmul)
+# An empty reduction in the loop nests (not float32): zeros, not what the memory held.
+case("matmul", "R.matmul(a, b)", [T("a", (4, 0), "int32"), T("b", (0, 3), "int32")], np.matmul)
+case("matmul", "R.matmul(a, b)", [T("a", (2, 3), "float64"), T("b", (3, 2), "float64")], np.matmul,
+     sym={"a": (2, "k"), "b": ("k", 2)})
+case("matmul", "R.matmul(a, b)", [T("a", (2, 0), "float64"), T("b", (0, 2), "float64")], np.matmul,
+     sym={"a": (2, "k"), "b": ("k", 2)})
+case("matmul", "R.linear(x, w, b)", [T("x", (5, 0), "float64"), T("w", (3, 0), "float64"), T("b", (3,), "float64")],
+     lambda x, w, b: x @ w.T + b)
+case("conv", "R.nn.conv1d(x, w)", [T("x", (1, 0, 5), "float64"), T("w", (2, 0, 3), "float64")],
+     lambda x, w: np.zeros((1, 2, 3)))
 case("matmul", 'R.matmul(a, b, out_dtype="float32")', [T("a", (3, 4), "float16"), T("b", (4, 2), "float16")],
      lambda a, b: np.matmul(a.astype(np.float32), b.astype(np.float32)), reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (3, 40), "float16"), T("b", (40, 2), "float16")],
