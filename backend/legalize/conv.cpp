@@ -20,6 +20,13 @@ namespace {
 
 using analysis::ops::Layout;
 
+// The layout is its canonical order itself (NCHW, OIHW): no axis moved or split.
+bool canonical(const Layout& l) {
+  for (size_t i = 0; i < l.primal.size(); ++i)
+    if (l.primal[i] != int(i) || l.split(i)) return false;
+  return true;
+}
+
 // A buffer in a layout, read by canonical axis (N, C, spatial... or O, I, spatial...): a split
 // axis is addressed as (i // factor, i % factor) and spans outer extent * factor.
 Exprs place(Builder& b, const Layout& l, const Exprs& canonical) {
@@ -141,6 +148,15 @@ const ir::Stmt* conv_rule(RuleContext& ctx) {
   const Window& w = setup->w;
   const Layout &D = w.data, &O = w.out, &K = setup->kernel;
   size_t n = w.n, ro = o->shape.size();
+  // float32 2-D convolutions in NCHW / OIHW: the runtime's im2col and packed matmul kernel.
+  DataType f32 = DataType::Float(32);
+  if (n == 2 && x->dtype == f32 && k->dtype == f32 && o->dtype == f32 && canonical(D) &&
+      canonical(O) && canonical(K)) {
+    ctx.packed_scalars = {w.strides[0],    w.strides[1],   w.pad_before[0],
+                          w.pad_before[1], w.pad_after[0], w.pad_after[1],
+                          w.dilation[0],   w.dilation[1],  setup->groups};
+    return ctx.use_packed("raxc.conv2d_nchw_f32");
+  }
   const PrimExpr* per_group = extent(b, k, K, 1);
   // Output channels per group: o / out_per_group is the group of output channel o.
   const PrimExpr* out_per_group = b.floordiv(extent(b, o, O, 1), b.i64(setup->groups));

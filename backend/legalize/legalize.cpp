@@ -521,12 +521,14 @@ class Pass {
     DiagnosticSink sink;
     analysis::arith::Analyzer analyzer(*arena_);
     analysis::ops::InferContext infer{call, arg_sinfo, analyzer, sink, input_.module};
-    RuleContext ctx{call, infer, b, in_buffers, out_buffers, {}, to_tir, {}, {}};
+    RuleContext ctx{call, infer, b, in_buffers, out_buffers, {}, to_tir, {}, {}, {}};
     const ir::Stmt* body = rule->fn(ctx);
     if (!body && !ctx.packed.empty()) {
       // R.call_dps_packed(symbol, (inputs...), out_sinfo=result): a run-time kernel.
       std::vector<const ir::Expr*> fields;
       for (const Input& in : inputs) fields.push_back(in.expr);
+      for (int64_t v : ctx.packed_scalars)
+        fields.push_back(make<ir::PrimValue>(b.i64(v), call.span));
       std::vector<const ir::Expr*> args{make<ir::ExternFunc>(ctx.packed, nullptr, call.span),
                                         make<ir::Tuple>(std::move(fields), call.span)};
       ++out_->legalized_calls;

@@ -30,8 +30,9 @@ struct RuleContext {
   std::string why;  // set by a rule that refuses
   // Set by a rule that lowers this call to a run-time kernel of the runtime's packed registry
   // instead of a TIR body (it then returns null): the call becomes
-  // R.call_dps_packed(symbol, (inputs...), out_sinfo=result).
+  // R.call_dps_packed(symbol, (inputs..., scalars...), out_sinfo=result).
   std::string packed;
+  std::vector<int64_t> packed_scalars;  // passed as R.prim_value after the tensors
 
   const ir::Buffer* in(size_t i) const { return inputs.at(i); }
   const ir::Buffer* out(size_t i = 0) const { return outputs.at(i); }

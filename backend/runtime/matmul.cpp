@@ -1,5 +1,6 @@
-// The run-time kernels of float32 R.matmul and R.linear: "raxc.matmul_f32"(a, b, out) and
-// "raxc.linear_f32"(x, w[, bias], out), destination-passing packed functions
+// The run-time kernels of float32 R.matmul, R.linear and R.nn.conv2d (NCHW, as im2col and a
+// product): "raxc.matmul_f32"(a, b, out), "raxc.linear_f32"(x, w[, bias], out) and
+// "raxc.conv2d_nchw_f32"(x, w, ..., out), destination-passing packed functions
 // (R.call_dps_packed) that legalization (backend/legalize/nn.cpp, the operators' rows) emits
 // instead of a TIR loop nest when the operands and the result are float32. It follows
 // numpy's matmul exactly as the TIR lowering does: a 1-D operand is promoted and its axis
@@ -36,6 +37,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -268,7 +270,7 @@ float* scratch(int which, int64_t floats) {
     float* data = nullptr;
     int64_t size = 0;
   };
-  thread_local Buffer buffers[3];  // packed B, packed A, all of B (shared by a split)
+  thread_local Buffer buffers[4];  // packed B, packed A, all of B (shared by a split), im2col
   Buffer& buf = buffers[which];
   if (buf.size < floats) {
     std::free(buf.data);
@@ -655,10 +657,99 @@ Value linear_f32(const std::vector<Value>& args) {
   return Value{Tuple{}};
 }
 
+// The columns of one group of one image for a convolution: row (c, kh, kw) holds, for every
+// output position (oh, ow), the input element its window reads there, zero where the window
+// overhangs the padding.
+struct Conv2d {
+  int64_t channels, height, width, kh, kw, oh, ow;
+  int64_t stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w;
+};
+
+void im2col(const Conv2d& p, const float* x, float* cols) {
+  int64_t n = p.oh * p.ow;
+  for (int64_t c = 0; c < p.channels; ++c)
+    for (int64_t i = 0; i < p.kh; ++i)
+      for (int64_t j = 0; j < p.kw; ++j) {
+        float* row = cols + ((c * p.kh + i) * p.kw + j) * n;
+        const float* plane = x + c * p.height * p.width;
+        for (int64_t oh = 0; oh < p.oh; ++oh) {
+          int64_t ih = oh * p.stride_h - p.pad_top + i * p.dilation_h;
+          float* dst = row + oh * p.ow;
+          if (ih < 0 || ih >= p.height) {
+            std::memset(dst, 0, static_cast<size_t>(p.ow) * 4);
+            continue;
+          }
+          const float* src = plane + ih * p.width;
+          for (int64_t ow = 0; ow < p.ow; ++ow) {
+            int64_t iw = ow * p.stride_w - p.pad_left + j * p.dilation_w;
+            dst[ow] = iw >= 0 && iw < p.width ? src[iw] : 0.0f;
+          }
+        }
+      }
+}
+
+// "raxc.conv2d_nchw_f32"(x, w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
+// dilation_h, dilation_w, groups, out): R.nn.conv2d in float32 with NCHW data, an OIHW kernel
+// and an NCHW result, as one product per image and group, out = W (O/groups × C/groups·KH·KW) ·
+// columns (C/groups·KH·KW × OH·OW) on the matmul kernel above. A 1×1 kernel with stride 1 and
+// no padding multiplies the image itself.
+Value conv2d_nchw_f32(const std::vector<Value>& args) {
+  auto failure = [](const std::string& message) {
+    throw_error("RX5032", {"raxc.conv2d_nchw_f32: " + message});
+  };
+  if (args.size() != 12)
+    failure("expects (x, w, 9 integers, out), got " + std::to_string(args.size()) + " arguments");
+  const Tensor& x = float32_tensor(args, 0, "x", true);
+  const Tensor& w = float32_tensor(args, 1, "w", true);
+  const Tensor& out = float32_tensor(args, 11, "out", false);
+  int64_t at[9];
+  for (size_t i = 0; i < 9; ++i) {
+    const auto* p = args[2 + i].get_if<Prim>();
+    if (!p || p->is_float()) failure("argument " + std::to_string(2 + i) + " must be an integer");
+    at[i] = p->i;
+  }
+  auto [sh, sw, pt, pl, pb, pr, dh, dw, groups] =
+      std::tuple{at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7], at[8]};
+  if (x.ndim() != 4 || w.ndim() != 4 || out.ndim() != 4 || groups <= 0 || sh <= 0 || sw <= 0 ||
+      dh <= 0 || dw <= 0)
+    failure("x " + shape_text(x.shape()) + ", w " + shape_text(w.shape()) +
+            ": 4-d operands and positive strides, dilations and groups expected");
+  const auto &xs = x.shape(), &ws = w.shape();
+  int64_t images = xs[0], channels = xs[1], outputs = ws[0], cg = ws[1];
+  Conv2d p{cg, xs[2], xs[3], ws[2], ws[3], 0, 0, sh, sw, pt, pl, dh, dw};
+  p.oh = (p.height + pt + pb - dh * (p.kh - 1) - 1) / sh + 1;
+  p.ow = (p.width + pl + pr - dw * (p.kw - 1) - 1) / sw + 1;
+  std::vector<int64_t> expected{images, outputs, p.oh, p.ow};
+  if (channels != cg * groups || outputs % groups != 0 || out.shape() != expected)
+    failure("x " + shape_text(xs) + " and w " + shape_text(ws) + " do not give the output " +
+            shape_text(out.shape()));
+  if (out.numel() == 0) return Value{Tuple{}};
+  int64_t k = cg * p.kh * p.kw, n = p.oh * p.ow, og = outputs / groups;
+  bool direct =
+      p.kh == 1 && p.kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0;
+  float* cols = direct ? nullptr : scratch(3, k * n);
+  const float* xp = x.data_as<float>();
+  const float* wp = w.data_as<float>();
+  float* op = out.data_as<float>();
+  for (int64_t image = 0; image < images; ++image)
+    for (int64_t g = 0; g < groups; ++g) {
+      const float* xg = xp + (image * channels + g * cg) * p.height * p.width;
+      if (!direct) im2col(p, xg, cols);
+      Job job;
+      job.kr = &kernel();
+      job.gemms.push_back(Gemm{wp + g * og * k, direct ? xg : cols,
+                               op + (image * outputs + g * og) * n, og, n, k, k, n, n, false});
+      run_gemms(job);
+    }
+  return Value{Tuple{}};
+}
+
 }  // namespace
 
 std::vector<std::pair<const char*, PackedFunction>> matmul_builtins() {
-  return {{"raxc.matmul_f32", matmul_f32}, {"raxc.linear_f32", linear_f32}};
+  return {{"raxc.matmul_f32", matmul_f32},
+          {"raxc.linear_f32", linear_f32},
+          {"raxc.conv2d_nchw_f32", conv2d_nchw_f32}};
 }
 
 }  // namespace raxc::runtime

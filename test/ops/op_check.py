@@ -502,6 +502,20 @@ case("conv", "R.nn.conv2d(x, w, padding=[1, 1], groups=2)", [T("x", (1, 4, 5, 5)
      lambda x, w: conv_nd(x, w, 1, (1, 1), 1, 2), reduction=True)
 case("conv", "R.nn.conv2d(x, w)", [T("x", (2, 3, 6, 5)), T("w", (4, 3, 3, 3))], conv_nd,
      sym={"x": ("n", 3, "h", "w")}, reduction=True)
+# float32 NCHW / OIHW runs on the runtime's im2col + packed matmul kernel: its direct 1x1 path,
+# a strided 1x1, padding of four values, depthwise groups, a product split over the threads,
+# and no input channels.
+case("conv", "R.nn.conv2d(x, w)", [T("x", (2, 8, 5, 7)), T("w", (6, 8, 1, 1))], conv_nd, reduction=True)
+case("conv", "R.nn.conv2d(x, w, strides=[2, 2])", [T("x", (1, 4, 7, 6)), T("w", (5, 4, 1, 1))],
+     lambda x, w: conv_nd(x, w, 2), reduction=True)
+case("conv", "R.nn.conv2d(x, w, padding=[1, 0, 2, 1])", [T("x", (1, 3, 6, 5)), T("w", (4, 3, 3, 2))],
+     lambda x, w: conv_nd(np.pad(x, [(0, 0), (0, 0), (1, 2), (0, 1)]), w), reduction=True)
+case("conv", "R.nn.conv2d(x, w, padding=[1, 1], groups=6)", [T("x", (2, 6, 7, 7)), T("w", (6, 1, 3, 3))],
+     lambda x, w: conv_nd(x, w, 1, (1, 1), 1, 6), reduction=True)
+case("conv", "R.nn.conv2d(x, w, padding=[1, 1])", [T("x", (1, 64, 28, 28)), T("w", (64, 64, 3, 3))],
+     lambda x, w: conv_nd(x, w, 1, (1, 1)), reduction=True)
+case("conv", "R.nn.conv2d(x, w)", [T("x", (1, 0, 5, 5)), T("w", (3, 0, 3, 3))],
+     lambda x, w: np.zeros((1, 3, 3, 3), np.float32))
 case("conv", "R.nn.conv1d(x, w, strides=[2], padding=[1])", [T("x", (2, 3, 9)), T("w", (4, 3, 3))],
      lambda x, w: conv_nd(x, w, 2, 1), reduction=True)
 case("conv", "R.nn.conv3d(x, w)", [T("x", (1, 2, 4, 4, 4)), T("w", (2, 2, 2, 2, 2))], conv_nd, reduction=True)
