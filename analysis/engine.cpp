@@ -325,7 +325,8 @@ Engine::State::Analysis Engine::State::analyse_function(const Definition& def,
     a.normalized = normalize(def.global->function(), *a.arena);
     check_function_well_formed(module, *def.global, a.normalized, sink);
     arith::Analyzer analyzer(*a.arena);
-    a.inference = infer_function(module, a.normalized, globals, analyzer, inference_sink);
+    a.inference = infer_function(module, a.normalized, globals, analyzer, inference_sink,
+                                 def.global->gvar->name);
     // On the function as written: normalization's temporaries are not the user's bindings.
     check_unused_bindings(def.global->function(), inference_sink);
   } catch (const std::exception&) {

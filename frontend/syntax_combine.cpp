@@ -73,6 +73,7 @@ class Combiner {
       : cst_(cst), text_(cst.source()), tz_(tz), tree_(tree) {
     collect_units(units);
     collect_regions();
+    index_indentation();
   }
 
   void run(DiagnosticSink& sink, SyntaxCheck& result) {
@@ -158,15 +159,14 @@ class Combiner {
     Span s = u >= 0 ? join(units_[u], lines) : lines;
     int idx = line_index(offset);
     if (idx < 0) return indentation_suite(s);
+    // The line and the lines that enclose it by indentation, innermost first (each the nearest
+    // earlier line indented less: parent_line_, so an error costs its depth, not its line).
     int start = idx;
-    uint32_t column = tz_.lines[idx].column;
-    for (int j = idx; j >= 0; --j) {
+    for (int j = idx; j >= 0; j = parent_line_[j]) {
       const LogicalLine& l = tz_.lines[j];
-      if (l.column > column || (l.column == column && j != idx)) continue;
-      column = l.column;
       std::string_view first = token_text(tz_.tokens[l.first]);
       if (first == "def") start = j;
-      if (first == "class" || column == 0) break;
+      if (first == "class" || l.column == 0) break;
     }
     while (start > 0 && tz_.lines[start - 1].column == tz_.lines[start].column &&
            token_text(tz_.tokens[tz_.lines[start - 1].first]) == "@")
@@ -331,16 +331,47 @@ class Combiner {
   // the indentation says belongs to the same definition, whatever the broken tree says.
   Span indentation_suite(Span s) const {
     const auto& lines = tz_.lines;
-    auto it = std::upper_bound(lines.begin(), lines.end(), s.begin,
-                               [&](uint32_t o, const LogicalLine& l) { return o < l.line_start; });
+    auto by_start = [](uint32_t o, const LogicalLine& l) { return o < l.line_start; };
+    auto it = std::upper_bound(lines.begin(), lines.end(), s.begin, by_start);
     if (it == lines.begin()) return s;
     uint32_t column = std::prev(it)->column;
-    for (; it != lines.end(); ++it) {
-      if (it->line_start < s.end) continue;
-      if (it->column <= column) break;
-      s.end = std::max(s.end, it->end);
+    // From the first line at or after s.end, the run of lines indented deeper than `column`
+    // extends the suite: found by jumping over blocks whose least column is deeper (the sparse
+    // table column_min_), so that every error does not walk the rest of the file.
+    size_t j =
+        size_t(std::lower_bound(it, lines.end(), s.end,
+                                [](const LogicalLine& l, uint32_t o) { return l.line_start < o; }) -
+               lines.begin());
+    size_t first = j;
+    for (size_t level = column_min_.size(); level-- > 0;) {
+      size_t width = size_t(1) << level;
+      if (j + width <= lines.size() && column_min_[level][j] > column) j += width;
     }
+    if (j > first) s.end = std::max(s.end, lines[j - 1].end);
     return s;
+  }
+
+  // parent_line_[i]: the nearest earlier logical line indented less than line i (-1: none);
+  // column_min_[k][i]: the least column of lines [i, i + 2^k).
+  void index_indentation() {
+    const auto& lines = tz_.lines;
+    parent_line_.assign(lines.size(), -1);
+    std::vector<int> open;  // lines of strictly increasing column
+    for (size_t i = 0; i < lines.size(); ++i) {
+      while (!open.empty() && lines[size_t(open.back())].column >= lines[i].column) open.pop_back();
+      parent_line_[i] = open.empty() ? -1 : open.back();
+      open.push_back(int(i));
+    }
+    column_min_.clear();
+    if (lines.empty()) return;
+    column_min_.emplace_back();
+    for (const LogicalLine& l : lines) column_min_[0].push_back(l.column);
+    for (size_t width = 2; width <= lines.size(); width *= 2) {
+      const std::vector<uint32_t>& half = column_min_.back();
+      std::vector<uint32_t> next(lines.size() - width + 1);
+      for (size_t i = 0; i < next.size(); ++i) next[i] = std::min(half[i], half[i + width / 2]);
+      column_min_.push_back(std::move(next));
+    }
   }
 
   const cst::Cst& cst_;
@@ -355,6 +386,8 @@ class Combiner {
   std::vector<Span> problem_quarantines_;  // of the reported problems (not of tree errors)
   std::vector<std::pair<int, uint32_t>> region_reports_;  // (top-level item, offset) reported
   std::vector<Span> quarantined_;
+  std::vector<int> parent_line_;
+  std::vector<std::vector<uint32_t>> column_min_;
 };
 
 }  // namespace

@@ -970,13 +970,15 @@ const ir::StructInfo* signature_of(const ir::GlobalDef& global, arith::Analyzer&
 
 FunctionInference infer_function(const ir::IRModule& module, const ir::Function* f,
                                  const GlobalSignatures& globals, arith::Analyzer& analyzer,
-                                 DiagnosticSink& diags) {
-  std::string name = "function";
-  for (const ir::GlobalDef& g : module.globals) {
-    const ir::Function* def = g.function();
-    // normalize() may have copied the function: the name span still identifies it.
-    if (def == f || (def != nullptr && !f->name_span.empty() && def->name_span == f->name_span))
-      name = g.gvar->name;
+                                 DiagnosticSink& diags, std::string_view given_name) {
+  std::string name = given_name.empty() ? "function" : std::string(given_name);
+  if (given_name.empty()) {
+    for (const ir::GlobalDef& g : module.globals) {
+      const ir::Function* def = g.function();
+      // normalize() may have copied the function: the name span still identifies it.
+      if (def == f || (def != nullptr && !f->name_span.empty() && def->name_span == f->name_span))
+        name = g.gvar->name;
+    }
   }
   if (module.vdevices.empty()) {  // the vdevice step is omitted (spec)
     Inferer inferer(module, globals, analyzer, diags);

@@ -39,9 +39,11 @@ const ir::StructInfo* caller_signature(const ir::IRModule& module, const ir::Glo
 
 // Infers `f` (after normalize()). New StructInfo nodes live in `analyzer.arena()`. Calls to
 // globals see caller_signature(); RX4006 warns at calls to recursive unannotated functions.
+// `name` is the global's name for messages; when empty it is looked up among the module's
+// globals (a scan: the Engine, which checks every function of large modules, passes it).
 FunctionInference infer_function(const ir::IRModule& module, const ir::Function* f,
                                  const GlobalSignatures& globals, arith::Analyzer& analyzer,
-                                 DiagnosticSink& diags);
+                                 DiagnosticSink& diags, std::string_view name = {});
 
 // Convenience for tools and tests without an Engine: signature_of() for every global of
 // `module`, computed on first use and cached. `module` and `analyzer` must outlive the result.
