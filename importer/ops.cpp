@@ -1431,15 +1431,25 @@ bool one_hot(Context& c) {
   return true;
 }
 
+// The reduction attribute of ScatterElements / ScatterND as Relax names it ("none" is
+// "update"); empty after refusing one Relax has not.
+std::string scatter_reduction(Context& c) {
+  std::string reduction = c.attr_string("reduction", "none");
+  if (reduction == "none") reduction = "update";
+  if (reduction != "update" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min") {
+    c.refuse("reduction='" + reduction + "'");
+    return "";
+  }
+  return reduction;
+}
+
 // ScatterElements (and the older Scatter): R.scatter_elements; reduction none is "update".
 bool scatter_elements(Context& c) {
   std::string x = c.tensor(0), idx = c.tensor(1), upd = c.tensor(2);
   if (!c.ok()) return false;
-  std::string reduction = c.attr_string("reduction", "none");
-  if (reduction == "none") reduction = "update";
-  if (reduction != "update" && reduction != "add" && reduction != "mul" && reduction != "max" &&
-      reduction != "min")
-    return c.refuse("reduction='" + reduction + "'");
+  std::string reduction = scatter_reduction(c);
+  if (reduction.empty()) return false;
   c.emit(0,
          "R.scatter_elements(" + x + ", " + idx + ", " + upd + ", axis=" +
              std::to_string(c.attr_int("axis", 0)) + ", reduction=\"" + reduction + "\")",
@@ -1595,11 +1605,8 @@ bool resize(Context& c, bool upsample) {
 bool scatter_nd(Context& c) {
   std::string x = c.tensor(0), idx = c.tensor(1), upd = c.tensor(2);
   if (!c.ok()) return false;
-  std::string reduction = c.attr_string("reduction", "none");
-  if (reduction == "none") reduction = "update";
-  if (reduction != "update" && reduction != "add" && reduction != "mul" && reduction != "max" &&
-      reduction != "min")
-    return c.refuse("reduction='" + reduction + "'");
+  std::string reduction = scatter_reduction(c);
+  if (reduction.empty()) return false;
   c.emit(0, "R.scatter_nd(" + x + ", " + idx + ", " + upd + ", reduction=\"" + reduction + "\")",
          dtype_of(c, 0), c.in(0)->dims);
   return true;

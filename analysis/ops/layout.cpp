@@ -9,6 +9,12 @@ bool Layout::any_split() const {
   return false;
 }
 
+bool Layout::is_canonical() const {
+  for (size_t i = 0; i < primal.size(); ++i)
+    if (primal[i] != int(i) || split(i)) return false;
+  return true;
+}
+
 int layout_rank(std::string_view text) {
   int rank = 0;
   for (char c : text) rank += (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');

@@ -21,6 +21,8 @@ struct Layout {
 
   bool split(size_t axis) const { return sub[axis] >= 0; }
   bool any_split() const;
+  // The canonical order itself (NCHW, OIHW): no axis moved or split.
+  bool is_canonical() const;
 };
 
 // The layout `text` read against `canonical`; nullopt when it is not a layout of those axes

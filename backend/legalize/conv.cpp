@@ -20,13 +20,6 @@ namespace {
 
 using analysis::ops::Layout;
 
-// The layout is its canonical order itself (NCHW, OIHW): no axis moved or split.
-bool canonical(const Layout& l) {
-  for (size_t i = 0; i < l.primal.size(); ++i)
-    if (l.primal[i] != int(i) || l.split(i)) return false;
-  return true;
-}
-
 // A buffer in a layout, read by canonical axis (N, C, spatial... or O, I, spatial...): a split
 // axis is addressed as (i // factor, i % factor) and spans outer extent * factor.
 Exprs place(Builder& b, const Layout& l, const Exprs& canonical) {
@@ -150,8 +143,8 @@ const ir::Stmt* conv_rule(RuleContext& ctx) {
   size_t n = w.n, ro = o->shape.size();
   // float32 2-D convolutions in NCHW / OIHW: the runtime's im2col and packed matmul kernel.
   DataType f32 = DataType::Float(32);
-  if (n == 2 && x->dtype == f32 && k->dtype == f32 && o->dtype == f32 && canonical(D) &&
-      canonical(O) && canonical(K)) {
+  if (n == 2 && x->dtype == f32 && k->dtype == f32 && o->dtype == f32 && D.is_canonical() &&
+      O.is_canonical() && K.is_canonical()) {
     ctx.packed_scalars = {w.strides[0],    w.strides[1],   w.pad_before[0],
                           w.pad_before[1], w.pad_after[0], w.pad_after[1],
                           w.dilation[0],   w.dilation[1],  setup->groups};

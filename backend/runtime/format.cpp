@@ -290,6 +290,36 @@ DecimalDigits dragon4(const FloatParts& p, Cutoff mode, int cutoff_max, int cuto
 // but keep one after the point, '-' trim zeros and the point.
 enum class Trim { kKeep, kDot, kZero, kDotZeros };
 
+// The digits after the point of `s` (`frac` of them) as `trim` and min_digits want them,
+// numpy's way; returns how many there are then.
+int trim_fraction(std::string& s, int frac, int precision, int min_digits, Trim trim) {
+  if (trim != Trim::kDotZeros && frac == 0) s += '.';
+  if (trim == Trim::kZero) {
+    if (frac == 0) {
+      s += '0';
+      frac = 1;
+    }
+  } else if (trim == Trim::kKeep && min_digits > frac) {
+    s.append(static_cast<size_t>(min_digits - frac), '0');
+    frac = min_digits;
+  }
+  if (precision >= 0 && trim != Trim::kKeep && frac > 0) {
+    while (s.back() == '0') {
+      s.pop_back();
+      --frac;
+    }
+    if (s.back() == '.') {
+      if (trim == Trim::kZero) {
+        s += '0';
+        ++frac;
+      } else if (trim == Trim::kDotZeros) {
+        s.pop_back();
+      }
+    }
+  }
+  return frac;
+}
+
 // numpy.format_float_positional (fractional=True) of a finite value.
 std::string positional(const Decoded& x, int precision, int min_digits, Trim trim, int pad_left,
                        int pad_right) {
@@ -317,30 +347,7 @@ std::string positional(const Decoded& x, int precision, int min_digits, Trim tri
     s += dec.digits;
     frac = zeros + n;
   }
-  if (trim != Trim::kDotZeros && frac == 0) s += '.';
-  if (trim == Trim::kZero) {
-    if (frac == 0) {
-      s += '0';
-      frac = 1;
-    }
-  } else if (trim == Trim::kKeep && min_digits > frac) {
-    s.append(static_cast<size_t>(min_digits - frac), '0');
-    frac = min_digits;
-  }
-  if (precision >= 0 && trim != Trim::kKeep && frac > 0) {
-    while (s.back() == '0') {
-      s.pop_back();
-      --frac;
-    }
-    if (s.back() == '.') {
-      if (trim == Trim::kZero) {
-        s += '0';
-        ++frac;
-      } else if (trim == Trim::kDotZeros) {
-        s.pop_back();
-      }
-    }
-  }
+  frac = trim_fraction(s, frac, precision, min_digits, trim);
   if (pad_right >= frac) {
     if (trim == Trim::kDotZeros && frac == 0) s += ' ';
     s.append(static_cast<size_t>(pad_right - frac), ' ');
@@ -363,29 +370,7 @@ std::string scientific(const Decoded& x, int precision, int min_digits, Trim tri
     s += '.';
     s += dec.digits.substr(1);
   }
-  if (trim != Trim::kDotZeros && frac == 0) s += '.';
-  if (trim == Trim::kZero) {
-    if (frac == 0) {
-      s += '0';
-      frac = 1;
-    }
-  } else if (trim == Trim::kKeep && min_digits > frac) {
-    s.append(static_cast<size_t>(min_digits - frac), '0');
-    frac = min_digits;
-  }
-  if (precision >= 0 && trim != Trim::kKeep && frac > 0) {
-    while (s.back() == '0') {
-      s.pop_back();
-      --frac;
-    }
-    if (s.back() == '.') {
-      if (trim == Trim::kZero) {
-        s += '0';
-      } else if (trim == Trim::kDotZeros) {
-        s.pop_back();
-      }
-    }
-  }
+  trim_fraction(s, frac, precision, min_digits, trim);
   int e = dec.exp10;
   s += 'e';
   s += e < 0 ? '-' : '+';
