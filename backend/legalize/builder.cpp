@@ -205,6 +205,29 @@ const ir::Stmt* Builder::when(const PrimExpr* c, const ir::Stmt* then) {
 const ir::Stmt* Builder::stage(const std::string& name, const Exprs& extents,
                                std::string_view kinds, const StageBody& body,
                                const StageBody& init) {
+  // T.init runs at a reduction's first step: over a reduction that may be empty at run time (an
+  // extent 0, or a symbolic one) it never runs and the output keeps whatever the memory held.
+  // Then the initial values are a stage of their own over the spatial axes (a reduction
+  // variable there reads as its first value, 0).
+  auto reduces = [&](size_t d) { return d < kinds.size() && kinds[d] == 'R'; };
+  bool may_be_empty = false;
+  for (size_t d = 0; d < extents.size(); ++d) {
+    int64_t n = 0;
+    may_be_empty |= reduces(d) && !(literal(extents[d], &n) && n > 0);
+  }
+  if (init && may_be_empty) {
+    Exprs spatial;
+    for (size_t d = 0; d < extents.size(); ++d)
+      if (!reduces(d)) spatial.push_back(extents[d]);
+    const ir::Stmt* first =
+        stage(name + "_init", spatial, std::string(spatial.size(), 'S'), [&](const Exprs& v) {
+          Exprs all;
+          for (size_t d = 0, s = 0; d < extents.size(); ++d)
+            all.push_back(reduces(d) ? i64(0) : v[s++]);
+          return init(all);
+        });
+    return seq({first, stage(name, extents, kinds, body)});
+  }
   auto loop_name = [&](size_t d) {
     return (d < kinds.size() && kinds[d] == 'R' ? "k" : "ax") + std::to_string(d);
   };

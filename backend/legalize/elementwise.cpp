@@ -55,26 +55,16 @@ const ir::Stmt* accumulate(RuleContext& ctx, const std::string& name, const Expr
   Builder::StageBody init = [&](const Exprs& v) {
     return b.store(acc, b.constant(acc_t, 0), out(v));
   };
-  std::vector<const ir::Stmt*> stages;
-  // A block's T.init runs at the first reduction step: over an empty reduction (K = 0, a
-  // symbolic extent that is 0 at run time) there is none, and the output would keep whatever
-  // the memory held. Then the zeros are a stage of their own.
-  bool may_be_empty = !reduce.empty() && !std::all_of(reduce.begin(), reduce.end(), [](auto* e) {
-    int64_t n = 0;
-    return literal(e, &n) && n > 0;
-  });
-  if (may_be_empty) stages.push_back(b.stage(name + "_init", o->shape, std::string(ro, 'S'), init));
-  stages.push_back(b.stage(
+  const ir::Stmt* sum = b.stage(
       name, extents, kinds,
       [&](const Exprs& v) {
         const PrimExpr* x = term(v, acc_t);
         return b.store(acc, reduce.empty() ? x : b.add(b.load(acc, out(v)), x), out(v));
       },
-      reduce.empty() || may_be_empty ? nullptr : init));
-  if (acc != o)
-    stages.push_back(
-        elementwise(ctx, "T_cast", [&](const Exprs& v) { return b.cast(t, b.load(acc, v)); }));
-  return stages.size() == 1 ? stages[0] : b.seq(stages);
+      reduce.empty() ? nullptr : init);
+  if (acc == o) return sum;
+  return b.seq(
+      {sum, elementwise(ctx, "T_cast", [&](const Exprs& v) { return b.cast(t, b.load(acc, v)); })});
 }
 
 const PrimExpr* product(Builder& b, const Exprs& dims) {

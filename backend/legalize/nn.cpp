@@ -82,14 +82,6 @@ const ir::Stmt* linear_rule(RuleContext& ctx) {
   std::string kinds(ro, 'S');
   kinds += 'R';
   std::vector<const ir::Stmt*> stages;
-  Builder::StageBody zero = [&](const Exprs& v) {
-    return b.store(acc, b.constant(acc_t, 0), Exprs(v.begin(), v.begin() + ro));
-  };
-  // T.init would not run over an empty reduction (in_features 0): zeros of their own then.
-  int64_t k = 0;
-  bool may_be_empty = !literal(x->shape.back(), &k) || k <= 0;
-  if (may_be_empty)
-    stages.push_back(b.stage("T_matmul_NT_init", o->shape, kinds.substr(0, ro), zero));
   stages.push_back(b.stage(
       "T_matmul_NT", extents, kinds,
       [&](const Exprs& v) {
@@ -100,7 +92,9 @@ const ir::Stmt* linear_rule(RuleContext& ctx) {
                                      b.cast(acc_t, b.cast(t, b.load(w, {v[ro - 1], v[ro]}))));
         return b.store(acc, b.add(b.load(acc, out), prod), out);
       },
-      may_be_empty ? nullptr : zero));
+      [&](const Exprs& v) {
+        return b.store(acc, b.constant(acc_t, 0), Exprs(v.begin(), v.begin() + ro));
+      }));
   stages.push_back(elementwise(ctx, "T_add", [&](const Exprs& v) {
     const PrimExpr* y = b.load(acc, v);
     if (bias) y = b.add(y, b.cast(acc_t, b.load(bias, broadcast_indices(b, bias, v))));
