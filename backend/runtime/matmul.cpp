@@ -264,11 +264,13 @@ const Kernel& kernel() {
 
 // ---------------------------------------------------------------------------- packing
 
-// Per-thread packing buffers, grown on demand and never returned (workers are long-lived).
+// Per-thread packing buffers, grown on demand and kept for the thread's life (workers are
+// long-lived); freed when the thread ends.
 float* scratch(int which, int64_t floats) {
   struct Buffer {
     float* data = nullptr;
     int64_t size = 0;
+    ~Buffer() { std::free(data); }
   };
   thread_local Buffer buffers[4];  // packed B, packed A, all of B (shared by a split), im2col
   Buffer& buf = buffers[which];
