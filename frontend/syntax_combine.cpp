@@ -114,7 +114,7 @@ class Combiner {
     if (p.what.id() != DiagId::RX1013) {
       if (!p.quarantine.empty()) {
         quarantine = p.quarantine;  // a tree-level problem in an otherwise good tree
-      } else if (!tree_agrees) {
+      } else if (!tree_agrees && !is_indentation(p.what.id())) {
         quarantine = p.extent;
       } else {
         quarantine = spoiled_by(p.at.begin, u, lines);
@@ -125,6 +125,10 @@ class Combiner {
     if (quarantine) problem_quarantines_.push_back(*quarantine);
     add(make_diagnostic(std::move(p.what), p.at), lines, quarantine);
   }
+
+  // A stray indent or dedent leaves a clean tree (grammar.js `_indented_statements`), but the
+  // definition holding it is not what its author meant: it is spoiled like a tree error's.
+  static bool is_indentation(DiagId id) { return id == DiagId::RX1007 || id == DiagId::RX1005; }
 
   // A tree error that no problem explains gets the generic message, unless something was
   // already reported before it in the same top-level item: after a first error, tree-sitter's

@@ -89,25 +89,28 @@ class LineChecker {
       report(diag::InconsistentTabsAndSpaces{}, {line.line_start, first.begin},
              {line.line_start, first.begin}, true);
 
-    // After an indentation error the levels are guesses: stay quiet until the next line at
-    // column 0 (the tree's errors in between are the same problem's).
-    if (line.column == 0) indentation_error_ = false;
+    // After an indentation error the levels are guesses: stay quiet until a line is back at a
+    // column that agrees with them (the block's, for a stray indent), or at column 0 (the errors
+    // in between are the same problem's). Ending there keeps an error inside one definition (a
+    // stray space while typing) from silencing the definitions after it.
+    if (line.column == 0 || line.column == error_column_) indentation_error_ = false;
     bool reported = false;
     if (line.column > top.column) {
       if (!pending_) {
-        report_indentation(diag::UnexpectedIndent{}, first_span, around);
+        report_indentation(diag::UnexpectedIndent{}, first_span, around, top.column);
         reported = true;
       }
       push({line.column, line.alt_column}, first_span);
     } else if (pending_ && pending_->requires_block) {
       report_indentation(diag::ExpectedIndentedBlock{.header = header_description()}, first_span,
-                         {pending_->line_start, line.end});
+                         {pending_->line_start, line.end}, line.column);
       reported = true;
     }
     if (line.column < levels_.back().column) {
       while (line.column < levels_.back().column) levels_.pop_back();
       if (line.column != levels_.back().column) {
-        if (!reported) report_indentation(diag::UnindentMismatch{}, first_span, around);
+        if (!reported)
+          report_indentation(diag::UnindentMismatch{}, first_span, around, line.column);
         push({line.column, line.alt_column}, first_span);
       }
     }
@@ -211,8 +214,14 @@ class LineChecker {
     }
   }
 
-  void report_indentation(DiagPayload what, Span at, Span extent) {
-    if (!indentation_error_) report(std::move(what), at, extent);
+  // Indentation problems are certain: the tree parses the lines of a stray indent as statements
+  // of the enclosing block (grammar.js `_indented_statements`), so no tree error confirms them.
+  // `resync_column`: where the lines are consistent again (see check_line).
+  void report_indentation(DiagPayload what, Span at, Span extent, uint32_t resync_column) {
+    if (!indentation_error_) {
+      report(std::move(what), at, extent, true);
+      error_column_ = resync_column;
+    }
     indentation_error_ = true;
   }
 
@@ -286,6 +295,7 @@ class LineChecker {
   std::optional<Header> pending_;
   bool too_deep_ = false;
   bool indentation_error_ = false;
+  uint32_t error_column_ = 0;  // where the lines agree again after the last indentation error
 };
 
 }  // namespace

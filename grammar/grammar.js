@@ -126,7 +126,7 @@ module.exports = grammar({
       choice(
         $._simple_statements,
         $._compound_statement,
-        $._unexpected_indent,
+        $._indented_statements,
         $._misplaced_clause,
       ),
 
@@ -135,10 +135,17 @@ module.exports = grammar({
     // contextual), e.g. `else = 1` or a wrongly indented `else:`.
     _misplaced_clause: ($) => seq(choice('else', 'elif'), $._never, $._never),
 
-    // A line indented deeper than its block (Python's "unexpected indent"),
-    // including a dedent to a column that matches no enclosing block: the
-    // scanner emits _indent wherever a statement may start, and this dead end
-    // turns it into an ERROR instead of silently accepting the line.
+    // A line indented deeper than its block (Python's "unexpected indent",
+    // also a dedent to a column that matches no enclosing block) and the lines
+    // after it at that depth. The syntax check reports it from the lines
+    // (RX1007); the tree keeps them as statements of the enclosing block
+    // (the rule is hidden), so one stray space while typing costs no error
+    // recovery and leaves the rest of the file's structure as it was.
+    _indented_statements: ($) => seq($._indent, repeat1($._statement), $._dedent),
+
+    // After `;`: a dead end that only makes _indent valid there, which tells
+    // the scanner that a statement starts (see RESERVED_MID_STATEMENT in
+    // scanner.c).
     _unexpected_indent: ($) => seq($._indent, $._never, $._never),
 
     // ------------------------------------------------------------------
@@ -148,8 +155,7 @@ module.exports = grammar({
     _simple_statements: ($) =>
       seq(
         $._simple_statement,
-        // (_unexpected_indent after `;` only tells the scanner that a
-        // statement starts here, see RESERVED_MID_STATEMENT in scanner.c)
+        // (_unexpected_indent: see above)
         repeat(seq(';', choice($._simple_statement, $._unexpected_indent))),
         optional(';'),
         $._newline,

@@ -42,7 +42,7 @@
  *     instead of joining the rest of the block.
  *
  * Which state the parser is in is read from valid_symbols: _indent is valid
- * wherever a statement may start (the grammar's `_unexpected_indent` dead end
+ * wherever a statement may start (the grammar's `_indented_statements`
  * makes it so; also at the start of a suite and after a decorator), and
  * tree-sitter marks every symbol valid during error recovery.
  *

@@ -15,6 +15,8 @@ Measured for each server, over stdio like an editor:
               debounce, the issue's target). clangd runs it once (its own debounce applies).
   hover       on local variables; p50 / p95
   tokens      semanticTokens/full: time and number of tokens
+  broken      the keystrokes and hovers again while a function holds a half-typed line, and
+              while a statement has a stray space before it (an unexpected indent)
   memory      VmRSS of the server after opening (and raxc/memoryUsage)
 The keystrokes start 3 s after the first diagnostics (the user reads the file first).
 Stdlib only.
@@ -209,7 +211,8 @@ def measure_broken(server, uri, version, broken, edit_sites, hover_sites, result
                                       "end": {"line": at_line, "character": 0}},
                             "text": line_text}]})
     diagnostics_for(server, uri, version)
-    shift = lambda line: line + 1 if line >= at_line else line  # noqa: E731
+    lines_added = line_text.count("\n")
+    shift = lambda line: line + lines_added if line >= at_line else line  # noqa: E731
     version, keystrokes = type_keystrokes(server, uri, version,
                                           [(shift(line), c) for line, c in edit_sites])
     hovers, empty = [], 0
@@ -325,6 +328,9 @@ def main():
         # The same with a half-typed line in the function of the first edit site.
         after = session([raxc, "lsp", "--debounce-ms=0"], model, uri, "relax", edit_sites,
                         hover_sites, broken=(edit_sites[0][0], " " * 12 + "zz = R.nn.\n"))
+        # The same with a stray space before a statement (an unexpected indent).
+        stray = session([raxc, "lsp", "--debounce-ms=0"], model, uri, "relax", edit_sites,
+                        hover_sites, broken=(edit_sites[0][0], " "))
 
         clangd = None
         clangd_path = shutil.which("clangd")
@@ -371,7 +377,12 @@ def main():
         row(f"  hover {name}", ms(percentile(after["broken_hovers"], p)),
             ms(percentile(after["hovers"], p)))
     print(f"  hovers with no answer while broken: {after['broken_empty_hovers']} of "
-          f"{len(after['broken_hovers'])}\n")
+          f"{len(after['broken_hovers'])}")
+    for name, p in (("p50", 50), ("p95", 95)):
+        row(f"  with a stray indent instead, {name}",
+            ms(percentile(stray["broken_keystrokes"], p)), ms(percentile(after["keystrokes"], p)))
+    print(f"  hovers with no answer with the stray indent: {stray['broken_empty_hovers']} of "
+          f"{len(stray['broken_hovers'])}\n")
     row("semanticTokens/full", ms(typed["tokens"][0]), c and ms(c["tokens"][0]))
     row("  tokens", typed["tokens"][1], c and c["tokens"][1], "")
     row("resident memory after opening", typed["rss"], c and c["rss"], "MiB")

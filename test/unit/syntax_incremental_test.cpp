@@ -105,4 +105,34 @@ TEST_CASE("an unclosed call is one diagnostic, checked incrementally", "[syntax]
   CHECK(described(Document(doc.text()).diagnostics()) == found);
 }
 
+TEST_CASE("a stray indent is one diagnostic, checked incrementally", "[syntax][document]") {
+  // A space typed before a statement of the first function (a PrimFunc): the rest of the module
+  // keeps its structure (no cascade of top-level definitions), the check is composed from the
+  // definitions' checks, and a later function's own error is still reported (then the whole
+  // file is checked: two definitions report). Before the body's first line the space makes the
+  // block deeper, and its second line the mismatch.
+  std::string text = read("examples/mlp.rx");
+  uint32_t last = line_of(text, "R.output(");
+  TextEdit later{last, last, "            zz = R.add(h h)\n"};
+  for (auto [body_line, code] : {std::pair{1, "RX1007"}, std::pair{0, "RX1005"}}) {
+    for (bool later_error : {false, true}) {
+      Document doc(text);
+      if (later_error) doc.apply(std::span<const TextEdit>(&later, 1));
+      uint32_t at = uint32_t(doc.text().find('\n', doc.text().find("def add_bias")) + 1);
+      for (int i = 0; i < body_line; ++i) at = uint32_t(doc.text().find('\n', at) + 1);
+      TextEdit space{at, at, " "};
+      doc.apply(std::span<const TextEdit>(&space, 1));
+      std::vector<std::string> found = described(doc.diagnostics());
+      INFO(code << (later_error ? " with a later error" : "") << ", text:\n" << doc.text());
+      REQUIRE(found.size() == (later_error ? 2u : 1u));
+      CHECK(found[0].rfind(code, 0) == 0);
+      if (later_error) CHECK(found[1].rfind("RX1027", 0) == 0);
+      // (The mismatched line ends the function's block in the tree: the rest of its body is
+      // then outside any definition, which only the whole-file check sees.)
+      if (!later_error && body_line == 1) CHECK(!doc.stats().full_syntax_check);
+      CHECK(described(Document(doc.text()).diagnostics()) == found);
+    }
+  }
+}
+
 }  // namespace
