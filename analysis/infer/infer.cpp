@@ -6,9 +6,10 @@
 // * An annotation on a *call* replaces the inferred StructInfo (TVM's parser does this); on any
 //   other right-hand side it is only checked. Only-possibly-compatible annotations warn (RX4000)
 //   unless nothing was inferred at all (an opaque packed call gives R.Object: the annotation is
-//   then the only information, which is the intended use).
-// * Indexing a value whose StructInfo is R.Object, or branching on one, is only possibly wrong:
-//   a warning, not an error.
+//   then the only information, which is the intended use). Elsewhere an R.Object where a
+//   specific kind is expected is an error (the spec's check_compatibility step 2).
+// * Branching on a value whose StructInfo is R.Object is only possibly wrong: a warning, not an
+//   error (indexing one is an error: rule 12.2).
 // * A callee's own shape variables (those its parameters bind) are renamed to the arguments'
 //   dimensions; a local closure's captured variables are not its own. Unmapped own variables
 //   are erased from the result, even when the callee is the current function (recursion).
@@ -455,14 +456,10 @@ class Inferer {
           g.span));
       return object();
     }
-    if (t->kind == SInfoKind::Object) {
-      report(make_diagnostic(
-          diag::IndexedValueMaybeNotTuple{.value = expr_name(g.tuple), .sinfo = text_of(t)},
-          g.span));
-    } else {
-      report(make_diagnostic(
-          diag::IndexedValueNotTuple{.value = expr_name(g.tuple), .sinfo = text_of(t)}, g.span));
-    }
+    // Rule 12.2: an error for any StructInfo but a tuple's, R.Object included (a value that may
+    // be a tuple is indexed after an R.match_cast).
+    report(make_diagnostic(
+        diag::IndexedValueNotTuple{.value = expr_name(g.tuple), .sinfo = text_of(t)}, g.span));
     return object();
   }
 
@@ -579,11 +576,12 @@ class Inferer {
                                      .reason = r.detail},
                                at);
       };
-      if (r.result == Compat::Incompatible) {
-        d = mismatch(std::type_identity<diag::ArgumentIncompatibleWithParameter>{});
-      } else {
-        d = mismatch(std::type_identity<diag::ArgumentOnlyPossiblyCompatible>{});
-        // The repair: check the argument against the parameter first.
+      d = r.result == Compat::Incompatible
+              ? mismatch(std::type_identity<diag::ArgumentIncompatibleWithParameter>{})
+              : mismatch(std::type_identity<diag::ArgumentOnlyPossiblyCompatible>{});
+      // The repair: check the argument against the parameter first (for an R.Object argument,
+      // that is what R.match_cast is for).
+      if (r.result == Compat::Possibly || arg->kind == SInfoKind::Object) {
         if (const auto* var = i < call.args.size() ? ir::dyn_cast<ir::Var>(call.args[i]) : nullptr)
           d.fixes.push_back({.kind = DiagFix::Kind::MatchCastArgument,
                              .target = call.span,
@@ -700,6 +698,9 @@ class Inferer {
     // A value that could not be analysed takes its annotation: the user's intent.
     if (ir::is_unknown(value)) return annotation;
     bool is_call = ir::isa<ir::Call>(b.value);
+    // A call that gives R.Object (an opaque packed call, a function returning R.Object): the
+    // annotation is the only information, which is the intended use (§5.1's override).
+    if (is_call && value->kind == SInfoKind::Object) return with_vdevice_of(annotation, value);
     CompatResult r = check_compatibility(an_, annotation, value);
     if (r.result == Compat::Incompatible) {
       report_annotation_conflict(b, value, r);
@@ -707,7 +708,7 @@ class Inferer {
       // value can be trusted, so its uses are unknown and report nothing more.
       return ir::unknown_sinfo();
     }
-    if (r.result == Compat::Possibly && !(is_call && value->kind == SInfoKind::Object)) {
+    if (r.result == Compat::Possibly) {
       // Either the annotation is a subtype of the value's StructInfo (R.Tensor((4,)) written
       // for an R.Tensor(ndim=1)), or the two only overlap ((n, 10) written for (8, 10)): say
       // which, since "more specific" is wrong for the second.
@@ -720,27 +721,32 @@ class Inferer {
               .inferred = text_of(value),
               .reason = r.detail},
           use_span(b.value, b.span));
-      // The repairs: check the value against the annotation at run time (preferred), or say
-      // what is known instead. Both rewrite text, so only where the text has the binding.
-      if (!b.var->span.empty() && !annotation->span.empty()) {
-        d.fixes.push_back({.kind = DiagFix::Kind::MatchCastBinding,
-                           .target = b.var->span,
-                           .statement = b.span,
-                           .value = value_span_of(b),
-                           .name = b.var->name,
-                           .sinfo = text_of(annotation),
-                           .shape_vars = shape_var_names(annotation)});
-        d.fixes.push_back({.kind = DiagFix::Kind::ReplaceAnnotation,
-                           .target = annotation->span,
-                           .name = b.var->name,
-                           .sinfo = text_of(value),
-                           .preferred = false});
-      }
+      add_cast_fixes(d, b, annotation, value);
       note_annotation(d, annotation);
       report(std::move(d));
     }
     if (!is_call) return value;
     return with_vdevice_of(annotation, value);
+  }
+
+  // The repairs of an annotation the value may not have: check the value against it at run
+  // time (preferred), or say what is known instead. Both rewrite text, so only where the text
+  // has the binding.
+  void add_cast_fixes(Diagnostic& d, const ir::Binding& b, const StructInfo* annotation,
+                      const StructInfo* value) {
+    if (b.var->span.empty() || annotation->span.empty()) return;
+    d.fixes.push_back({.kind = DiagFix::Kind::MatchCastBinding,
+                       .target = b.var->span,
+                       .statement = b.span,
+                       .value = value_span_of(b),
+                       .name = b.var->name,
+                       .sinfo = text_of(annotation),
+                       .shape_vars = shape_var_names(annotation)});
+    d.fixes.push_back({.kind = DiagFix::Kind::ReplaceAnnotation,
+                       .target = annotation->span,
+                       .name = b.var->name,
+                       .sinfo = text_of(value),
+                       .preferred = false});
   }
 
   void report_annotation_conflict(const ir::Binding& b, const StructInfo* value,
@@ -756,6 +762,8 @@ class Inferer {
                                                         .inferred = text_of(value),
                                                         .reason = r.detail},
                   use_span(b.value, b.span));
+    // An R.Object value is what R.match_cast is for.
+    if (value->kind == SInfoKind::Object) add_cast_fixes(d, b, b.var->annotation, value);
     note_annotation(d, b.var->annotation);
     report(std::move(d));
   }
@@ -789,9 +797,12 @@ class Inferer {
   void infer_match_cast(const ir::Binding& b) {
     const StructInfo* value = infer(b.value);
     const StructInfo* target = b.match_cast;
+    // A cast always fails only when neither side is a subtype of the other (rule 11.3.3): a
+    // cast from an Object (a supertype) is what the cast is for.
     CompatResult r = check_compatibility(an_, target, value);
     bind_new_shape_vars(target);
-    if (r.result == Compat::Incompatible) {
+    if (r.result == Compat::Incompatible &&
+        check_compatibility(an_, value, target).result == Compat::Incompatible) {
       report(make_diagnostic(
           diag::MatchCastNeverSucceeds{
               .target = text_of(target), .value = text_of(value), .reason = r.detail},

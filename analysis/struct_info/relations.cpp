@@ -5,8 +5,8 @@
 //   lines return the other operand, which is the greatest lower bound;
 // * in the Shape LUB the operand without values is the upper bound (the pseudocode's
 //   "if S2.values is defined: return S2" is inverted);
-// * check_compatibility treats an unknown rank (or an Object) where something specific is
-//   expected as *possibly* compatible, so that compatibility implies erased subtyping;
+// * check_compatibility treats an unknown rank where a specific one is expected as *possibly*
+//   compatible (an Object where a specific kind is expected is incompatible: step 2);
 // * erasure also drops a PrimStructInfo value that mentions an out-of-scope shape variable, and
 //   get_shape_var_mapping also maps `R.Prim(value=n)` (a binding position per the spec).
 #include "analysis/struct_info/relations.h"
@@ -257,8 +257,11 @@ CompatResult check(arith::Analyzer& analyzer, const StructInfo* base, const Stru
   if (base == nullptr || base->kind == SInfoKind::Object || base == derived) return verdict.result;
   // The unknown StructInfo of an error fits everywhere: no diagnostic follows from an error.
   if (ir::is_unknown(derived)) return verdict.result;
+  // Seed spec, check_compatibility step 2 (and "Relax is strongly typed"): an Object where a
+  // specific kind is expected is a mismatch, not a maybe; 'R.match_cast' is the explicit check.
   if (derived == nullptr || derived->kind == SInfoKind::Object) {
-    verdict.add(Compat::Possibly, "Object vs " + std::string(kind_name(base->kind)));
+    verdict.add(Compat::Incompatible, "Object vs " + std::string(kind_name(base->kind)) +
+                                          "; 'R.match_cast' checks the value at run time");
     return verdict.result;
   }
   if (base->kind != derived->kind) {

@@ -27,9 +27,9 @@ struct CompatResult {
 };
 
 // Is `derived` a subtype of `base` (the spec's `<:`)? Compatible = definitely, Possibly = only
-// possibly (e.g. symbolic dims that cannot be proven equal, Object passed where Tensor is
-// expected), Incompatible = definitely not. Used for arguments vs parameters (derived = the
-// argument's StructInfo) and values vs annotations.
+// possibly (e.g. symbolic dims that cannot be proven equal), Incompatible = definitely not (also
+// an Object where a specific kind is expected: the spec's step 2). Used for arguments vs parameters
+// (derived = the argument's StructInfo) and values vs annotations.
 CompatResult check_compatibility(arith::Analyzer& analyzer, const ir::StructInfo* base,
                                  const ir::StructInfo* derived);
 

@@ -87,8 +87,9 @@ TEST_CASE("recovery: the unknown StructInfo is compatible with everything", "[re
   using raxc::analysis::Compat;
   CHECK(raxc::analysis::check_compatibility(analyzer, &prim, unknown).result == Compat::Compatible);
   CHECK(raxc::analysis::check_compatibility(analyzer, unknown, &prim).result == Compat::Compatible);
-  // near miss: a plain R.Object is only possibly an R.Prim
-  CHECK(raxc::analysis::check_compatibility(analyzer, &prim, &object).result == Compat::Possibly);
+  // near miss: a plain R.Object is not an R.Prim (the spec's check_compatibility step 2)
+  CHECK(raxc::analysis::check_compatibility(analyzer, &prim, &object).result ==
+        Compat::Incompatible);
   CHECK(raxc::ir::is_unknown(raxc::analysis::unify(analyzer, &prim, unknown)));
   CHECK(raxc::printer::print_struct_info(unknown) == "{unknown}");
 }

@@ -81,7 +81,7 @@ TEST_CASE("struct_info: check_compatibility follows the spec's rules", "[struct_
       // 1. Object accepts everything; Object where something specific is expected: possibly.
       {"R.Object", "R.Tensor((2, 3), \"float32\")", Compat::Compatible, ""},
       {"R.Object", "R.Object", Compat::Compatible, ""},
-      {"R.Tensor((2, 3), \"float32\")", "R.Object", Compat::Possibly, "Object vs Tensor"},
+      {"R.Tensor((2, 3), \"float32\")", "R.Object", Compat::Incompatible, "Object vs Tensor"},
       // 2. Different kinds.
       {"R.Tensor((2, 3), \"float32\")", "R.Shape([2, 3])", Compat::Incompatible, "Shape vs Tensor"},
       {"R.Prim(\"int64\")", "R.Tuple(R.Prim(\"int64\"))", Compat::Incompatible, "Tuple vs Prim"},
@@ -154,7 +154,7 @@ TEST_CASE("struct_info: check_compatibility follows the spec's rules", "[struct_
       {"R.Callable([R.Tensor((2,), \"float32\")], R.Object)",
        "R.Callable([R.Object], R.Tensor((2,), \"float32\"))", Compat::Compatible, ""},
       {"R.Callable([R.Object], R.Object)", "R.Callable([R.Tensor((2,), \"float32\")], R.Object)",
-       Compat::Possibly, "parameter 0: Object vs Tensor"},
+       Compat::Incompatible, "parameter 0: Object vs Tensor"},
       {"R.Callable([R.Tensor((2,), \"float32\")], R.Tensor((2,), \"float32\"))",
        "R.Callable([R.Tensor((2,), \"float32\")], R.Tensor((3,), \"float32\"))",
        Compat::Incompatible, "return: dimension 0: '3' vs '2'"},
