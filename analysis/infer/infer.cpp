@@ -898,15 +898,17 @@ class Inferer {
       d = mismatch(std::type_identity<diag::BodyIncompatibleWithReturn>{});
     } else {
       d = mismatch(std::type_identity<diag::BodyOnlyPossiblyCompatible>{});
-      // The repair: check the returned variable against the annotation before returning it.
-      if (const auto* var = ir::dyn_cast<ir::Var>(f.body->body))
-        d.fixes.push_back({.kind = DiagFix::Kind::MatchCastReturn,
-                           .target = at,
-                           .statement = at,
-                           .name = var->name,
-                           .sinfo = annotation,
-                           .shape_vars = shape_var_names(f.ret_struct_info)});
     }
+    // The repair: check the returned variable against the annotation before returning it (for
+    // an R.Object, that is what R.match_cast is for).
+    const auto* var = ir::dyn_cast<ir::Var>(f.body->body);
+    if (var && !trusted && (r.result == Compat::Possibly || body->kind == SInfoKind::Object))
+      d.fixes.push_back({.kind = DiagFix::Kind::MatchCastReturn,
+                         .target = at,
+                         .statement = at,
+                         .name = var->name,
+                         .sinfo = annotation,
+                         .shape_vars = shape_var_names(f.ret_struct_info)});
     if (!f.ret_struct_info->span.empty()) d.note(f.ret_struct_info->span, "return annotation");
     report(std::move(d));
   }
