@@ -102,16 +102,92 @@ bool view_argument_omitted(const InferContext& ctx, std::string_view name) {
   return tuple && tuple->fields.empty();
 }
 
+// Bytes per element; unknown for void.
+std::optional<int64_t> element_bytes(DataType d) {
+  if (d.is_void()) return std::nullopt;
+  return (int64_t(d.bits) * d.lanes + 7) / 8;
+}
+
+// What R.memory.view is given, for the bounds check: each part nullopt/null when unknown, and
+// whether the shape and dtype operands were written at all (omitted = unchanged).
+struct ViewRequest {
+  std::optional<std::vector<const ir::PrimExpr*>> in_dims, out_dims;
+  std::optional<int64_t> in_element, out_element;
+  const ir::PrimExpr* offset = nullptr;  // bytes; 0 when omitted
+  bool new_shape = false, new_dtype = false;
+};
+
+// A view must stay inside its input (TVM's rule, by what is known statically): its bytes plus
+// its offset, or its bytes alone when the offset is unknown; with the shape unchanged, an
+// element no larger than the input's; with the dtype unchanged, no more elements; with both
+// unchanged, no positive offset. Reports RX3131 when one provably fails.
+void check_view_bounds(InferContext& ctx, const ViewRequest& v) {
+  arith::Analyzer& an = ctx.analyzer;
+  auto text = [&](const ir::PrimExpr* e) { return prim_text(an.simplify(e)); };
+  auto exceeds = [&](const ir::PrimExpr* a, const ir::PrimExpr* b) {
+    return an.prove_positive(an.sub(a, b));
+  };
+  std::string reason;
+  if (v.in_dims && v.out_dims && v.in_element && v.out_element) {
+    const ir::PrimExpr* in_bytes = an.mul(product(ctx, *v.in_dims), an.make_int(*v.in_element));
+    const ir::PrimExpr* out_bytes = an.mul(product(ctx, *v.out_dims), an.make_int(*v.out_element));
+    bool at_start = v.offset && an.as_int(v.offset) == 0;
+    if (v.offset && !at_start && exceeds(an.add(out_bytes, v.offset), in_bytes)) {
+      reason = "the view of " + text(out_bytes) + " bytes at byte offset " + text(v.offset) +
+               " ends at byte " + text(an.add(out_bytes, v.offset)) + ", but it has " +
+               text(in_bytes) + " bytes";
+    } else if ((!v.offset || at_start) && exceeds(out_bytes, in_bytes)) {
+      reason = "the view has " + text(out_bytes) + " bytes, but it has " + text(in_bytes);
+    }
+  } else if (v.in_element && v.out_element && !v.new_shape) {
+    if (*v.out_element > *v.in_element)
+      reason = "the new dtype makes each of its elements " + std::to_string(*v.out_element) +
+               " bytes instead of " + std::to_string(*v.in_element) +
+               " with the shape unchanged; give the view a smaller shape";
+  } else if (v.in_dims && v.out_dims && !v.new_dtype) {
+    const ir::PrimExpr* in_n = product(ctx, *v.in_dims);
+    const ir::PrimExpr* out_n = product(ctx, *v.out_dims);
+    if (exceeds(out_n, in_n))
+      reason = "the view has " + text(out_n) + " elements, but it has " + text(in_n);
+  } else if (v.offset && !v.new_shape && !v.new_dtype && an.prove_positive(v.offset)) {
+    reason = "an offset of " + text(v.offset) +
+             " bytes with the same shape and dtype reaches past its end";
+  }
+  if (reason.empty()) return;
+  const auto* var = ir::dyn_cast<ir::Var>(ctx.call.args[0]);
+  ctx.report(diag::MemoryViewOutOfBounds{.data = var ? var->name : "data", .reason = reason},
+             ctx.call.span);
+}
+
 const ir::StructInfo* infer_memory_view(InferContext& ctx) {
   const ir::TensorSInfo* x = tensor_arg(ctx, "data");
   std::optional<DataType> dt;
-  if (!view_argument_omitted(ctx, "dtype")) dt = attr_dtype(ctx, "dtype");
+  ViewRequest request;
+  request.new_dtype = !view_argument_omitted(ctx, "dtype");
+  if (request.new_dtype) dt = attr_dtype(ctx, "dtype");
   if (!x) return unknown(ctx);
   DataType dtype = dt && !dt->is_void() ? *dt : x->dtype;
-  if (!view_argument_omitted(ctx, "shape")) {
-    if (auto shape = shape_operand(ctx, "shape"))
-      return tensor_of_shape(ctx, *shape, dtype, x->vdevice);
+  request.in_dims = v_dims(*x);
+  request.in_element = element_bytes(x->dtype);
+  request.out_element =
+      request.new_dtype ? (dt ? element_bytes(*dt) : std::nullopt) : request.in_element;
+  if (view_argument_omitted(ctx, "relative_byte_offset")) {
+    request.offset = ctx.analyzer.make_int(0);
+  } else if (auto* p = ir::dyn_cast<ir::PrimSInfo>(arg_sinfo(ctx, "relative_byte_offset"))) {
+    request.offset = p->value;
   }
+  const ir::TensorSInfo* result = nullptr;
+  request.new_shape = !view_argument_omitted(ctx, "shape");
+  if (request.new_shape) {
+    if (auto shape = shape_operand(ctx, "shape")) {
+      request.out_dims = shape->dims;
+      result = tensor_of_shape(ctx, *shape, dtype, x->vdevice);
+    }
+  } else {
+    request.out_dims = request.in_dims;
+  }
+  check_view_bounds(ctx, request);
+  if (result) return result;
   return with_dtype(ctx, *x, dtype);
 }
 
