@@ -338,6 +338,13 @@ class Inferer {
     return s;
   }
   const StructInfo* erase(const StructInfo* s) { return erase_to_well_defined(an_, s, scope()); }
+  // check_compatibility seeing the variables bound so far (a shape variable's values, step 6.6).
+  CompatResult compat(const StructInfo* base, const StructInfo* derived) {
+    return check_compatibility(an_, base, derived, [this](const ir::Var* v) -> const StructInfo* {
+      auto it = out_.var_sinfo.find(v);
+      return it == out_.var_sinfo.end() ? nullptr : it->second;
+    });
+  }
 
   ir::Arena& arena() { return an_.arena(); }
   const StructInfo* object() {
@@ -553,7 +560,7 @@ class Inferer {
 
   void check_argument(const ir::Call& call, size_t i, const StructInfo* param,
                       const StructInfo* arg, const CalleeInfo& info) {
-    CompatResult r = check_compatibility(an_, param, arg);
+    CompatResult r = compat(param, arg);
     if (r.result == Compat::Compatible) return;
     std::string param_name = i < info.params.size() ? info.params[i].first : std::to_string(i);
     Span param_span = i < info.params.size() ? info.params[i].second : param->span;
@@ -691,17 +698,53 @@ class Inferer {
     bind_var(v, v->annotation ? apply_annotation(b, value) : value);
   }
 
+  // WF-14 where only inference knows it: the shape variable of a tensor annotation
+  // (`R.Tensor(s, "float32")`) must hold an R.Shape, of the annotation's ndim when both are
+  // known (the well-formedness pass checks annotated variables' spelling, not what an
+  // unannotated one holds). False when it reported.
+  bool check_shape_fields(const StructInfo* s, const std::string& owner) {
+    if (const auto* tuple = ir::dyn_cast<ir::TupleSInfo>(s)) {
+      bool ok = true;
+      for (const StructInfo* f : tuple->fields) ok = check_shape_fields(f, owner) && ok;
+      return ok;
+    }
+    const auto* t = ir::dyn_cast<ir::TensorSInfo>(s);
+    const auto* var = t && t->shape ? ir::dyn_cast<ir::Var>(t->shape) : nullptr;
+    if (var == nullptr) return true;
+    const StructInfo* held = var->annotation;
+    if (held == nullptr)
+      if (auto it = out_.var_sinfo.find(var); it != out_.var_sinfo.end()) held = it->second;
+    if (held == nullptr || ir::is_unknown(held)) return true;
+    if (const auto* shape = ir::dyn_cast<ir::ShapeSInfo>(held)) {
+      if (t->ndim < 0 || shape->ndim < 0 || t->ndim == shape->ndim) return true;
+      report(make_diagnostic(diag::AnnotationNdimMismatch{.annotation_kind = "tensor",
+                                                          .owner = owner,
+                                                          .ndim = t->ndim,
+                                                          .dimension_count = shape->ndim},
+                             t->span));
+      return false;
+    }
+    report(make_diagnostic(
+        diag::InvalidTensorAnnotationShape{
+            .owner = owner,
+            .shape = quoted(var->name) + ", whose StructInfo is '" + text_of(held) + "'"},
+        t->span));
+    return false;
+  }
+
   // The override semantics of text-format.md §5.1: an annotation replaces the StructInfo of a
   // call, and is only checked against anything else.
   const StructInfo* apply_annotation(const ir::Binding& b, const StructInfo* value) {
     const StructInfo* annotation = b.var->annotation;
+    // An ill-formed annotation makes the binding invalid: its uses are unknown (as for RX3000).
+    if (!check_shape_fields(annotation, quoted(b.var->name))) return ir::unknown_sinfo();
     // A value that could not be analysed takes its annotation: the user's intent.
     if (ir::is_unknown(value)) return annotation;
     bool is_call = ir::isa<ir::Call>(b.value);
     // A call that gives R.Object (an opaque packed call, a function returning R.Object): the
     // annotation is the only information, which is the intended use (§5.1's override).
     if (is_call && value->kind == SInfoKind::Object) return with_vdevice_of(annotation, value);
-    CompatResult r = check_compatibility(an_, annotation, value);
+    CompatResult r = compat(annotation, value);
     if (r.result == Compat::Incompatible) {
       report_annotation_conflict(b, value, r);
       // The binding is invalid (as clang marks a declaration): neither its annotation nor its
@@ -712,7 +755,7 @@ class Inferer {
       // Either the annotation is a subtype of the value's StructInfo (R.Tensor((4,)) written
       // for an R.Tensor(ndim=1)), or the two only overlap ((n, 10) written for (8, 10)): say
       // which, since "more specific" is wrong for the second.
-      bool narrower = check_compatibility(an_, value, annotation).result == Compat::Compatible;
+      bool narrower = compat(value, annotation).result == Compat::Compatible;
       Diagnostic d = make_diagnostic(
           diag::AnnotationOnlyPossiblyCompatible{
               .annotation = text_of(annotation),
@@ -799,10 +842,9 @@ class Inferer {
     const StructInfo* target = b.match_cast;
     // A cast always fails only when neither side is a subtype of the other (rule 11.3.3): a
     // cast from an Object (a supertype) is what the cast is for.
-    CompatResult r = check_compatibility(an_, target, value);
+    CompatResult r = compat(target, value);
     bind_new_shape_vars(target);
-    if (r.result == Compat::Incompatible &&
-        check_compatibility(an_, value, target).result == Compat::Incompatible) {
+    if (r.result == Compat::Incompatible && compat(value, target).result == Compat::Incompatible) {
       report(make_diagnostic(
           diag::MatchCastNeverSucceeds{
               .target = text_of(target), .value = text_of(value), .reason = r.detail},
@@ -821,7 +863,7 @@ class Inferer {
     const StructInfo* s = infer_function_expr(&fn, v->name);
     out_.expr_sinfo[&fn] = s;
     if (v->annotation == nullptr) return bind_var(v, s);
-    CompatResult r = check_compatibility(an_, v->annotation, s);
+    CompatResult r = compat(v->annotation, s);
     if (r.result == Compat::Incompatible) report_annotation_conflict(b, s, r);
   }
 
@@ -867,7 +909,7 @@ class Inferer {
   }
 
   void check_return(const ir::Function& f, const std::string& name, const StructInfo* body) {
-    CompatResult r = check_compatibility(an_, f.ret_struct_info, body);
+    CompatResult r = compat(f.ret_struct_info, body);
     if (r.result == Compat::Compatible) return;
     if (f.body == nullptr) return;
     Span at = return_span(*f.body);

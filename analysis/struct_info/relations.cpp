@@ -99,9 +99,16 @@ Compat from_proof(Proof p) {
   return Compat::Possibly;
 }
 
-// The values a shape-typed Var is annotated with, when its annotation carries them.
+// The caller's view of the variables in scope during one check_compatibility (see relations.h);
+// null outside one. A per-call setting rather than a parameter of every comparison below.
+thread_local const VarStructInfo* scope_sinfo = nullptr;
+
+// The values a shape-typed Var holds, when its annotation (or, failing that, the StructInfo the
+// caller bound it to) carries them.
 std::optional<std::vector<const ir::PrimExpr*>> shape_var_values(const ir::Var* var) {
   if (const auto* s = ir::dyn_cast<ir::ShapeSInfo>(var->annotation)) return s->values;
+  if (var->annotation == nullptr && scope_sinfo && *scope_sinfo)
+    if (const auto* s = ir::dyn_cast<ir::ShapeSInfo>((*scope_sinfo)(var))) return s->values;
   return std::nullopt;
 }
 
@@ -547,8 +554,12 @@ void map_dim(const ir::PrimExpr* param_dim, const ir::PrimExpr* arg_dim, arith::
 }  // namespace
 
 CompatResult check_compatibility(arith::Analyzer& analyzer, const ir::StructInfo* base,
-                                 const ir::StructInfo* derived) {
-  return check(analyzer, base, derived);
+                                 const ir::StructInfo* derived, const VarStructInfo& var_sinfo) {
+  const VarStructInfo* outer = scope_sinfo;
+  scope_sinfo = &var_sinfo;
+  CompatResult r = check(analyzer, base, derived);
+  scope_sinfo = outer;
+  return r;
 }
 
 bool struct_info_equal(arith::Analyzer& analyzer, const ir::StructInfo* a,

@@ -30,8 +30,13 @@ struct CompatResult {
 // possibly (e.g. symbolic dims that cannot be proven equal), Incompatible = definitely not (also
 // an Object where a specific kind is expected: the spec's step 2). Used for arguments vs parameters
 // (derived = the argument's StructInfo) and values vs annotations.
+// `var_sinfo` gives the StructInfo a Relax variable is bound to in the current scope, so that a
+// tensor whose shape is an unannotated shape variable (`s = R.shape_of(x)`; `R.Tensor(s)`) is
+// compared through the values the variable holds (step 6.6); without it only annotations count.
+using VarStructInfo = std::function<const ir::StructInfo*(const ir::Var*)>;
 CompatResult check_compatibility(arith::Analyzer& analyzer, const ir::StructInfo* base,
-                                 const ir::StructInfo* derived);
+                                 const ir::StructInfo* derived,
+                                 const VarStructInfo& var_sinfo = {});
 
 // Structural equality (same kinds, provably equal dims, same dtype/vdevice/purity, ...).
 bool struct_info_equal(arith::Analyzer& analyzer, const ir::StructInfo* a, const ir::StructInfo* b);
