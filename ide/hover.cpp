@@ -49,11 +49,13 @@ void add_shape_var_sites(FileRef file, const ir::StructInfo* sinfo, HoverInfo& i
   }
 }
 
-// How an annotation relates to the value it annotates, in words.
-std::string relation(const ir::StructInfo* annotation, const ir::StructInfo* value) {
+// How an annotation relates to the value it annotates, in words (`var_sinfo`: what the
+// function's variables hold, as the check saw them).
+std::string relation(const ir::StructInfo* annotation, const ir::StructInfo* value,
+                     const analysis::VarStructInfo& var_sinfo) {
   ir::Arena arena;
   analysis::arith::Analyzer analyzer(arena);
-  analysis::CompatResult r = analysis::check_compatibility(analyzer, annotation, value);
+  analysis::CompatResult r = analysis::check_compatibility(analyzer, annotation, value, var_sinfo);
   switch (r.result) {
     case analysis::Compat::Compatible:
       if (analysis::struct_info_equal(analyzer, annotation, value))
@@ -61,8 +63,9 @@ std::string relation(const ir::StructInfo* annotation, const ir::StructInfo* val
       return "The annotation is less specific than the inferred StructInfo: the variable has "
              "the annotation's.";
     case analysis::Compat::Possibly: {
-      bool narrower = analysis::check_compatibility(analyzer, value, annotation).result ==
-                      analysis::Compat::Compatible;
+      bool narrower =
+          analysis::check_compatibility(analyzer, value, annotation, var_sinfo).result ==
+          analysis::Compat::Compatible;
       return std::string("The annotation is ") +
              (narrower ? "more specific than" : "neither more nor less specific than") +
              " the inferred StructInfo and only possibly compatible (" + r.detail +
@@ -107,7 +110,11 @@ HoverInfo symbol_hover(FileRef file, const analysis::Symbol& symbol, Span token)
   if (value == f->inference->expr_sinfo.end() || !value->second) return info;
   if (print(value->second) != print(annotation))
     info.notes.push_back("inferred from the value: `" + print(value->second) + "`");
-  info.notes.push_back(relation(annotation, value->second));
+  const auto& bound = f->inference->var_sinfo;
+  info.notes.push_back(relation(annotation, value->second, [&](const ir::Var* v) {
+    auto it = bound.find(v);
+    return it == bound.end() ? nullptr : it->second;
+  }));
   return info;
 }
 

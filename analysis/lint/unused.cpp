@@ -23,6 +23,8 @@ bool has_no_effect(const ir::Expr* value) {
 
 class UnusedBindings : public ir::Visitor {
  public:
+  // Annotations too: `R.Tensor(s, "float32")` uses the shape variable `s`.
+  UnusedBindings() : ir::Visitor(ir::WalkOptions{.annotations = true}) {}
   void on_expr(const ir::Expr* e) override {
     if (const auto* var = ir::dyn_cast<ir::Var>(e)) used_.insert(var);
     // A name that did not resolve (an error already reported) may have meant any binding of

@@ -322,7 +322,8 @@ def malformed_notifications_are_logged_not_fatal(s):
     s.notify("textDocument/didChange", {"textDocument": {"uri": "file:///t/unknown.rx"},
                                         "contentChanges": [{"text": "x"}]})
     s.open(uri, VALID)
-    assert s.diagnostics(uri, 1)["diagnostics"] == []
+    diagnostics = s.diagnostics(uri, 1)["diagnostics"]
+    assert diagnostics == [], diagnostics
     s.change(uri, 2, [{"range": "bad", "text": "x"}])
     s.change(uri, 2, "not a list")
     s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": None},
@@ -394,7 +395,8 @@ def superseded_versions_are_never_published(s):
     s.initialize()
     uri = "file:///t/fast.rx"
     s.open(uri, VALID, version=1)
-    assert s.diagnostics(uri, 1)["diagnostics"] == []
+    diagnostics = s.diagnostics(uri, 1)["diagnostics"]
+    assert diagnostics == [], diagnostics
     # Ten quick edits (well inside the debounce) toggling an error; only v11 may be published.
     for version in range(2, 12):
         text = BROKEN if version % 2 == 0 else VALID
@@ -423,7 +425,8 @@ def non_ascii_incremental_edits_stay_in_sync(s):
     uri = "file:///t/unicode.rx"
     text = "# é𝔘 comment\n" + VALID  # é is 1 UTF-16 unit, 𝔘 is 2
     s.open(uri, text, version=1)
-    assert s.diagnostics(uri, 1)["diagnostics"] == []
+    diagnostics = s.diagnostics(uri, 1)["diagnostics"]
+    assert diagnostics == [], diagnostics
     # A new line 9 with non-ASCII text before a syntax error.
     prefix = '            z = R.call_pure_packed("é𝔘", x) '
     s.change(uri, 2, [change_range(9, 0, 9, 0, prefix + "+\n")])
@@ -1306,6 +1309,33 @@ def an_object_where_a_tensor_is_expected_is_an_error_with_a_match_cast_fix(s):
     assert 'p_cast = R.match_cast(p, R.Tensor((2,), dtype="float32"))' in text, text
     assert "b = cls.two(p_cast)" in text, text
     assert [d["code"] for d in after] == ["RX3004"], after
+    assert s.finish() == 0
+
+
+SHAPE_VAR = """# from tvm.script import relax as R
+
+@R.function
+def f(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+    s = R.shape_of(x)
+    y: R.Tensor(s, dtype="float32") = x
+    return y
+"""
+
+
+@test
+def hover_relates_a_shape_variable_annotation_through_what_it_holds(s):
+    # y's annotation R.Tensor(s) with s = R.shape_of(x): compared through the values s holds, as
+    # the check does (no warning), not "only possibly compatible". s is used by that annotation
+    # (no RX4009 "never used" hint: a near miss of RX4009).
+    uri = "file:///t/shape_var.rx"
+    s.initialize()
+    s.open(uri, SHAPE_VAR)
+    diagnostics = s.diagnostics(uri, 1)["diagnostics"]
+    assert diagnostics == [], diagnostics
+    h = s.result("textDocument/hover", at(uri, pos(SHAPE_VAR, 5, "y:")))
+    text = h["contents"]["value"]
+    assert "possibly compatible" not in text, text
+    assert "The annotation is less specific than the inferred StructInfo" in text, text
     assert s.finish() == 0
 
 
