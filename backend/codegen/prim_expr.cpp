@@ -1,11 +1,14 @@
 // PrimExpr -> LLVM values. Integer semantics follow TVM: Div/Mod truncate, FloorDiv/FloorMod
 // round toward negative infinity; a zero divisor is a run-time error (RX5010) instead of the
-// undefined behaviour (SIGFPE on x86) LLVM would give it. Min/Max are `a < b ? a : b` as TVM
-// emits them, so a NaN operand yields the other operand's position as in TVM. Half-precision
-// math is computed in float32 and rounded back.
+// undefined behaviour (SIGFPE on x86) LLVM would give it. Float Min/Max are IEEE 754-2019
+// minimum/maximum: a NaN operand gives NaN, as numpy's does (operators.md leaves NaN
+// propagation open; TVM's compare-select would give the other operand), and unlike a
+// compare-select a max/min reduction loop of them vectorizes without fast-math flags.
+// Half-precision math is computed in float32 and rounded back.
 #include <llvm/IR/Intrinsics.h>
 
 #include "backend/codegen/tir_emitter.h"
+#include "backend/codegen/vector_math.h"
 
 namespace raxc::backend {
 
@@ -209,8 +212,8 @@ Value* TirEmitter::binary(const ir::PrimBinary* e) {
         Value* q = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
         return builder_.CreateFSub(a, builder_.CreateFMul(q, b));
       }
-      case K::Min: return builder_.CreateSelect(builder_.CreateFCmpOLT(a, b), a, b);
-      case K::Max: return builder_.CreateSelect(builder_.CreateFCmpOGT(a, b), a, b);
+      case K::Min: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, a, b);
+      case K::Max: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, a, b);
       case K::EQ: return builder_.CreateFCmpOEQ(a, b);
       case K::NE: return builder_.CreateFCmpUNE(a, b);
       case K::LT: return builder_.CreateFCmpOLT(a, b);
@@ -272,12 +275,12 @@ struct MathFn {
 
 const MathFn* find_math(std::string_view name) {
   static const MathFn table[] = {
-      {"exp", llvm::Intrinsic::exp, "exp"},
-      {"exp2", llvm::Intrinsic::exp2, "exp2"},
+      {"exp", llvm::Intrinsic::not_intrinsic, "exp"},  // float32: emit_exp_f32
+      {"exp2", llvm::Intrinsic::not_intrinsic, "exp2"},
       {"exp10", llvm::Intrinsic::not_intrinsic, "exp10"},
-      {"log", llvm::Intrinsic::log, "log"},
-      {"log2", llvm::Intrinsic::log2, "log2"},
-      {"log10", llvm::Intrinsic::log10, "log10"},
+      {"log", llvm::Intrinsic::not_intrinsic, "log"},
+      {"log2", llvm::Intrinsic::not_intrinsic, "log2"},
+      {"log10", llvm::Intrinsic::not_intrinsic, "log10"},
       {"log1p", llvm::Intrinsic::not_intrinsic, "log1p"},
       {"sqrt", llvm::Intrinsic::sqrt, "sqrt"},
       {"fabs", llvm::Intrinsic::fabs, "fabs"},
@@ -287,8 +290,8 @@ const MathFn* find_math(std::string_view name) {
       {"round", llvm::Intrinsic::nearbyint, "nearbyint"},
       {"nearbyint", llvm::Intrinsic::nearbyint, "nearbyint"},
       {"trunc", llvm::Intrinsic::trunc, "trunc"},
-      {"sin", llvm::Intrinsic::sin, "sin"},
-      {"cos", llvm::Intrinsic::cos, "cos"},
+      {"sin", llvm::Intrinsic::not_intrinsic, "sin"},
+      {"cos", llvm::Intrinsic::not_intrinsic, "cos"},
       {"tan", llvm::Intrinsic::not_intrinsic, "tan"},
       {"asin", llvm::Intrinsic::not_intrinsic, "asin"},
       {"acos", llvm::Intrinsic::not_intrinsic, "acos"},
@@ -300,7 +303,7 @@ const MathFn* find_math(std::string_view name) {
       {"acosh", llvm::Intrinsic::not_intrinsic, "acosh"},
       {"atanh", llvm::Intrinsic::not_intrinsic, "atanh"},
       {"erf", llvm::Intrinsic::not_intrinsic, "erf"},
-      {"pow", llvm::Intrinsic::pow, "pow"},
+      {"pow", llvm::Intrinsic::not_intrinsic, "pow"},
       {"atan2", llvm::Intrinsic::not_intrinsic, "atan2"},
       {"fmod", llvm::Intrinsic::not_intrinsic, "fmod"},
       {"hypot", llvm::Intrinsic::not_intrinsic, "hypot"},
@@ -314,8 +317,9 @@ const MathFn* find_math(std::string_view name) {
 
 }  // namespace
 
-// A floating-point math function: an LLVM intrinsic where there is one, else libm (`sinf` for
-// float32, `sin` for float64). float16/bfloat16 go through float32.
+// A floating-point math function: an LLVM intrinsic where the target has an instruction for it
+// (sqrt, floor, ...), float32 exp inline, else libm (`sinf` for float32, `sin` for float64)
+// naming SLEEF's vector versions (vector_math.h). float16/bfloat16 go through float32.
 Value* TirEmitter::math_call(const ir::PrimCall* e, const std::string& fn) {
   const MathFn* m = find_math(fn);
   std::vector<Value*> args;
@@ -335,8 +339,13 @@ Value* TirEmitter::math_call(const ir::PrimCall* e, const std::string& fn) {
     for (Value*& v : args) v = cast(v, t, compute);
   llvm::Type* ct = value_type(compute);
   Value* r = nullptr;
-  if (fn == "sigmoid") {  // 1 / (1 + exp(-x))
-    Value* ex = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(args[0]));
+  auto exp = [&](Value* x) {
+    return compute.bits == 32 ? emit_exp_f32(builder_, x) : emit_libm_call(builder_, "exp", ct, {x});
+  };
+  if (fn == "exp") {
+    r = exp(args[0]);
+  } else if (fn == "sigmoid") {  // 1 / (1 + exp(-x))
+    Value* ex = exp(builder_.CreateFNeg(args[0]));
     r = builder_.CreateFDiv(llvm::ConstantFP::get(ct, 1.0),
                             builder_.CreateFAdd(llvm::ConstantFP::get(ct, 1.0), ex));
   } else if (fn == "rsqrt") {
@@ -348,11 +357,7 @@ Value* TirEmitter::math_call(const ir::PrimCall* e, const std::string& fn) {
   } else if (m && m->intrinsic != llvm::Intrinsic::not_intrinsic) {
     r = builder_.CreateIntrinsic(m->intrinsic, {ct}, args);
   } else if (m) {
-    std::string symbol = std::string(m->libm) + (compute.bits == 32 ? "f" : "");
-    std::vector<llvm::Type*> params(args.size(), ct);
-    llvm::FunctionCallee callee =
-        module_.getOrInsertFunction(symbol, llvm::FunctionType::get(ct, params, false));
-    r = builder_.CreateCall(callee, args);
+    r = emit_libm_call(builder_, std::string(m->libm) + (compute.bits == 32 ? "f" : ""), ct, args);
   } else {
     unsupported(e->span, "'T." + fn + "'");
     return nullptr;

@@ -20,6 +20,12 @@ class Module;
 
 namespace raxc::backend {
 
+// SLEEF, the vector math library generated loops call (vector_math.h): loaded into the process
+// when code is generated, so the JIT resolves its functions, and linked by `raxc build` when
+// the optimised module calls it. Where it is missing the calls stay scalar libm calls.
+inline constexpr const char* kSleefLibrary = "libsleef.so.3";
+bool calls_sleef(const llvm::Module& module);
+
 struct CodegenOptions {
   // Every buffer access checks its indices against the buffer's shape (RX5011), with the .rx
   // span of the access. Off by default: it costs a compare and branch per index.

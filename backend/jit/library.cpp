@@ -3,8 +3,9 @@
 // position-independent code for the shared object. Linking runs the system C compiler:
 //
 //   cc -shared -o LIB obj.o librx_runtime.a -Wl,--version-script=... -Wl,-Bsymbolic
-//      -lstdc++ -lm -pthread
+//      -lstdc++ -lm -pthread [-l:libsleef.so.3]
 //
+// (SLEEF when the code calls its vector math functions: backend/codegen/vector_math.h.)
 // The version script exports the entries and the runtime's C API (raxc_value_*,
 // raxc_last_error, threads, the packed-function registry and raxc_plugin_fail, which plugins
 // call) and hides everything else; -Bsymbolic binds the library's own
@@ -97,7 +98,7 @@ std::vector<std::string> split_words(const std::string& text) {
 // Links `object` into a shared library at `output`: built under a temporary name in the same
 // directory and renamed over the target, so a failed link leaves any existing file alone.
 std::optional<std::string> link(const std::string& object, const fs::path& output,
-                                const std::string& prefix) {
+                                const std::string& prefix, bool with_sleef) {
   const char* env_archive = std::getenv("RAXC_RUNTIME_LIB");
   std::string archive = env_archive && *env_archive ? env_archive : RAXC_RUNTIME_ARCHIVE;
   if (archive.empty() || !fs::exists(archive))
@@ -129,6 +130,7 @@ std::optional<std::string> link(const std::string& object, const fs::path& outpu
       // calls an entry, even when no entry makes a packed call.
       "-Wl,--undefined=raxc_load_plugin", archive, "-Wl,--version-script=" + script.string(),
       "-Wl,-Bsymbolic", "-lstdc++", "-lm", "-pthread"};
+  if (with_sleef) argv.push_back(std::string("-l:") + kSleefLibrary);
   for (const std::string& f : split_words(RAXC_RUNTIME_LINK_FLAGS)) argv.push_back(f);
   int status = run_process(argv, log);
   if (status != 0) {
@@ -194,7 +196,7 @@ int build_library(const RelaxLibrary& library, const CodegenOptions& options, Em
     return 0;
   }
   start = std::chrono::steady_clock::now();
-  std::optional<std::string> why = link(bytes, output, library.prefix);
+  std::optional<std::string> why = link(bytes, output, library.prefix, calls_sleef(module));
   st.link_ms = ms_since(start);
   if (why) return write_failed(diags, output, *why);
   return 0;

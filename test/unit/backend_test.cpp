@@ -4,6 +4,8 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
+#include <string>
 #include <limits>
 #include <random>
 
@@ -270,5 +272,108 @@ TEST_CASE("executor: RX5028 for a symbolic variable without a value", "[backend]
   SECTION("RX5028 near miss: once bound, the expression evaluates") {
     frame.dims[&n] = 21;
     CHECK(backend::eval_dim(&twice, frame) == 42);
+  }
+}
+
+namespace {
+
+// One float32 math function applied elementwise: long enough for the vectorized loop body (8 or
+// 16 lanes, interleaved) to run, not only its scalar remainder.
+std::string unary_kernel(const std::string& fn) {
+  return R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def f(var_x: T.handle, var_y: T.handle):
+        n = T.int64()
+        x = T.match_buffer(var_x, (n,))
+        y = T.match_buffer(var_y, (n,))
+        for i in range(n):
+            with T.block("y"):
+                v = T.axis.spatial(n, i)
+                y[v] = T.)" + fn + R"((x[v])
+)";
+}
+
+// Distance in units in the last place between two floats of the same sign (or both zero).
+int64_t ulps(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INT64_MAX;
+  if (a == b) return 0;
+  if (std::signbit(a) != std::signbit(b)) return INT64_MAX;
+  int32_t ia, ib;
+  std::memcpy(&ia, &a, 4);
+  std::memcpy(&ib, &b, 4);
+  return std::abs(int64_t(ia) - int64_t(ib));
+}
+
+// Runs T.fn over `inputs` and returns the largest distance from `reference` (double precision,
+// rounded once) and the input where it occurs.
+std::pair<int64_t, float> worst_ulps(const std::string& fn, const std::vector<float>& inputs,
+                                     double (*reference)(double)) {
+  frontend::ParsedFile file = frontend::parse_file(unary_kernel(fn));
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
+  REQUIRE(kernels);
+  auto x = vector_of(inputs);
+  auto n = static_cast<int64_t>(inputs.size());
+  auto y = runtime::Tensor::empty({n}, DLDataType{kDLFloat, 32, 1});
+  RaxcArg args[2], ret{};
+  int32_t kinds[2] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
+  args[0].tensor = x->dl();
+  args[1].tensor = y->dl();
+  REQUIRE(kernels->find("f")(args, kinds, 2, &ret) == 0);
+  std::pair<int64_t, float> worst{0, 0.0f};
+  for (int64_t i = 0; i < n; ++i) {
+    float want = static_cast<float>(reference(inputs[i]));
+    int64_t d = ulps(static_cast<float>(y->get_f64(i)), want);
+    if (d > worst.first) worst = {d, inputs[i]};
+  }
+  return worst;
+}
+
+std::vector<float> sweep(float lo, float hi, int count) {
+  std::vector<float> v;
+  for (int i = 0; i < count; ++i) v.push_back(lo + (hi - lo) * float(i) / float(count - 1));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("vector math: float32 exp within 2 ulp over its whole range", "[backend]") {
+  std::vector<float> inputs = sweep(-110.0f, 95.0f, 200003);
+  for (float special : {0.0f, -0.0f, 1e-30f, -1e-30f, 88.72283f, 88.72284f, -87.33654f,
+                        -103.2789f, -103.97208f, -104.5f, INFINITY, -INFINITY, NAN})
+    inputs.push_back(special);
+  auto [worst, at] = worst_ulps("exp", inputs, [](double x) { return std::exp(x); });
+  INFO("worst at x = " << at);
+  CHECK(worst <= 2);
+}
+
+TEST_CASE("vector math: libm functions through SLEEF's vector versions stay accurate",
+          "[backend]") {
+  // SLEEF's _u10 versions promise 1 ulp, glibc's scalar ones (the loop's remainder) about as
+  // much; 3 leaves room for the float32 reference's own rounding near tiny results.
+  struct Case {
+    const char* fn;
+    float lo, hi;
+    double (*reference)(double);
+  };
+  const Case cases[] = {
+      {"erf", -5.0f, 5.0f, [](double x) { return std::erf(x); }},
+      {"tanh", -12.0f, 12.0f, [](double x) { return std::tanh(x); }},
+      {"log", 1e-6f, 1e6f, [](double x) { return std::log(x); }},
+      {"sin", -100.0f, 100.0f, [](double x) { return std::sin(x); }},
+      {"cos", -100.0f, 100.0f, [](double x) { return std::cos(x); }},
+      {"exp2", -140.0f, 130.0f, [](double x) { return std::exp2(x); }},
+      {"log2", 1e-6f, 1e6f, [](double x) { return std::log2(x); }},
+      {"atan", -50.0f, 50.0f, [](double x) { return std::atan(x); }},
+  };
+  for (const Case& c : cases) {
+    std::vector<float> inputs = sweep(c.lo, c.hi, 20011);
+    inputs.push_back(NAN);
+    auto [worst, at] = worst_ulps(c.fn, inputs, c.reference);
+    INFO(c.fn << ": worst at x = " << at);
+    CHECK(worst <= 3);
   }
 }
