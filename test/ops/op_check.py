@@ -81,6 +81,16 @@ def draw(rng, shape, dtype, values):
         return rng.integers(-n, n, size=shape).astype(dtype)
     if values == "huge":  # exp would overflow without the max subtracted first
         return (rng.standard_normal(shape) * 1000).astype(dtype)
+    if values == "exp_range":  # exp's whole range: overflow, denormal results, inf, NaN
+        v = np.linspace(-110, 95, int(np.prod(shape))).astype(dtype)
+        v[:5] = [np.inf, -np.inf, np.nan, 0.0, -0.0]
+        return v.reshape(shape)
+    if values == "with_nan":  # a NaN in each row, elsewhere normal values
+        v = rng.standard_normal(shape).astype(dtype)
+        v[..., shape[-1] // 3] = np.nan
+        return v
+    if values == "near_one":  # a product of hundreds of them stays finite
+        return (1 + (rng.random(shape) - 0.5) * 0.02).astype(dtype)
     if values == "wide":
         return (rng.standard_normal(shape) * 5).astype(dtype)
     if values == "pos_above_one":
@@ -197,6 +207,13 @@ UNARY = [
 for op, fn, values in UNARY:
     case("unary", f"R.{op}(x)", [T("x", (3, 5), "float32", values)], fn)
 case("unary", "R.exp(x)", [T("x", (4, 3), "float32")], np.exp, sym={"x": ("n", "m")})
+# Long enough for the vectorized loop body (8-16 lanes, interleaved: the inline exp and SLEEF's
+# vector functions) and its scalar remainder; the short cases above run the remainder alone.
+for op, fn, values in UNARY:
+    case("unary", f"R.{op}(x)", [T("x", (2, 131), "float32", values or "wide")], fn, name=f"{op} vector")
+case("unary", "R.exp(x)", [T("x", (3, 129), "float32", "exp_range")], np.exp, name="exp range")
+case("unary", "R.exp(x)", [T("x", (2, 67), "float64", "wide")], np.exp, name="exp float64 vector")
+case("unary", "R.tanh(x)", [T("x", (2, 67), "float64", "wide")], np.tanh, name="tanh float64 vector")
 case("unary", "R.tanh(x)", [T("x", (9,), "float16")], f32_via(np.tanh))
 case("unary", "R.erf(x)", [T("x", (9,), "float16")], f32_via(lambda x: erf(x)))
 case("unary", "R.sqrt(x)", [T("x", (0, 2), "float32", "pos")], np.sqrt)
@@ -261,6 +278,13 @@ case("reduce", "R.sum(x, axis=[0])", [T("x", (6, 3))], lambda x: x.sum(axis=0), 
 case("reduce", "R.sum(x, axis=[1])", [T("x", (3, 0))], lambda x: x.sum(axis=1), reduction=True)
 case("reduce", "R.sum(x, axis=[1])", [T("x", (4, 5), "int32")], lambda x: x.sum(axis=1).astype(np.int32))
 case("reduce", "R.max(x, axis=[0])", [T("x", (4, 5), "int64")], lambda x: x.max(axis=0))
+# Reductions long enough to run vectorized (partial sums and maxima in lanes, then combined).
+case("reduce", "R.sum(x, axis=[1])", [T("x", (3, 301))], lambda x: x.sum(axis=1), reduction=True, name="sum vector")
+case("reduce", "R.prod(x, axis=[1])", [T("x", (3, 301), "float32", "near_one")], lambda x: x.prod(axis=1), reduction=True, name="prod vector")
+case("reduce", "R.max(x, axis=[1])", [T("x", (3, 301))], lambda x: x.max(axis=1), name="max vector")
+case("reduce", "R.min(x, axis=[1])", [T("x", (3, 301))], lambda x: x.min(axis=1), name="min vector")
+case("reduce", "R.max(x, axis=[1])", [T("x", (3, 301), "float32", "with_nan")], lambda x: x.max(axis=1), name="max NaN")
+case("reduce", "R.mean(x, axis=[1])", [T("x", (3, 301))], lambda x: x.mean(axis=1), reduction=True, name="mean vector")
 case("reduce", "R.mean(x, axis=[1])", [T("x", (3, 40), "float16")],
      f32_via(lambda x: x.mean(axis=1)), reduction=True)
 case("reduce", "R.sum(x, axis=[1])", [T("x", (3, 100), "float16")],
@@ -286,6 +310,7 @@ def log_softmax(x, axis=-1):
 
 
 case("softmax", "R.nn.softmax(x)", [T("x", (4, 10))], lambda x: softmax(x).astype(np.float32), reduction=True)
+case("softmax", "R.nn.softmax(x)", [T("x", (4, 300))], lambda x: softmax(x).astype(np.float32), reduction=True, name="softmax vector")
 case("softmax", "R.nn.softmax(x, axis=0)", [T("x", (5, 3))], lambda x: softmax(x, 0).astype(np.float32), reduction=True)
 case("softmax", "R.nn.softmax(x, axis=-1)", [T("x", (2, 3, 9))], lambda x: softmax(x).astype(np.float32),
      sym={"x": ("b", "s", 9)}, reduction=True)
@@ -330,6 +355,8 @@ def rms_norm(x, w, axes=(-1,), eps=1e-5):
 
 case("norm", "R.nn.layer_norm(x, g, b, axes=[-1])", [T("x", (3, 8)), T("g", (8,)), T("b", (8,))],
      layer_norm, reduction=True)
+case("norm", "R.nn.layer_norm(x, g, b, axes=[-1])", [T("x", (3, 300)), T("g", (300,)), T("b", (300,))],
+     layer_norm, reduction=True, name="layer_norm vector")
 case("norm", "R.nn.layer_norm(x, g, b, axes=[1, 2])", [T("x", (2, 3, 4)), T("g", (3, 4)), T("b", (3, 4))],
      lambda x, g, b: layer_norm(x, g, b, (1, 2)), reduction=True)
 case("norm", "R.nn.layer_norm(x, g, b, axes=[-1], epsilon=0.01)", [T("x", (5, 6)), T("g", (6,)), T("b", (6,))],
