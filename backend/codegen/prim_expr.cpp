@@ -340,7 +340,8 @@ Value* TirEmitter::math_call(const ir::PrimCall* e, const std::string& fn) {
   llvm::Type* ct = value_type(compute);
   Value* r = nullptr;
   auto exp = [&](Value* x) {
-    return compute.bits == 32 ? emit_exp_f32(builder_, x) : emit_libm_call(builder_, "exp", ct, {x});
+    return compute.bits == 32 ? emit_exp_f32(builder_, x)
+                              : emit_libm_call(builder_, "exp", ct, {x});
   };
   if (fn == "exp") {
     r = exp(args[0]);

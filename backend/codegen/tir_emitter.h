@@ -6,6 +6,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -53,8 +54,15 @@ class TirEmitter {
 
   // tir_stmt.cpp
   void for_loop(const ir::For* loop);
-  void serial_loop(const ir::For* loop, llvm::Value* begin, llvm::Value* end, llvm::Value* step);
-  void parallel_loop(const ir::For* loop, llvm::Value* begin, llvm::Value* end);
+  // A loop over `var` in [begin, end) whose body `emit_body` emits (with `var` bound).
+  void serial_loop(const ir::PrimVar* var, llvm::Value* begin, llvm::Value* end, llvm::Value* step,
+                   const std::function<void()>& emit_body);
+  // `bodies` are the statements `emit_body` emits: what they use travels in the closure.
+  void parallel_loop(const ir::PrimVar* var, llvm::Value* begin, llvm::Value* end,
+                     const std::vector<const ir::Stmt*>& bodies,
+                     const std::function<void()>& emit_body);
+  // Row-local loop nests (row_loops.h) run under one outer loop, in parallel when worth it.
+  void row_loop(const std::vector<const ir::For*>& nests);
   void while_loop(const ir::While* loop);
   void if_then_else(const ir::IfThenElse* s);
   void block(const ir::Block* b);
@@ -91,6 +99,7 @@ class TirEmitter {
   void unsupported(Span at, const std::string& what);
   llvm::Constant* string_constant(const std::string& text);
   llvm::Function* runtime_function(const char* name);
+  void set_kernel_attributes(llvm::Function* f);
   llvm::Value* i64(int64_t v) { return builder_.getInt64(v); }
   llvm::BasicBlock* new_block(const char* name) {
     return llvm::BasicBlock::Create(context_, name, function_);

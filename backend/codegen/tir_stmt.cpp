@@ -4,11 +4,15 @@
 // their iteration variables, run `T.init()` on the first iteration of their reduction axes and
 // are guarded by `T.where`. Buffers a block or statement allocates live until its scope ends:
 // small constant-size ones on the stack, others in runtime workspace memory.
+#include <algorithm>
 #include <limits>
 #include <optional>
+#include <unordered_set>
 
+#include "backend/codegen/row_loops.h"
 #include "backend/codegen/tir_emitter.h"
 #include "frontend/ir/equal.h"
+#include "frontend/ir/visitor.h"
 
 namespace raxc::backend {
 
@@ -17,6 +21,29 @@ using llvm::Value;
 namespace {
 // Allocations up to this size with a constant shape go on the stack (entry block).
 constexpr int64_t kMaxStackBytes = 64 * 1024;
+
+// The variables and buffers statements refer to: what a parallel loop's body needs from the
+// function around it. (Only these: a value bound in a scope that has ended, such as an earlier
+// loop's variable, must not travel, as it does not dominate the loop.)
+class Referenced : public ir::Visitor {
+ public:
+  explicit Referenced(const std::vector<const ir::Stmt*>& stmts) : Visitor({.prim_exprs = true}) {
+    for (const ir::Stmt* s : stmts) visit(s);
+  }
+  std::unordered_set<const ir::PrimVar*> vars;
+  std::unordered_set<const ir::Buffer*> buffers;
+
+ private:
+  void on_prim_expr(const ir::PrimExpr* e) override {
+    if (const auto* v = ir::dyn_cast<ir::PrimVar>(e)) vars.insert(v);
+    if (const auto* load = ir::dyn_cast<ir::BufferLoad>(e)) buffers.insert(load->buffer);
+  }
+  void on_stmt(const ir::Stmt* s) override {
+    if (const auto* store = ir::dyn_cast<ir::BufferStore>(s)) buffers.insert(store->buffer);
+    if (const auto* b = ir::dyn_cast<ir::Block>(s))
+      for (const ir::MatchBufferRegion& m : b->match_buffers) buffers.insert(m.source.buffer);
+  }
+};
 }  // namespace
 
 void TirEmitter::stmt(const ir::Stmt* s) {
@@ -88,7 +115,17 @@ void TirEmitter::stmt(const ir::Stmt* s) {
 
 void TirEmitter::seq_scope(const std::vector<const ir::Stmt*>& stmts) {
   heap_scopes_.emplace_back();
-  for (const ir::Stmt* s : stmts) stmt(s);
+  for (size_t i = 0; i < stmts.size();) {
+    size_t run = row_local_run(stmts, i);
+    if (run < 2) {
+      stmt(stmts[i++]);
+      continue;
+    }
+    std::vector<const ir::For*> nests;
+    for (size_t k = i; k < i + run; ++k) nests.push_back(ir::cast<ir::For>(stmts[k]));
+    row_loop(nests);
+    i += run;
+  }
   for (Value* p : heap_scopes_.back())
     builder_.CreateCall(runtime_function("raxc_workspace_free"), {p});
   heap_scopes_.pop_back();
@@ -109,14 +146,51 @@ void TirEmitter::for_loop(const ir::For* loop) {
   extent = builder_.CreateIntCast(extent, vt, loop->extent->dtype.is_int());
   step = builder_.CreateIntCast(step, vt, true);
   Value* end = builder_.CreateAdd(begin, extent);
-  if (loop->for_kind == ir::ForKind::Parallel && !loop->step && options_.parallel)
-    parallel_loop(loop, begin, end);
-  else
-    serial_loop(loop, begin, end, step);
+  auto body = [&] { stmt(loop->body); };
+  if (loop->for_kind == ir::ForKind::Parallel && !loop->step && options_.parallel) {
+    parallel_loop(loop->loop_var, begin, end, {loop->body}, body);
+  } else if (loop->for_kind == ir::ForKind::Serial && options_.parallel &&
+             row_local_run({loop}, 0) == 1 && constant_work({loop}) >= kParallelWork) {
+    parallel_loop(loop->loop_var, begin, end, {loop->body}, body);
+  } else {
+    serial_loop(loop->loop_var, begin, end, step, body);
+  }
 }
 
-void TirEmitter::serial_loop(const ir::For* loop, Value* begin, Value* end, Value* step) {
-  ir::DataType t = loop->loop_var->dtype;
+// The nests' outer loops become one: each iteration runs every nest's body for that row, their
+// loop variables all bound to the one induction variable.
+void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
+  const ir::PrimVar* var = nests.front()->loop_var;
+  llvm::Type* vt = value_type(var->dtype);
+  Value* begin = expr(nests.front()->min);
+  Value* extent = expr(nests.front()->extent);
+  if (!vt || !begin || !extent) return;
+  begin = builder_.CreateIntCast(begin, vt, nests.front()->min->dtype.is_int());
+  Value* end = builder_.CreateAdd(
+      begin, builder_.CreateIntCast(extent, vt, nests.front()->extent->dtype.is_int()));
+  auto bodies = [&] {
+    for (const ir::For* nest : nests) {
+      vars_[nest->loop_var] = vars_[var];
+      stmt(nest->body);
+    }
+  };
+  bool parallel =
+      options_.parallel && constant_work(nests) >= kParallelWork &&
+      std::none_of(nests.begin(), nests.end(), [](const ir::For* n) {
+        return n->for_kind != ir::ForKind::Serial && n->for_kind != ir::ForKind::Parallel;
+      });
+  if (parallel) {
+    std::vector<const ir::Stmt*> statements;
+    for (const ir::For* nest : nests) statements.push_back(nest->body);
+    parallel_loop(var, begin, end, statements, bodies);
+  } else {
+    serial_loop(var, begin, end, llvm::ConstantInt::get(vt, 1), bodies);
+  }
+}
+
+void TirEmitter::serial_loop(const ir::PrimVar* var, Value* begin, Value* end, Value* step,
+                             const std::function<void()>& emit_body) {
+  ir::DataType t = var->dtype;
   llvm::Type* vt = value_type(t);
   llvm::BasicBlock* preheader = builder_.GetInsertBlock();
   llvm::BasicBlock* header = new_block("for.header");
@@ -125,11 +199,11 @@ void TirEmitter::serial_loop(const ir::For* loop, Value* begin, Value* end, Valu
   llvm::BasicBlock* exit = new_block("for.exit");
   builder_.CreateBr(header);
   builder_.SetInsertPoint(header);
-  llvm::PHINode* i = builder_.CreatePHI(vt, 2, loop->loop_var->name);
+  llvm::PHINode* i = builder_.CreatePHI(vt, 2, var->name);
   i->addIncoming(begin, preheader);
   // range(a, b, step) with a negative step counts down (text-format: Python range semantics).
   Value* in_range = t.is_int() ? builder_.CreateICmpSLT(i, end) : builder_.CreateICmpULT(i, end);
-  if (loop->step && !llvm::isa<llvm::ConstantInt>(step)) {
+  if (!llvm::isa<llvm::ConstantInt>(step)) {
     Value* down = builder_.CreateICmpSGT(i, end);
     in_range = builder_.CreateSelect(builder_.CreateICmpSLT(step, llvm::ConstantInt::get(vt, 0)),
                                      down, in_range);
@@ -139,9 +213,9 @@ void TirEmitter::serial_loop(const ir::For* loop, Value* begin, Value* end, Valu
   builder_.CreateCondBr(in_range, body, exit);
 
   builder_.SetInsertPoint(body);
-  vars_[loop->loop_var] = i;
+  vars_[var] = i;
   loops_.push_back({latch, exit});
-  stmt(loop->body);
+  emit_body();
   loops_.pop_back();
   builder_.CreateBr(latch);
   builder_.SetInsertPoint(latch);
@@ -155,15 +229,20 @@ void TirEmitter::serial_loop(const ir::For* loop, Value* begin, Value* end, Valu
 // the runtime's thread pool over chunks of the range (raxc_parallel_for). Everything the body
 // uses from the enclosing function — variables and buffer views — travels in the closure, one
 // 8-byte slot per value, stored here and loaded at the top of the body function.
-void TirEmitter::parallel_loop(const ir::For* loop, Value* begin, Value* end) {
+void TirEmitter::parallel_loop(const ir::PrimVar* var, Value* begin, Value* end,
+                               const std::vector<const ir::Stmt*>& bodies,
+                               const std::function<void()>& emit_body) {
   std::vector<Value*> captured;
   std::unordered_map<Value*, size_t> slot_of;
   auto capture = [&](Value* v) {
     if (v && !llvm::isa<llvm::Constant>(v) && slot_of.emplace(v, captured.size()).second)
       captured.push_back(v);
   };
-  for (auto& [var, v] : vars_) capture(v);
+  Referenced used(bodies);
+  for (auto& [var, v] : vars_)
+    if (used.vars.count(var)) capture(v);
   for (auto& [buffer, view] : buffers_) {
+    if (!used.buffers.count(buffer)) continue;
     capture(view.data);
     capture(view.elem_offset);
     for (Value* v : view.strides) capture(v);
@@ -180,7 +259,7 @@ void TirEmitter::parallel_loop(const ir::For* loop, Value* begin, Value* end) {
       llvm::FunctionType::get(builder_.getInt32Ty(), {i64t, i64t, builder_.getPtrTy()}, false);
   auto* body_fn = llvm::Function::Create(body_type, llvm::GlobalValue::InternalLinkage,
                                          function_->getName() + ".parallel", module_);
-  body_fn->addFnAttr(llvm::Attribute::NoUnwind);
+  set_kernel_attributes(body_fn);
   llvm::Function* saved_function = function_;
   llvm::BasicBlock* saved_entry = entry_;
   llvm::BasicBlock* saved_block = builder_.GetInsertBlock();
@@ -208,6 +287,9 @@ void TirEmitter::parallel_loop(const ir::For* loop, Value* begin, Value* end) {
     auto it = inside.find(v);
     if (it != inside.end()) v = it->second;
   };
+  // What the body does not use is not available inside it.
+  std::erase_if(vars_, [&](auto& entry) { return !used.vars.count(entry.first); });
+  std::erase_if(buffers_, [&](auto& entry) { return !used.buffers.count(entry.first); });
   for (auto& [var, v] : vars_) remap(v);
   for (auto& [buffer, view] : buffers_) {
     remap(view.data);
@@ -215,9 +297,10 @@ void TirEmitter::parallel_loop(const ir::For* loop, Value* begin, Value* end) {
     for (Value*& v : view.strides) remap(v);
     for (Value*& v : view.extents) remap(v);
   }
-  llvm::Type* vt = value_type(loop->loop_var->dtype);
-  serial_loop(loop, builder_.CreateIntCast(chunk_begin, vt, true),
-              builder_.CreateIntCast(chunk_end, vt, true), llvm::ConstantInt::get(vt, 1));
+  llvm::Type* vt = value_type(var->dtype);
+  serial_loop(var, builder_.CreateIntCast(chunk_begin, vt, true),
+              builder_.CreateIntCast(chunk_end, vt, true), llvm::ConstantInt::get(vt, 1),
+              emit_body);
   builder_.CreateRet(builder_.getInt32(0));
   builder_.SetInsertPoint(entry_);
   builder_.CreateBr(start);

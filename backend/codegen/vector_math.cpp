@@ -37,7 +37,8 @@ llvm::Function* exp_f32_function(llvm::Module& module) {
   Value* clamped = b.CreateBinaryIntrinsic(
       llvm::Intrinsic::minnum, b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, c(-104.0)),
       c(89.0));
-  Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b.CreateFMul(clamped, c(1.44269504088896341)));
+  Value* n =
+      b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b.CreateFMul(clamped, c(1.44269504088896341)));
   Value* r = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {n, c(-0.693359375), clamped});
   r = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {n, c(2.12194440e-4), r});
   const double p[] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
@@ -45,9 +46,8 @@ llvm::Function* exp_f32_function(llvm::Module& module) {
   Value* poly = c(p[0]);
   for (size_t i = 1; i < std::size(p); ++i)
     poly = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {poly, r, c(p[i])});
-  Value* er = b.CreateFAdd(b.CreateIntrinsic(llvm::Intrinsic::fma, {f32},
-                                             {b.CreateFMul(r, r), poly, r}),
-                           c(1.0));
+  Value* er = b.CreateFAdd(
+      b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {b.CreateFMul(r, r), poly, r}), c(1.0));
   Value* ni = b.CreateFPToSI(n, i32);
   Value* half = b.CreateAShr(ni, 1);
   auto pow2 = [&](Value* k) {  // 2^k for k in [-126, 127]: the exponent field alone
@@ -60,10 +60,10 @@ llvm::Function* exp_f32_function(llvm::Module& module) {
 
 // SLEEF's accuracy suffix for a libm function it has vector versions of; null if it has none.
 const char* sleef_suffix(std::string_view base) {
-  static const char* const with_u10[] = {
-      "exp",  "exp2",  "exp10", "expm1", "log",   "log2",  "log10", "log1p", "sin",
-      "cos",  "tan",   "asin",  "acos",  "atan",  "sinh",  "cosh",  "tanh",  "asinh",
-      "acosh", "atanh", "erf",  "pow",   "atan2", "cbrt"};
+  static const char* const with_u10[] = {"exp",   "exp2",  "exp10", "expm1", "log",   "log2",
+                                         "log10", "log1p", "sin",   "cos",   "tan",   "asin",
+                                         "acos",  "atan",  "sinh",  "cosh",  "tanh",  "asinh",
+                                         "acosh", "atanh", "erf",   "pow",   "atan2", "cbrt"};
   for (const char* f : with_u10)
     if (base == f) return "_u10";
   if (base == "hypot") return "_u05";
@@ -86,22 +86,22 @@ void add_vector_variants(llvm::CallInst* call, const std::string& symbol, llvm::
   llvm::Module& module = *call->getModule();
   unsigned arity = call->arg_size();
   std::string variants;
-  const std::vector<unsigned> widths = is_f32 ? std::vector<unsigned>{4, 8, 16}
-                                              : std::vector<unsigned>{2, 4, 8};
+  const std::vector<unsigned> widths =
+      is_f32 ? std::vector<unsigned>{4, 8, 16} : std::vector<unsigned>{2, 4, 8};
   for (unsigned lanes : widths) {
     std::string vector_name =
         "Sleef_" + base + (is_f32 ? "f" : "d") + std::to_string(lanes) + suffix;
     auto* vector_type = llvm::FixedVectorType::get(type, lanes);
     llvm::FunctionCallee vector_fn = module.getOrInsertFunction(
-        vector_name, llvm::FunctionType::get(
-                         vector_type, std::vector<llvm::Type*>(arity, vector_type), false));
+        vector_name,
+        llvm::FunctionType::get(vector_type, std::vector<llvm::Type*>(arity, vector_type), false));
     llvm::appendToCompilerUsed(module, {llvm::cast<llvm::GlobalValue>(vector_fn.getCallee())});
     if (!variants.empty()) variants += ",";
     variants += "_ZGV_LLVM_N" + std::to_string(lanes) + std::string(arity, 'v') + "_" + symbol +
                 "(" + vector_name + ")";
   }
-  call->addFnAttr(llvm::Attribute::get(call->getContext(), "vector-function-abi-variant",
-                                       variants));
+  call->addFnAttr(
+      llvm::Attribute::get(call->getContext(), "vector-function-abi-variant", variants));
 }
 
 }  // namespace

@@ -56,11 +56,14 @@ mkdir -p "$tmp/inputs"
 "$tmp/mlp_main" "$tmp/inputs" > "$tmp/c.json" || { echo "FAIL: the C example failed"; cat "$tmp/c.json"; failures=$((failures + 1)); }
 "$raxc" run "$root/examples/mlp_tir.rx" "$tmp/inputs/x.npy" "$tmp/inputs/w1.npy" \
     "$tmp/inputs/b1.npy" "$tmp/inputs/w2.npy" --output-format json > "$tmp/run.json"
+# Equal to rounding: a reduction's partial sums are reassociated in vector lanes, and the JIT and
+# the library may split them differently (each as accurate: the sums over 784 and 128 terms
+# differ by a few float32 ulps).
 check "C example equals raxc run" 0 "same" python3 -c '
 import json, sys
 a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))["tensor"]["data"]
 fa = [v for row in a for v in row]; fb = [v for row in b for v in row]
-ok = len(fa) == len(fb) == 20 and all(abs(x - y) <= 1e-6 * max(abs(x), abs(y), 1e-30) for x, y in zip(fa, fb))
+ok = len(fa) == len(fb) == 20 and all(abs(x - y) <= 1e-5 * max(abs(x), abs(y), 1e-30) for x, y in zip(fa, fb))
 print("same" if ok else "different: %s vs %s" % (a, b))' "$tmp/c.json" "$tmp/run.json"
 # RX5020 at a built entry: the message names the code, the .rx file, line and column.
 check "RX5020 shape mismatch at a built entry" 1 \

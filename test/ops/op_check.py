@@ -285,6 +285,9 @@ case("reduce", "R.max(x, axis=[1])", [T("x", (3, 301))], lambda x: x.max(axis=1)
 case("reduce", "R.min(x, axis=[1])", [T("x", (3, 301))], lambda x: x.min(axis=1), name="min vector")
 case("reduce", "R.max(x, axis=[1])", [T("x", (3, 301), "float32", "with_nan")], lambda x: x.max(axis=1), name="max NaN")
 case("reduce", "R.mean(x, axis=[1])", [T("x", (3, 301))], lambda x: x.mean(axis=1), reduction=True, name="mean vector")
+# The outer loop reduces: its iterations write the same outputs and must not run in parallel.
+case("reduce", "R.sum(x, axis=[0])", [T("x", (256, 257))], lambda x: x.sum(axis=0), reduction=True, name="sum over the outer axis")
+case("elementwise", "R.add(x, y)", [T("x", (256, 300)), T("y", (300,))], np.add, name="broadcast rows in parallel")
 case("reduce", "R.mean(x, axis=[1])", [T("x", (3, 40), "float16")],
      f32_via(lambda x: x.mean(axis=1)), reduction=True)
 case("reduce", "R.sum(x, axis=[1])", [T("x", (3, 100), "float16")],
@@ -311,6 +314,8 @@ def log_softmax(x, axis=-1):
 
 case("softmax", "R.nn.softmax(x)", [T("x", (4, 10))], lambda x: softmax(x).astype(np.float32), reduction=True)
 case("softmax", "R.nn.softmax(x)", [T("x", (4, 300))], lambda x: softmax(x).astype(np.float32), reduction=True, name="softmax vector")
+# Large enough that the rows run on the thread pool (row_loops.h: 32 Ki iterations and up).
+case("softmax", "R.nn.softmax(x)", [T("x", (64, 1024))], lambda x: softmax(x).astype(np.float32), reduction=True, name="softmax rows in parallel")
 case("softmax", "R.nn.softmax(x, axis=0)", [T("x", (5, 3))], lambda x: softmax(x, 0).astype(np.float32), reduction=True)
 case("softmax", "R.nn.softmax(x, axis=-1)", [T("x", (2, 3, 9))], lambda x: softmax(x).astype(np.float32),
      sym={"x": ("b", "s", 9)}, reduction=True)

@@ -1,0 +1,187 @@
+// Row-local loop nests (row_loops.h): one walk per nest gathers its buffer accesses and the
+// variables that stand for its outer loop variable; the group test then compares them.
+#include "backend/codegen/row_loops.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_set>
+
+#include "frontend/ir/equal.h"
+#include "frontend/ir/visitor.h"
+
+namespace raxc::backend {
+
+namespace {
+
+struct Access {
+  const ir::Buffer* buffer;
+  const ir::PrimExpr* first_index;  // null for a 0-d buffer
+};
+
+// Calls a loop body may make and still be reordered and spread over threads: those without
+// effects. Anything that reaches outside the kernel (packed and extern calls, pointers) is not.
+bool has_effects(std::string_view op) {
+  return op.find("call") != std::string_view::npos || op.find("ptr") != std::string_view::npos ||
+         op.find("address") != std::string_view::npos || op.starts_with("tir.tvm_") ||
+         op.find("handle") != std::string_view::npos || op.find("print") != std::string_view::npos;
+}
+
+// What one loop nest does, seen from its outer loop.
+class NestSummary : public ir::Visitor {
+ public:
+  explicit NestSummary(const ir::For* nest) : Visitor({.prim_exprs = true}) {
+    row_vars_.insert(nest->loop_var);
+    visit(nest->body);
+  }
+
+  bool eligible() const { return eligible_; }
+  const std::vector<Access>& accesses() const { return accesses_; }
+  const std::unordered_set<const ir::Buffer*>& written() const { return written_; }
+  // The first index is the outer loop variable (or a block variable bound to it).
+  bool is_row(const ir::PrimExpr* index) const {
+    const auto* var = index ? ir::dyn_cast<ir::PrimVar>(index) : nullptr;
+    return var && row_vars_.count(var);
+  }
+  bool is_local(const ir::Buffer* b) const { return local_.count(b); }
+
+ private:
+  void on_stmt(const ir::Stmt* s) override {
+    using K = ir::StmtKind;
+    switch (s->kind) {
+      case K::While:
+      case K::Return:
+      case K::Break:
+      case K::Continue:
+      case K::Evaluate: eligible_ = false; return;
+      case K::AllocBuffer: local_.insert(ir::cast<ir::AllocBufferStmt>(s)->buffer); return;
+      case K::Block: {
+        const auto* b = ir::cast<ir::Block>(s);
+        if (!b->match_buffers.empty()) eligible_ = false;
+        for (const ir::Buffer* buffer : b->alloc_buffers) local_.insert(buffer);
+        for (const ir::IterVar& iv : b->iter_vars)
+          if (iv.binding && is_row(strip_cast(iv.binding))) row_vars_.insert(iv.var);
+        return;
+      }
+      case K::BufferStore: {
+        const auto* store = ir::cast<ir::BufferStore>(s);
+        written_.insert(store->buffer);
+        record(store->buffer, store->indices);
+        return;
+      }
+      default: return;
+    }
+  }
+
+  void on_prim_expr(const ir::PrimExpr* e) override {
+    if (const auto* load = ir::dyn_cast<ir::BufferLoad>(e)) record(load->buffer, load->indices);
+    if (const auto* call = ir::dyn_cast<ir::PrimCall>(e); call && has_effects(call->op))
+      eligible_ = false;
+  }
+
+  static const ir::PrimExpr* strip_cast(const ir::PrimExpr* e) {
+    while (const auto* c = ir::dyn_cast<ir::PrimCast>(e)) e = c->value;
+    return e;
+  }
+
+  void record(const ir::Buffer* b, const std::vector<const ir::PrimExpr*>& indices) {
+    accesses_.push_back({b, indices.empty() ? nullptr : strip_cast(indices[0])});
+  }
+
+  bool eligible_ = true;
+  std::unordered_set<const ir::PrimVar*> row_vars_;
+  std::unordered_set<const ir::Buffer*> local_;
+  std::unordered_set<const ir::Buffer*> written_;
+  std::vector<Access> accesses_;
+};
+
+const ir::For* as_nest(const ir::Stmt* s) {
+  const auto* f = s ? ir::dyn_cast<ir::For>(s) : nullptr;
+  if (!f || f->step || f->for_kind == ir::ForKind::ThreadBinding) return nullptr;
+  return f;
+}
+
+// Every access to a buffer the group writes (outside a nest's own allocations) is to the row.
+bool row_local(const std::vector<NestSummary>& group) {
+  std::unordered_set<const ir::Buffer*> written;
+  for (const NestSummary& n : group)
+    for (const ir::Buffer* b : n.written())
+      if (!n.is_local(b)) written.insert(b);
+  return std::all_of(group.begin(), group.end(), [&](const NestSummary& n) {
+    return n.eligible() && std::all_of(n.accesses().begin(), n.accesses().end(), [&](auto& a) {
+             return n.is_local(a.buffer) || !written.count(a.buffer) || n.is_row(a.first_index);
+           });
+  });
+}
+
+}  // namespace
+
+size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start) {
+  const ir::For* first = start < stmts.size() ? as_nest(stmts[start]) : nullptr;
+  if (!first) return 0;
+  std::vector<NestSummary> group;
+  group.emplace_back(first);
+  if (!row_local(group)) return 0;
+  size_t count = 1;
+  for (size_t i = start + 1; i < stmts.size(); ++i) {
+    const ir::For* next = as_nest(stmts[i]);
+    if (!next || !ir::structural_equal(next->min, first->min) ||
+        !ir::structural_equal(next->extent, first->extent))
+      break;
+    group.emplace_back(next);
+    if (!row_local(group)) break;
+    ++count;
+  }
+  return count;
+}
+
+namespace {
+
+constexpr int64_t kWorkCap = int64_t(1) << 50;  // saturate instead of overflowing
+
+// Innermost iterations of a statement, or nullopt when an extent is not a constant.
+std::optional<int64_t> work_of(const ir::Stmt* s) {
+  if (!s) return 0;
+  using K = ir::StmtKind;
+  switch (s->kind) {
+    case K::Seq: {
+      int64_t total = 0;
+      for (const ir::Stmt* child : ir::cast<ir::SeqStmt>(s)->stmts) {
+        auto w = work_of(child);
+        if (!w) return std::nullopt;
+        total += *w;
+      }
+      return std::max<int64_t>(total, 1);
+    }
+    case K::For: {
+      const auto* f = ir::cast<ir::For>(s);
+      const auto* extent = ir::dyn_cast<ir::IntImm>(f->extent);
+      auto inner = work_of(f->body);
+      if (!extent || !inner) return std::nullopt;
+      int64_t e = std::max<int64_t>(extent->value, 0);
+      return e != 0 && *inner > kWorkCap / e ? kWorkCap : e * *inner;
+    }
+    case K::Block: return work_of(ir::cast<ir::Block>(s)->body);
+    case K::If: {
+      const auto* i = ir::cast<ir::IfThenElse>(s);
+      auto a = work_of(i->then_case), b = work_of(i->else_case);
+      if (!a || !b) return std::nullopt;
+      return std::max(*a, *b);
+    }
+    case K::Let: return work_of(ir::cast<ir::LetStmt>(s)->body);
+    default: return 1;
+  }
+}
+
+}  // namespace
+
+std::optional<int64_t> constant_work(const std::vector<const ir::For*>& nests) {
+  int64_t total = 0;
+  for (const ir::For* nest : nests) {
+    auto w = work_of(nest);
+    if (!w) return std::nullopt;
+    total += *w;
+  }
+  return total;
+}
+
+}  // namespace raxc::backend

@@ -1,0 +1,39 @@
+// Row-local loop nests (private to backend/codegen): which top-level loops may share one outer
+// loop, and which may run their outer iterations in parallel.
+//
+// TVM's legalized operators are sequences of loop nests over the same outer axis: softmax is a
+// max, an exp, a sum and a division, each over every row. Run one after another, each nest walks
+// the whole tensor, and the tensor falls out of the cache between them. When every nest only
+// touches row `i` of everything the nests write (and reads what no nest writes anywhere it
+// likes), running all the nests for row 0, then for row 1, ... computes the same values with the
+// row in L1 — and the rows are independent, so they may run on several threads.
+//
+// The test is conservative: a nest qualifies when each write and each read of a buffer written
+// by the group indexes its first axis with the outer loop variable itself (directly or through a
+// block variable bound to it), buffers allocated inside the nest aside; nests with calls that
+// have effects, `while`, `return`, `break`/`continue` or buffer views (match_buffer regions) do
+// not. Distinct buffers are distinct memory, as TVM's code generator assumes (it marks buffer
+// parameters noalias).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "frontend/ir/module.h"
+
+namespace raxc::backend {
+
+// How many statements from `stmts[start]` on are loop nests over the same range that may share
+// one outer loop (at least 1 when `stmts[start]` is a row-local loop nest by itself; 0 if not).
+size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start);
+
+// The iterations of innermost loop bodies a group of nests runs, when every extent is a
+// constant: the measure of work that decides whether its rows are worth spreading over threads.
+std::optional<int64_t> constant_work(const std::vector<const ir::For*>& nests);
+
+// Below this much work (innermost iterations, about a nanosecond each) waking the thread pool
+// costs more than it saves.
+inline constexpr int64_t kParallelWork = 32 * 1024;
+
+}  // namespace raxc::backend
