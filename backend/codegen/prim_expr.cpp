@@ -3,12 +3,15 @@
 // undefined behaviour (SIGFPE on x86) LLVM would give it. Float Min/Max are IEEE 754-2019
 // minimum/maximum: a NaN operand gives NaN, as numpy's does (operators.md leaves NaN
 // propagation open; TVM's compare-select would give the other operand), and unlike a
-// compare-select a max/min reduction loop of them vectorizes without fast-math flags.
+// compare-select a max/min reduction loop of them vectorizes without fast-math flags. Which of
+// -0 and +0 they return is left open (as a compare-select leaves it), which makes each a
+// vmaxps and a NaN check instead of six instructions.
 // Half-precision math is computed in float32 and rounded back.
 #include <llvm/IR/Intrinsics.h>
 
 #include "backend/codegen/tir_emitter.h"
 #include "backend/codegen/vector_math.h"
+#include "frontend/ir/walks.h"
 
 namespace raxc::backend {
 
@@ -120,6 +123,7 @@ Value* TirEmitter::expr(const ir::PrimExpr* e) {
     }
     case K::Cast: {
       const auto* c = ir::cast<ir::PrimCast>(e);
+      ExactDivision exact(*this, c->value->dtype.is_float() && !c->dtype.is_float());
       Value* v = expr(c->value);
       if (!v) return nullptr;
       Value* r = cast(v, c->value->dtype, c->dtype);
@@ -204,7 +208,12 @@ Value* TirEmitter::binary(const ir::PrimBinary* e) {
       case K::Add: return builder_.CreateFAdd(a, b);
       case K::Sub: return builder_.CreateFSub(a, b);
       case K::Mul: return builder_.CreateFMul(a, b);
-      case K::Div: return builder_.CreateFDiv(a, b);
+      case K::Div: {
+        Value* q = builder_.CreateFDiv(a, b);
+        if (auto* div = llvm::dyn_cast<llvm::Instruction>(q); div && reciprocal_allowed(e->b))
+          div->setHasAllowReciprocal(true);
+        return q;
+      }
       case K::Mod: return builder_.CreateFRem(a, b);
       case K::FloorDiv:
         return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
@@ -212,8 +221,13 @@ Value* TirEmitter::binary(const ir::PrimBinary* e) {
         Value* q = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
         return builder_.CreateFSub(a, builder_.CreateFMul(q, b));
       }
-      case K::Min: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, a, b);
-      case K::Max: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, a, b);
+      case K::Min:
+      case K::Max: {
+        Value* m = builder_.CreateBinaryIntrinsic(
+            e->kind == K::Min ? llvm::Intrinsic::minimum : llvm::Intrinsic::maximum, a, b);
+        if (auto* call = llvm::dyn_cast<llvm::CallInst>(m)) call->setHasNoSignedZeros(true);
+        return m;
+      }
       case K::EQ: return builder_.CreateFCmpOEQ(a, b);
       case K::NE: return builder_.CreateFCmpUNE(a, b);
       case K::LT: return builder_.CreateFCmpOLT(a, b);
@@ -260,7 +274,9 @@ Value* TirEmitter::load(const ir::BufferLoad* e) {
     if (address) unsupported(e->span, "a buffer of dtype '" + e->buffer->dtype.str() + "'");
     return nullptr;
   }
-  Value* v = builder_.CreateLoad(t, address);
+  llvm::LoadInst* load = builder_.CreateLoad(t, address);
+  alias_scopes_.annotate(load, e->buffer);
+  Value* v = load;
   if (e->buffer->dtype.is_bool()) v = builder_.CreateICmpNE(v, builder_.getInt8(0));
   return cast(v, e->buffer->dtype, e->dtype);
 }
@@ -317,11 +333,32 @@ const MathFn* find_math(std::string_view name) {
 
 }  // namespace
 
+// `x / d` may become `x * (1 / d)` (one more rounding, at most an ulp) with the reciprocal
+// computed once outside the loop, when `d` does not change in the innermost loop — softmax's
+// division by its row sum; a division per element costs as much as the exp before it. Not
+// where the quotient is rounded to an integer (floor, ceil, trunc, round, a cast to an integer:
+// a quotient one ulp below 1.0 would change the result), and not by a constant, which LLVM
+// keeps exact.
+bool TirEmitter::reciprocal_allowed(const ir::PrimExpr* divisor) const {
+  if (exact_divisions_ > 0 || varying_.empty()) return false;
+  if (ir::isa<ir::FloatImm>(divisor) || ir::isa<ir::IntImm>(divisor)) return false;
+  return !varies(divisor);
+}
+
+bool TirEmitter::varies(const ir::PrimExpr* e) const {
+  if (varying_.empty()) return false;
+  for (const ir::PrimVar* v : ir::prim_vars(e))
+    if (varying_.back().count(v)) return true;
+  return false;
+}
+
 // A floating-point math function: an LLVM intrinsic where the target has an instruction for it
 // (sqrt, floor, ...), float32 exp inline, else libm (`sinf` for float32, `sin` for float64)
 // naming SLEEF's vector versions (vector_math.h). float16/bfloat16 go through float32.
 Value* TirEmitter::math_call(const ir::PrimCall* e, const std::string& fn) {
   const MathFn* m = find_math(fn);
+  ExactDivision exact(
+      *this, fn == "floor" || fn == "ceil" || fn == "trunc" || fn == "round" || fn == "nearbyint");
   std::vector<Value*> args;
   for (const ir::PrimExpr* a : e->args) {
     Value* v = expr(a);

@@ -10,8 +10,10 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "backend/codegen/buffer_alias.h"
 #include "backend/codegen/tir_codegen.h"
 
 namespace raxc::backend {
@@ -51,6 +53,17 @@ class TirEmitter {
   llvm::Value* math_call(const ir::PrimCall* e, const std::string& fn);
   llvm::Value* load(const ir::BufferLoad* e);
   llvm::Value* int_division(const ir::PrimBinary* e, llvm::Value* a, llvm::Value* b);
+  bool reciprocal_allowed(const ir::PrimExpr* divisor) const;
+  bool varies(const ir::PrimExpr* e) const;  // in the innermost loop
+  // While one is alive, divisions are emitted exact (their quotient is rounded to an integer).
+  struct ExactDivision {
+    TirEmitter& emitter;
+    bool active;
+    ExactDivision(TirEmitter& e, bool active) : emitter(e), active(active) {
+      emitter.exact_divisions_ += active;
+    }
+    ~ExactDivision() { emitter.exact_divisions_ -= active; }
+  };
 
   // tir_stmt.cpp
   void for_loop(const ir::For* loop);
@@ -116,6 +129,7 @@ class TirEmitter {
   const CodegenOptions& options_;
   DiagnosticSink& diags_;
   bool failed_ = false;
+  BufferAliasScopes alias_scopes_;
 
   llvm::Function* function_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;
@@ -133,6 +147,10 @@ class TirEmitter {
     llvm::BasicBlock* break_to;
   };
   std::vector<LoopTargets> loops_;
+  // Per enclosing serial loop, innermost last: the variables that change from one of its
+  // iterations to the next (its own, and block and let variables computed from them).
+  std::vector<std::unordered_set<const ir::PrimVar*>> varying_;
+  int exact_divisions_ = 0;
   // Heap allocations of the innermost scope (a block or a statement list), freed when it ends.
   std::vector<std::vector<llvm::Value*>> heap_scopes_;
 };

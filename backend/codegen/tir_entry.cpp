@@ -22,7 +22,8 @@ TirEmitter::TirEmitter(llvm::Module& module, const ir::PrimFunc& func, const std
       func_(func),
       name_(name),
       options_(options),
-      diags_(diags) {
+      diags_(diags),
+      alias_scopes_(module.getContext(), func, name) {
   llvm::Type* ptr = builder_.getPtrTy();
   llvm::Type* i32 = builder_.getInt32Ty();
   // DLTensor (dlpack 0.6): data, device{i32,i32}, ndim, dtype{u8,u8,u16}, shape, strides,

@@ -61,6 +61,7 @@ void TirEmitter::stmt(const ir::Stmt* s) {
       Value* v = expr(l->value);
       if (!v) return;
       vars_[l->var] = v;
+      if (varies(l->value)) varying_.back().insert(l->var);
       stmt(l->body);
       return;
     }
@@ -171,6 +172,7 @@ void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
   auto bodies = [&] {
     for (const ir::For* nest : nests) {
       vars_[nest->loop_var] = vars_[var];
+      varying_.back().insert(nest->loop_var);
       stmt(nest->body);
     }
   };
@@ -215,7 +217,9 @@ void TirEmitter::serial_loop(const ir::PrimVar* var, Value* begin, Value* end, V
   builder_.SetInsertPoint(body);
   vars_[var] = i;
   loops_.push_back({latch, exit});
+  varying_.push_back({var});
   emit_body();
+  varying_.pop_back();
   loops_.pop_back();
   builder_.CreateBr(latch);
   builder_.SetInsertPoint(latch);
@@ -368,6 +372,7 @@ void TirEmitter::block(const ir::Block* b) {
     Value* v = expr(iv.binding);
     if (!v) continue;
     vars_[iv.var] = cast(v, iv.binding->dtype, iv.var->dtype);
+    if (varies(iv.binding)) varying_.back().insert(iv.var);
   }
   llvm::BasicBlock* skip = nullptr;
   if (b->predicate) {
@@ -450,7 +455,7 @@ void TirEmitter::store(const ir::BufferStore* s) {
     return;
   }
   if (s->buffer->dtype.is_bool()) v = builder_.CreateZExt(v, builder_.getInt8Ty());
-  builder_.CreateStore(v, address);
+  alias_scopes_.annotate(builder_.CreateStore(v, address), s->buffer);
 }
 
 void TirEmitter::allocate(const ir::Buffer* buffer, Span at) {

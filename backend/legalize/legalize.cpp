@@ -547,6 +547,9 @@ class Pass {
     for (const ir::Buffer* buf : out_buffers) add_buffer_param(*pf, buf);
     for (auto& [r, t] : passed) pf->params.push_back({t, nullptr, {}});
     pf->is_private = true;
+    // Its buffers are distinct memory: call_tir gives it fresh outputs (what TVM's legalized
+    // operators say the same way; the code generator then knows no store changes an input).
+    pf->attrs.entries.emplace_back("tir.noalias", ir::AttrValue(true));
     pf->body = root;
     std::string name = intern(*pf, std::string(rule->name));
 

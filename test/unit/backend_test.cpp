@@ -431,3 +431,32 @@ TEST_CASE("row loops: nests share an outer loop only when each touches its own r
     CHECK(wrong == 0);
   }
 }
+
+TEST_CASE("alias scopes: parameters without tir.noalias may be one tensor", "[backend]") {
+  // x[i + 1] = x[i] + 1 when both parameters are the same tensor: each element depends on the
+  // one just written, so no load may move ahead of the previous store.
+  const char* kShift = R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def shift(A: T.Buffer((T.int64(1000),), "float32"), B: T.Buffer((T.int64(1000),), "float32")):
+        for i in range(T.int64(999)):
+            with T.block("B"):
+                v = T.axis.spatial(T.int64(999), i)
+                B[v + T.int64(1)] = A[v] + T.float32(1.0)
+)";
+  frontend::ParsedFile file = frontend::parse_file(kShift);
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
+  REQUIRE(kernels);
+  auto x = runtime::Tensor::empty({1000}, DLDataType{kDLFloat, 32, 1});
+  RaxcArg args[2], ret{};
+  int32_t kinds[2] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
+  args[0].tensor = x->dl();
+  args[1].tensor = x->dl();
+  REQUIRE(kernels->find("shift")(args, kinds, 2, &ret) == 0);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < 1000; ++i) wrong += x->get_f64(i) != double(i);
+  CHECK(wrong == 0);
+}
