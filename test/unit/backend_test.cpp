@@ -460,3 +460,49 @@ class Module:
   for (int64_t i = 0; i < 1000; ++i) wrong += x->get_f64(i) != double(i);
   CHECK(wrong == 0);
 }
+
+TEST_CASE("division: a quotient rounded to an integer is the exact one", "[backend]") {
+  // floor(i·d / d) is i for every i; by the reciprocal (i·d · (1/d)) it is i - 1 for some.
+  const char* kFloorDiv = R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def f(A: T.Buffer((T.int64(4096),), "float32"), D: T.Buffer((T.int64(1),), "float32"), B: T.Buffer((T.int64(4096),), "float32"), C: T.Buffer((T.int64(4096),), "float32")):
+        T.func_attr({"tir.noalias": True})
+        for i in range(T.int64(4096)):
+            with T.block("B"):
+                v = T.axis.spatial(T.int64(4096), i)
+                B[v] = T.floor(A[v] / D[0])
+                C[v] = A[v] / D[0]
+)";
+  frontend::ParsedFile file = frontend::parse_file(kFloorDiv);
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
+  REQUIRE(kernels);
+  DLDataType f32{kDLFloat, 32, 1};
+  for (float d : {49.0f, 3.0f, 0.1f, 7.7f}) {
+    auto a = runtime::Tensor::empty({4096}, f32);
+    auto dv = vector_of({d});
+    auto b = runtime::Tensor::empty({4096}, f32);
+    auto c = runtime::Tensor::empty({4096}, f32);
+    for (int64_t i = 0; i < 4096; ++i) a->set_f64(i, double(float(i) * d));
+    RaxcArg args[4], ret{};
+    int32_t kinds[4] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR, RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
+    args[0].tensor = a->dl();
+    args[1].tensor = dv->dl();
+    args[2].tensor = b->dl();
+    args[3].tensor = c->dl();
+    REQUIRE(kernels->find("f")(args, kinds, 4, &ret) == 0);
+    int64_t wrong = 0, inexact = 0;
+    for (int64_t i = 0; i < 4096; ++i) {
+      float exact = std::floor(float(i) * d / d);
+      wrong += b->get_f64(i) != exact;
+      // The plain quotient may be the reciprocal's: within an ulp of the exact one.
+      inexact += ulps(float(c->get_f64(i)), float(i) * d / d) > 1;
+    }
+    INFO("divisor " << d);
+    CHECK(wrong == 0);
+    CHECK(inexact == 0);
+  }
+}
