@@ -1110,7 +1110,7 @@ class FunctionEmitter {
     return indices;
   }
 
-  // A zero-filled tensor of an out_sinfo entry (its dims evaluated here).
+  // A tensor of an out_sinfo entry (its dims evaluated here), for the callee to fill.
   Value* allocate(const ir::StructInfo* s) {
     const auto* t = ir::dyn_cast<ir::TensorSInfo>(s);
     const auto* shape = t ? ir::dyn_cast<ir::ShapeExpr>(t->shape) : nullptr;

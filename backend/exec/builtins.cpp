@@ -61,7 +61,8 @@ std::vector<runtime::TensorPtr> allocate_outputs(Interpreter& in, const ir::Call
           s->span);
     std::vector<int64_t> dims;
     for (const ir::PrimExpr* d : shape->values) dims.push_back(eval_dim(d, frame));
-    tensors.push_back(in.allocate(dims, ts->dtype, s->span));
+    // The callee writes its outputs whole (destination-passing style): not cleared first.
+    tensors.push_back(in.allocate(dims, ts->dtype, s->span, runtime::Tensor::Fill::Undefined));
   }
   return tensors;
 }

@@ -335,8 +335,8 @@ Value Interpreter::constant(const ir::Constant* c) {
 }
 
 runtime::TensorPtr Interpreter::allocate(const std::vector<int64_t>& shape, ir::DataType dtype,
-                                         Span at) {
-  runtime::TensorPtr t = runtime::Tensor::empty(shape, to_dl(dtype));
+                                         Span at, runtime::Tensor::Fill fill) {
+  runtime::TensorPtr t = runtime::Tensor::empty(shape, to_dl(dtype), fill);
   if (!t) {
     std::string dims = "(";
     for (size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);

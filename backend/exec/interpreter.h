@@ -53,7 +53,8 @@ class Interpreter {
   runtime::Value call_op(const std::string& op, const ir::Call* c, Frame& frame);
 
   runtime::Value constant(const ir::Constant* c);
-  runtime::TensorPtr allocate(const std::vector<int64_t>& shape, ir::DataType dtype, Span at);
+  runtime::TensorPtr allocate(const std::vector<int64_t>& shape, ir::DataType dtype, Span at,
+                              runtime::Tensor::Fill fill = runtime::Tensor::Fill::Zeros);
   bool condition(const runtime::Value& c, Span at);
   [[noreturn]] void kernel_error(Span call_site);
   [[noreturn]] void param_error(const ir::Function& f, const std::string& name, size_t index,

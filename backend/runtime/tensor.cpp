@@ -4,8 +4,9 @@
 // blocks back to the kernel on free, and touching fresh pages again costs 10–22 µs per 4 KiB on
 // our VMs (../shared/research/backend.md §2.4) — for a 1024×1024 float32 result, milliseconds
 // per call, as long as the matmul itself. A freed block of the same rounded size is reused
-// (zero-filled again); blocks of 2 MiB and up are 2 MiB aligned and advised as transparent huge
-// pages, which makes their first touch 20–40× cheaper. At most kCacheBytes stay cached.
+// (zero-filled again unless the caller writes it whole); blocks of 2 MiB and up are 2 MiB aligned
+// and advised as transparent huge pages, which makes their first touch 20–40× cheaper. At most
+// kCacheBytes stay cached.
 #include "backend/runtime/tensor.h"
 
 #include <sys/mman.h>
@@ -145,7 +146,7 @@ void free_block(void* p, size_t bytes) {
 
 }  // namespace
 
-std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dtype) {
+std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dtype, Fill fill) {
   std::optional<int64_t> bytes = byte_size(shape, dtype);
   if (!bytes || *bytes > allocation_limit()) return nullptr;
   // Round up to the alignment (aligned_alloc requires a multiple); at least one block so that
@@ -156,7 +157,7 @@ std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dty
   size_t size = block_size(static_cast<size_t>(rounded));
   void* storage = allocate_block(size);
   if (!storage) return nullptr;
-  std::memset(storage, 0, static_cast<size_t>(rounded));
+  if (fill == Fill::Zeros) std::memset(storage, 0, static_cast<size_t>(rounded));
   std::shared_ptr<Tensor> t = make(storage, std::move(shape), dtype);
   t->storage_ = storage;
   t->storage_bytes_ = size;

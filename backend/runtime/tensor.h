@@ -31,8 +31,12 @@ inline bool same_dtype(DLDataType a, DLDataType b) {
 
 class Tensor {
  public:
-  // Allocates zero-filled storage; nullptr when the size overflows or memory runs out.
-  static std::shared_ptr<Tensor> empty(std::vector<int64_t> shape, DLDataType dtype);
+  // What new storage holds: zeros, or whatever the memory held (for a kernel's output, which the
+  // kernel writes in full: clearing it first costs one more pass over the memory).
+  enum class Fill { Zeros, Undefined };
+  // Allocates storage; nullptr when the size overflows or memory runs out.
+  static std::shared_ptr<Tensor> empty(std::vector<int64_t> shape, DLDataType dtype,
+                                       Fill fill = Fill::Zeros);
   // A tensor over memory that `owner` keeps alive (a storage block, or the tensor a view was
   // made of): writes through either alias the same bytes, as TVM's views and the tensors of a
   // storage do. `data` must lie inside the owner's memory; the view holds no storage of its own.

@@ -390,9 +390,15 @@ extern "C" void raxc_value_release(RaxcValue* h) {
 
 // ----------------------------------------------------------------- helpers of generated code
 
+// An output of call_tir / call_dps_packed (or a constant, copied over): the callee writes every
+// element, so the storage is not cleared first.
 extern "C" RaxcValue* raxc_rt_alloc(const int64_t* shape, int32_t ndim, int32_t code, int32_t bits,
                                     const RaxcErrorSite* site) {
-  RaxcValue* h = raxc_value_tensor_empty(shape, ndim, dl_type(code, bits));
+  TensorPtr t = ndim < 0 || (ndim > 0 && !shape)
+                    ? nullptr
+                    : Tensor::empty(std::vector<int64_t>(shape, shape + ndim), dl_type(code, bits),
+                                    Tensor::Fill::Undefined);
+  RaxcValue* h = t ? box(t) : nullptr;
   if (!h)
     fail(site, {dims_text(shape, static_cast<size_t>(ndim)), dtype_name(dl_type(code, bits))});
   return h;
