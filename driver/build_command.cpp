@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/engine.h"
+#include "backend/fuse/fuse.h"
 #include "backend/io/atomic_file.h"
 #include "backend/jit/library.h"
 #include "driver/commands.h"
@@ -95,7 +96,9 @@ int run_build(const BuildOptions& options) {
   if (!check_cleanly(engine, file, options.diagnostics)) return kExitErrors;
   const frontend::Document& doc = *engine.document(options.file);
   std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
-  bool use_lowered = lowered && lowered->legalized_calls > 0;
+  // Chains of element-wise kernels run as one loop (backend/fuse), written or legalized ones.
+  size_t fused = lowered ? backend::fuse_elementwise(*lowered).fused_calls : 0;
+  bool use_lowered = lowered && (lowered->legalized_calls > 0 || fused > 0);
   const ir::IRModule& module = use_lowered ? lowered->module : doc.module();
   auto located = [&](std::vector<Diagnostic> ds) {
     std::vector<Diagnostic> out;

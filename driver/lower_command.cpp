@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "backend/fuse/fuse.h"
 #include "driver/commands.h"
 #include "frontend/printer/printer.h"
 #include "frontend/source.h"
@@ -23,6 +24,8 @@ CLI::App* add_lower_command(CLI::App& app, LowerOptions& options) {
   command->add_option("-o,--output", options.output,
                       "Write the lowered module here (default: stdout)");
   command->add_flag("-q,--quiet", options.quiet, "Do not list the operator calls left as they are");
+  command->add_flag("--fuse", options.fuse,
+                    "Also fuse chains of element-wise kernels, as raxc run and raxc build do");
   options.diagnostics.add_options(command);
   return command;
 }
@@ -65,6 +68,7 @@ int run_lower(const LowerOptions& options) {
   analysis::Engine engine;
   if (!check_cleanly(engine, file, options.diagnostics)) return kExitErrors;
   std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
+  if (options.fuse) backend::fuse_elementwise(*lowered);
   std::string text = print_lowered(*lowered);
   if (!options.quiet) {
     for (const backend::LeftCall& call : lowered->left) {

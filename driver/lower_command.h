@@ -16,6 +16,7 @@ struct LowerOptions {
   std::string file;
   std::string output;            // empty: stdout
   bool quiet = false;            // no notes about calls left as they are
+  bool fuse = false;             // then fuse element-wise chains, as run and build do
   DiagnosticOutput diagnostics;  // --diagnostics-format, --color
 };
 

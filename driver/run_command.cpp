@@ -17,6 +17,7 @@
 #include "backend/exec/arguments.h"
 #include "backend/exec/executor.h"
 #include "backend/exec/packed.h"
+#include "backend/fuse/fuse.h"
 #include "backend/io/print.h"
 #include "backend/io/save.h"
 #include "backend/jit/kernels.h"
@@ -178,7 +179,9 @@ int run_run(const RunOptions& options) {
   // rewritten functions keep the original variables and spans, so diagnostics still point at
   // the .rx text.
   std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
-  bool use_lowered = lowered && lowered->legalized_calls > 0;
+  // Chains of element-wise kernels run as one loop (backend/fuse), written or legalized ones.
+  size_t fused = lowered ? backend::fuse_elementwise(*lowered).fused_calls : 0;
+  bool use_lowered = lowered && (lowered->legalized_calls > 0 || fused > 0);
   const ir::IRModule& module = use_lowered ? lowered->module : doc.module();
   auto normalized = [&](const ir::GlobalDef& g) -> const ir::Function* {
     const ir::Function* analysed = engine.normalized(options.file, g.gvar->name);

@@ -3,11 +3,11 @@
 #include "backend/codegen/row_loops.h"
 
 #include <algorithm>
-#include <string_view>
 #include <unordered_set>
 
 #include "frontend/ir/equal.h"
 #include "frontend/ir/visitor.h"
+#include "frontend/ir/walks.h"
 
 namespace raxc::backend {
 
@@ -17,14 +17,6 @@ struct Access {
   const ir::Buffer* buffer;
   const ir::PrimExpr* first_index;  // null for a 0-d buffer
 };
-
-// Calls a loop body may make and still be reordered and spread over threads: those without
-// effects. Anything that reaches outside the kernel (packed and extern calls, pointers) is not.
-bool has_effects(std::string_view op) {
-  return op.find("call") != std::string_view::npos || op.find("ptr") != std::string_view::npos ||
-         op.find("address") != std::string_view::npos || op.starts_with("tir.tvm_") ||
-         op.find("handle") != std::string_view::npos || op.find("print") != std::string_view::npos;
-}
 
 // What one loop nest does, seen from its outer loop.
 class NestSummary : public ir::Visitor {
@@ -74,7 +66,7 @@ class NestSummary : public ir::Visitor {
 
   void on_prim_expr(const ir::PrimExpr* e) override {
     if (const auto* load = ir::dyn_cast<ir::BufferLoad>(e)) record(load->buffer, load->indices);
-    if (const auto* call = ir::dyn_cast<ir::PrimCall>(e); call && has_effects(call->op))
+    if (const auto* call = ir::dyn_cast<ir::PrimCall>(e); call && ir::has_effects(*call))
       eligible_ = false;
   }
 

@@ -109,6 +109,23 @@ std::vector<const PrimVar*> prim_vars(const PrimExpr* e) {
   return out;
 }
 
+void for_each_prim_expr(const PrimExpr* e, const std::function<void(const PrimExpr*)>& f) {
+  struct Each : Visitor {
+    const std::function<void(const PrimExpr*)>& f;
+    explicit Each(const std::function<void(const PrimExpr*)>& f)
+        : Visitor({.prim_exprs = true}), f(f) {}
+    void on_prim_expr(const PrimExpr* x) override { f(x); }
+  };
+  if (e) Each(f).visit(e);
+}
+
+bool has_effects(const PrimCall& call) {
+  std::string_view op = call.op;
+  return op.find("call") != std::string_view::npos || op.find("ptr") != std::string_view::npos ||
+         op.find("address") != std::string_view::npos || op.starts_with("tir.tvm_") ||
+         op.find("handle") != std::string_view::npos || op.find("print") != std::string_view::npos;
+}
+
 void collect_shape_vars(const StructInfo* s, std::vector<const PrimVar*>& out,
                         ShapeVarPositions positions) {
   if (s == nullptr) return;

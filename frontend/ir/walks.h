@@ -5,6 +5,7 @@
 // number things get the same answer every run.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ namespace raxc::ir {
 // yet in `out`. A PrimLet's own variable is listed only where its body uses it.
 void collect_prim_vars(const PrimExpr* e, std::vector<const PrimVar*>& out);
 std::vector<const PrimVar*> prim_vars(const PrimExpr* e);
+
+// Calls `f` on every node of `e`, parents before children.
+void for_each_prim_expr(const PrimExpr* e, const std::function<void(const PrimExpr*)>& f);
+
+// Whether a TIR call reaches outside the kernel (packed and extern calls, pointers and handles,
+// printing): such a call may not be repeated, reordered or moved to another thread. Math and
+// T.if_then_else do not.
+bool has_effects(const PrimCall& call);
 
 // Which positions of a StructInfo shape_vars looks at.
 enum class ShapeVarPositions : uint8_t {

@@ -119,6 +119,15 @@ cmp -s "$tmp/out" "$tmp/first" || fail "a damaged cache entry changed the result
 RAXC_CACHE_DIR=$cache expect_status 0 run_mlp
 expect_in "$tmp/err" "machine code cached:"
 
+# raxc lower --fuse: the element-wise chain of a run golden becomes one kernel, and the printed
+# module checks; without --fuse the kernels stay apart (as TVM's LegalizeOps leaves them).
+expect_status 0 "$raxc" lower --fuse "$root/test/cases/run/fusion.rx" -o "$tmp/fused.rx"
+expect_in "$tmp/fused.rx" "def fused_add_multiply_subtract_relu"
+expect_in "$tmp/fused.rx" "R.call_tir(cls.fused_add_bias_relu, (x, b)"
+expect_status 0 "$raxc" check "$tmp/fused.rx"
+expect_status 0 "$raxc" lower "$root/test/cases/run/fusion.rx" -o "$tmp/unfused.rx"
+grep -q "fused_" "$tmp/unfused.rx" && fail "raxc lower without --fuse fused kernels"
+
 if [ "$failures" -ne 0 ]; then
   echo "driver_cli_test: $failures failure(s)"
   exit 1

@@ -268,6 +268,30 @@ case("activation", "R.ewise_fma(x, y, z)", [T("x", (3, 4)), T("y", (3, 4)), T("z
      lambda x, y, z: x * y + z)
 case("activation", "R.where(c, x, y)", [T("c", (3, 1), "bool"), T("x", (3, 4)), T("y", (4,))], np.where)
 
+# Chains of element-wise operators, which raxc run fuses into one kernel (backend/fuse): the
+# calls nest, so the module binds each result once and passes it on.
+def gelu64(x):
+    return 0.5 * x * (1 + erf(x / np.sqrt(2)))
+
+
+case("fusion", "R.nn.relu(R.add(R.multiply(R.exp(x), y), z))",
+     [T("x", (64, 300)), T("y", (64, 300)), T("z", (300,))],
+     lambda x, y, z: np.maximum(np.exp(x.astype(np.float64)) * y + z, 0).astype(np.float32))
+case("fusion", "R.nn.gelu(R.multiply(R.add(x, y), z))",
+     [T("x", (8, 4096)), T("y", (8, 4096)), T("z", (4096,))],
+     lambda x, y, z: gelu64((x.astype(np.float64) + y) * z).astype(np.float32), name="add multiply gelu")
+case("fusion", "R.multiply(R.add(x, b), R.sigmoid(y))",
+     [T("x", (3, 1, 5)), T("b", (4, 1)), T("y", (3, 4, 5))],
+     lambda x, b, y: ((x.astype(np.float64) + b) / (1 + np.exp(-y.astype(np.float64)))).astype(np.float32),
+     name="broadcast producers")
+case("fusion", "R.add(R.exp(x), R.negative(y))", [T("x", (6, 7), "float16"), T("y", (6, 7), "float16")],
+     lambda x, y: (np.exp(x.astype(np.float32)).astype(np.float16) - y), name="float16 intermediates")
+case("fusion", "R.tanh(R.subtract(R.exp(x), y))", [T("x", (4, 33)), T("y", (4, 33))],
+     lambda x, y: np.tanh(np.exp(x.astype(np.float64)) - y).astype(np.float32),
+     sym={"x": ("n", "m"), "y": ("n", "m")}, name="symbolic shapes")
+case("fusion", "R.astype(R.add(x, y), \"int32\")", [T("x", (5, 9)), T("y", (5, 9))],
+     lambda x, y: (x + y).astype(np.int32), name="cast of a sum")
+
 for op, fn in [("sum", np.sum), ("prod", np.prod), ("max", np.max), ("min", np.min),
                ("mean", np.mean), ("variance", np.var), ("std", np.std)]:
     case("reduce", f"R.{op}(x, axis=[1])", [T("x", (3, 5, 4))], lambda x, fn=fn: fn(x, axis=1), reduction=True)
