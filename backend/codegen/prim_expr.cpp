@@ -382,6 +382,8 @@ Value* TirEmitter::math_call(const ir::PrimCall* e, const std::string& fn) {
   };
   if (fn == "exp") {
     r = exp(args[0]);
+  } else if (fn == "erf" && compute.bits == 32) {
+    r = emit_erf_f32(builder_, args[0]);
   } else if (fn == "sigmoid") {  // 1 / (1 + exp(-x))
     Value* ex = exp(builder_.CreateFNeg(args[0]));
     r = builder_.CreateFDiv(llvm::ConstantFP::get(ct, 1.0),
