@@ -31,6 +31,7 @@
 // rows) from a counter, so a descheduled thread's share is taken over rather than waited for.
 // Packing buffers are per thread and kept, so a repeated call touches no fresh pages (first
 // touch costs 10–22 µs per page on this VM).
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -667,27 +668,59 @@ struct Conv2d {
   int64_t stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w;
 };
 
-void im2col(const Conv2d& p, const float* x, float* cols) {
+// The column rows of one input channel: for each kernel tap (i, j), the taps' inputs over the
+// output positions. Each output row copies the span of input it covers (one memcpy at stride 1)
+// and zero-fills the padding on both sides, instead of testing bounds per element.
+void im2col_channel(const Conv2d& p, const float* plane, float* rows) {
   int64_t n = p.oh * p.ow;
-  for (int64_t c = 0; c < p.channels; ++c)
-    for (int64_t i = 0; i < p.kh; ++i)
-      for (int64_t j = 0; j < p.kw; ++j) {
-        float* row = cols + ((c * p.kh + i) * p.kw + j) * n;
-        const float* plane = x + c * p.height * p.width;
-        for (int64_t oh = 0; oh < p.oh; ++oh) {
-          int64_t ih = oh * p.stride_h - p.pad_top + i * p.dilation_h;
-          float* dst = row + oh * p.ow;
-          if (ih < 0 || ih >= p.height) {
-            std::memset(dst, 0, static_cast<size_t>(p.ow) * 4);
-            continue;
-          }
-          const float* src = plane + ih * p.width;
-          for (int64_t ow = 0; ow < p.ow; ++ow) {
-            int64_t iw = ow * p.stride_w - p.pad_left + j * p.dilation_w;
-            dst[ow] = iw >= 0 && iw < p.width ? src[iw] : 0.0f;
-          }
+  for (int64_t i = 0; i < p.kh; ++i)
+    for (int64_t j = 0; j < p.kw; ++j) {
+      float* row = rows + (i * p.kw + j) * n;
+      // Output columns whose input column iw = ow·stride - pad + j·dilation is inside the image.
+      int64_t shift = j * p.dilation_w - p.pad_left;
+      int64_t lo = shift >= 0 ? 0 : (-shift + p.stride_w - 1) / p.stride_w;
+      int64_t hi = p.width - shift <= 0 ? 0 : (p.width - shift + p.stride_w - 1) / p.stride_w;
+      lo = std::min(lo, p.ow);
+      hi = std::clamp(hi, lo, p.ow);
+      for (int64_t oh = 0; oh < p.oh; ++oh) {
+        int64_t ih = oh * p.stride_h - p.pad_top + i * p.dilation_h;
+        float* dst = row + oh * p.ow;
+        if (ih < 0 || ih >= p.height) {
+          std::memset(dst, 0, static_cast<size_t>(p.ow) * 4);
+          continue;
         }
+        const float* src = plane + ih * p.width;  // src[ow·stride + shift] for ow in [lo, hi)
+        std::memset(dst, 0, static_cast<size_t>(lo) * 4);
+        if (p.stride_w == 1)
+          std::memcpy(dst + lo, src + lo + shift, static_cast<size_t>(hi - lo) * 4);
+        else
+          for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * p.stride_w + shift];
+        std::memset(dst + hi, 0, static_cast<size_t>(p.ow - hi) * 4);
       }
+    }
+}
+
+struct Im2col {
+  const Conv2d* p;
+  const float* x;
+  float* cols;
+};
+
+int32_t im2col_channels(int64_t begin, int64_t end, void* closure) {
+  const Im2col& job = *static_cast<const Im2col*>(closure);
+  const Conv2d& p = *job.p;
+  for (int64_t c = begin; c < end; ++c)
+    im2col_channel(p, job.x + c * p.height * p.width, job.cols + c * p.kh * p.kw * p.oh * p.ow);
+  return 0;
+}
+
+// Columns of every channel, on the thread pool when there is enough to copy.
+void im2col(const Conv2d& p, const float* x, float* cols) {
+  Im2col job{&p, x, cols};
+  if (p.channels * p.kh * p.kw * p.oh * p.ow < (int64_t(1) << 18) || p.channels < 2)
+    im2col_channels(0, p.channels, &job);
+  else
+    raxc_parallel_for(0, p.channels, im2col_channels, &job);  // cannot fail: nothing allocates
 }
 
 // "raxc.conv2d_nchw_f32"(x, w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,

@@ -570,6 +570,11 @@ case("conv", "R.nn.conv2d(x, w, padding=[1, 1], groups=6)", [T("x", (2, 6, 7, 7)
      lambda x, w: conv_nd(x, w, 1, (1, 1), 1, 6), reduction=True)
 case("conv", "R.nn.conv2d(x, w, padding=[1, 1])", [T("x", (1, 64, 28, 28)), T("w", (64, 64, 3, 3))],
      lambda x, w: conv_nd(x, w, 1, (1, 1)), reduction=True)
+# Strided columns with padding on both sides (im2col's copied span and its zero margins).
+case("conv", "R.nn.conv2d(x, w, strides=[2, 3], padding=[1, 2, 2, 1], dilation=[1, 2])",
+     [T("x", (1, 5, 9, 11)), T("w", (4, 5, 3, 3))],
+     lambda x, w: conv_nd(np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 1))), w, strides=(2, 3), dilation=(1, 2)),
+     reduction=True, name="strided padded columns")
 case("conv", "R.nn.conv2d(x, w)", [T("x", (1, 0, 5, 5)), T("w", (3, 0, 3, 3))],
      lambda x, w: np.zeros((1, 3, 3, 3), np.float32))
 case("conv", "R.nn.conv1d(x, w, strides=[2], padding=[1])", [T("x", (2, 3, 9)), T("w", (4, 3, 3))],
