@@ -74,6 +74,8 @@ class TirEmitter {
   void parallel_loop(const ir::PrimVar* var, llvm::Value* begin, llvm::Value* end,
                      const std::vector<const ir::Stmt*>& bodies,
                      const std::function<void()>& emit_body);
+  const ir::Block* reduction_block(const ir::For* loop);
+  void hoist_init(const ir::For* loop, const ir::Block* block);
   // Row-local loop nests (row_loops.h) run under one outer loop, in parallel when worth it.
   void row_loop(const std::vector<const ir::For*>& nests);
   void while_loop(const ir::While* loop);
@@ -151,6 +153,8 @@ class TirEmitter {
   // iterations to the next (its own, and block and let variables computed from them).
   std::vector<std::unordered_set<const ir::PrimVar*>> varying_;
   int exact_divisions_ = 0;
+  // Blocks whose T.init() was emitted before their reduction loops (hoist_init).
+  std::unordered_set<const ir::Block*> hoisted_inits_;
   // Heap allocations of the innermost scope (a block or a statement list), freed when it ends.
   std::vector<std::vector<llvm::Value*>> heap_scopes_;
 };

@@ -13,6 +13,7 @@
 #include "backend/codegen/tir_emitter.h"
 #include "frontend/ir/equal.h"
 #include "frontend/ir/visitor.h"
+#include "frontend/ir/walks.h"
 
 namespace raxc::backend {
 
@@ -153,9 +154,72 @@ void TirEmitter::for_loop(const ir::For* loop) {
   } else if (loop->for_kind == ir::ForKind::Serial && options_.parallel &&
              row_local_run({loop}, 0) == 1 && constant_work({loop}) >= kParallelWork) {
     parallel_loop(loop->loop_var, begin, end, {loop->body}, body);
+  } else if (const ir::Block* reduction = reduction_block(loop)) {
+    hoist_init(loop, reduction);
+    serial_loop(loop->loop_var, begin, end, step, body);
+    hoisted_inits_.erase(reduction);
   } else {
     serial_loop(loop->loop_var, begin, end, step, body);
   }
+}
+
+// The block whose T.init() may run before `loop` instead of on the loops' first iteration
+// (TVM's decompose_reduction): `loop` and the loops directly inside it iterate exactly the
+// block's reduction variables, each from its domain's start, the block's spatial variables do
+// not depend on them, and it has no T.where and declares no buffers. The loops then hold a
+// plain reduction, which LLVM keeps in registers and vectorizes (with T.init inside, it peels
+// the first iteration and misaligns every vector load after it).
+const ir::Block* TirEmitter::reduction_block(const ir::For* loop) {
+  std::vector<const ir::For*> chain;
+  const ir::Stmt* at = loop;
+  while (const auto* f = at ? ir::dyn_cast<ir::For>(at) : nullptr) {
+    if (f->step || f->for_kind != ir::ForKind::Serial) return nullptr;
+    chain.push_back(f);
+    at = f->body;
+  }
+  const auto* b = at ? ir::dyn_cast<ir::Block>(at) : nullptr;
+  if (!b || !b->init || b->predicate || !b->alloc_buffers.empty() || !b->match_buffers.empty())
+    return nullptr;
+  size_t reduce_vars = 0;
+  for (const ir::IterVar& iv : b->iter_vars) {
+    if (!iv.binding) return nullptr;
+    bool from_chain = false;
+    for (const ir::PrimVar* v : ir::prim_vars(iv.binding))
+      for (const ir::For* f : chain) from_chain |= v == f->loop_var;
+    if (iv.iter_type != ir::IterType::Reduce) {
+      if (from_chain) return nullptr;
+      continue;
+    }
+    auto bound = std::find_if(chain.begin(), chain.end(),
+                              [&](const ir::For* f) { return iv.binding == f->loop_var; });
+    if (bound == chain.end() || !iv.dom.min || !ir::structural_equal(iv.dom.min, (*bound)->min))
+      return nullptr;
+    ++reduce_vars;
+  }
+  return reduce_vars == chain.size() ? b : nullptr;
+}
+
+// Runs `block`'s T.init() here, when the reduction loops from `loop` in run at least once (an
+// empty reduction never runs it), and marks it done for the block itself.
+void TirEmitter::hoist_init(const ir::For* loop, const ir::Block* block) {
+  Value* runs = builder_.getTrue();
+  for (const ir::Stmt* at = loop; const auto* f = ir::dyn_cast<ir::For>(at); at = f->body) {
+    Value* extent = expr(f->extent);
+    if (!extent) return;
+    runs = builder_.CreateAnd(
+        runs, builder_.CreateICmpSGT(extent, llvm::ConstantInt::get(extent->getType(), 0)));
+  }
+  llvm::BasicBlock* init = new_block("reduction.init");
+  llvm::BasicBlock* after = new_block("reduction.loops");
+  builder_.CreateCondBr(runs, init, after);
+  builder_.SetInsertPoint(init);
+  for (const ir::IterVar& iv : block->iter_vars)
+    if (iv.iter_type != ir::IterType::Reduce)
+      if (Value* v = expr(iv.binding)) vars_[iv.var] = cast(v, iv.binding->dtype, iv.var->dtype);
+  stmt(block->init);
+  builder_.CreateBr(after);
+  builder_.SetInsertPoint(after);
+  hoisted_inits_.insert(block);
 }
 
 // The nests' outer loops become one: each iteration runs every nest's body for that row, their
@@ -386,7 +450,7 @@ void TirEmitter::block(const ir::Block* b) {
   }
   for (const ir::Buffer* buffer : b->alloc_buffers) allocate(buffer, b->span);
   for (const ir::MatchBufferRegion& m : b->match_buffers) match_buffer_region(m, b->span);
-  if (b->init) {
+  if (b->init && !hoisted_inits_.count(b)) {
     // T.init(): on the first iteration of every reduction axis (TVM's definition); a block
     // without reduction axes runs it every time.
     Value* first = builder_.getTrue();

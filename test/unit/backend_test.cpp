@@ -353,8 +353,8 @@ TEST_CASE("vector math: float32 exp within 2 ulp over its whole range", "[backen
 
 TEST_CASE("vector math: float32 erf within 6 ulp", "[backend]") {
   std::vector<float> inputs = sweep(-6.0f, 6.0f, 200003);
-  for (float special : {0.0f, -0.0f, 1e-30f, -1e-20f, 1e-4f, 3.9999f, 4.0f, 4.0001f, INFINITY,
-                        -INFINITY, NAN})
+  for (float special :
+       {0.0f, -0.0f, 1e-30f, -1e-20f, 1e-4f, 3.9999f, 4.0f, 4.0001f, INFINITY, -INFINITY, NAN})
     inputs.push_back(special);
   auto [worst, at] = worst_ulps("erf", inputs, [](double x) { return std::erf(x); });
   INFO("worst at x = " << at);
@@ -513,5 +513,42 @@ class Module:
     INFO("divisor " << d);
     CHECK(wrong == 0);
     CHECK(inexact == 0);
+  }
+}
+
+TEST_CASE("reductions: T.init runs before the loops only when they run", "[backend]") {
+  // The init is emitted before the reduction loop (decompose_reduction); an empty reduction
+  // never runs it, as TVM's T.init() on the first iteration never runs: B keeps what it held.
+  const char* kRowSum = R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def row_sum(var_a: T.handle, b: T.Buffer((T.int64(4),), "float32")):
+        n = T.int64()
+        a = T.match_buffer(var_a, (T.int64(4), n))
+        for i, k in T.grid(T.int64(4), n):
+            with T.block("b"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    b[vi] = T.float32(0.0)
+                b[vi] = b[vi] + a[vi, vk]
+)";
+  frontend::ParsedFile file = frontend::parse_file(kRowSum);
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
+  REQUIRE(kernels);
+  DLDataType f32{kDLFloat, 32, 1};
+  for (int64_t n : {0, 3, 100}) {
+    auto a = runtime::Tensor::empty({4, n}, f32);
+    for (int64_t e = 0; e < 4 * n; ++e) a->set_f64(e, 1.0);
+    auto b = vector_of({7, 7, 7, 7});
+    RaxcArg args[2], ret{};
+    int32_t kinds[2] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
+    args[0].tensor = a->dl();
+    args[1].tensor = b->dl();
+    REQUIRE(kernels->find("row_sum")(args, kinds, 2, &ret) == 0);
+    INFO("n = " << n);
+    for (int64_t i = 0; i < 4; ++i) CHECK(b->get_f64(i) == (n == 0 ? 7.0 : double(n)));
   }
 }
