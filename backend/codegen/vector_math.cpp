@@ -6,6 +6,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include <functional>
 #include <vector>
 
 namespace raxc::backend {
@@ -14,48 +15,65 @@ using llvm::Value;
 
 namespace {
 
-// exp(x) = 2^n · e^r with n = rint(x / ln 2) and r = x - n·ln 2 in [-ln2/2, ln2/2]; ln 2 is
-// split into a part exact in a few bits and a correction so that n·ln 2 loses nothing; e^r is
-// 1 + r + r²·P(r), P the degree-5 minimax polynomial of the Cephes library's expf. 2^n is
-// applied as two factors 2^(n/2) and 2^(n - n/2), each a normal float for every n the clamp
-// allows, so results near overflow and in the denormal range round once instead of flushing.
-llvm::Function* exp_f32_function(llvm::Module& module) {
-  const char* name = "raxc.exp.f32";
+// An always-inline `float name(float x)` whose body `build` returns, built once per module;
+// NaN in gives NaN out whatever the body does with it.
+using BodyBuilder = std::function<Value*(llvm::IRBuilderBase& b, Value* x)>;
+llvm::Function* inline_f32_function(llvm::Module& module, const char* name,
+                                    const BodyBuilder& build) {
   if (llvm::Function* f = module.getFunction(name)) return f;
   llvm::LLVMContext& context = module.getContext();
   llvm::Type* f32 = llvm::Type::getFloatTy(context);
-  llvm::Type* i32 = llvm::Type::getInt32Ty(context);
   auto* f = llvm::Function::Create(llvm::FunctionType::get(f32, {f32}, false),
                                    llvm::GlobalValue::InternalLinkage, name, module);
   f->addFnAttr(llvm::Attribute::AlwaysInline);
   f->addFnAttr(llvm::Attribute::NoUnwind);
   f->setDoesNotAccessMemory();
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", f));
-  auto c = [&](double v) { return llvm::ConstantFP::get(f32, v); };
   Value* x = f->getArg(0);
-  // Past these bounds the result is +inf or 0 whatever the rounding; NaN passes through below.
-  Value* clamped = b.CreateBinaryIntrinsic(
-      llvm::Intrinsic::minnum, b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, c(-104.0)),
-      c(89.0));
-  Value* n =
-      b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b.CreateFMul(clamped, c(1.44269504088896341)));
-  Value* r = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {n, c(-0.693359375), clamped});
-  r = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {n, c(2.12194440e-4), r});
-  const double p[] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
-                      4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
-  Value* poly = c(p[0]);
-  for (size_t i = 1; i < std::size(p); ++i)
-    poly = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {poly, r, c(p[i])});
-  Value* er = b.CreateFAdd(
-      b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {b.CreateFMul(r, r), poly, r}), c(1.0));
-  Value* ni = b.CreateFPToSI(n, i32);
-  Value* half = b.CreateAShr(ni, 1);
-  auto pow2 = [&](Value* k) {  // 2^k for k in [-126, 127]: the exponent field alone
-    return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, b.getInt32(127)), 23), f32);
-  };
-  Value* result = b.CreateFMul(b.CreateFMul(er, pow2(half)), pow2(b.CreateSub(ni, half)));
+  Value* result = build(b, x);
   b.CreateRet(b.CreateSelect(b.CreateFCmpUNO(x, x), x, result));
   return f;
+}
+
+// `x` clamped to [lo, hi] (NaN becomes a bound; inline_f32_function restores it).
+Value* clamp(llvm::IRBuilderBase& b, Value* x, double lo, double hi) {
+  llvm::Type* t = x->getType();
+  return b.CreateBinaryIntrinsic(
+      llvm::Intrinsic::minnum,
+      b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, llvm::ConstantFP::get(t, lo)),
+      llvm::ConstantFP::get(t, hi));
+}
+
+// exp(x) = 2^n · e^r with n = rint(x / ln 2) and r = x - n·ln 2 in [-ln2/2, ln2/2]; ln 2 is
+// split into a part exact in a few bits and a correction so that n·ln 2 loses nothing; e^r is
+// 1 + r + r²·P(r), P the degree-5 minimax polynomial of the Cephes library's expf. 2^n is
+// applied as two factors 2^(n/2) and 2^(n - n/2), each a normal float for every n the clamp
+// allows, so results near overflow and in the denormal range round once instead of flushing.
+llvm::Function* exp_f32_function(llvm::Module& module) {
+  return inline_f32_function(module, "raxc.exp.f32", [](llvm::IRBuilderBase& b, Value* x) {
+    llvm::Type* f32 = x->getType();
+    llvm::Type* i32 = b.getInt32Ty();
+    auto c = [&](double v) { return llvm::ConstantFP::get(f32, v); };
+    // Past these bounds the result is +inf or 0 whatever the rounding.
+    Value* clamped = clamp(b, x, -104.0, 89.0);
+    Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::rint,
+                                      b.CreateFMul(clamped, c(1.44269504088896341)));
+    Value* r = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {n, c(-0.693359375), clamped});
+    r = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {n, c(2.12194440e-4), r});
+    const double p[] = {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3,
+                        4.1665795894E-2, 1.6666665459E-1, 5.0000001201E-1};
+    Value* poly = c(p[0]);
+    for (size_t i = 1; i < std::size(p); ++i)
+      poly = b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {poly, r, c(p[i])});
+    Value* er = b.CreateFAdd(
+        b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {b.CreateFMul(r, r), poly, r}), c(1.0));
+    Value* ni = b.CreateFPToSI(n, i32);
+    Value* half = b.CreateAShr(ni, 1);
+    auto pow2 = [&](Value* k) {  // 2^k for k in [-126, 127]: the exponent field alone
+      return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, b.getInt32(127)), 23), f32);
+    };
+    return b.CreateFMul(b.CreateFMul(er, pow2(half)), pow2(b.CreateSub(ni, half)));
+  });
 }
 
 // erf(x) = x · P(x²) / Q(x²) on [-4, 4] (outside it erf rounds to ±1 in float32): P of degree
@@ -63,36 +81,23 @@ llvm::Function* exp_f32_function(llvm::Module& module) {
 // iterated weighted least squares (within 6 ulp; SLEEF's vector erf is 1 ulp but about ten
 // times slower, and GELU spends its time here).
 llvm::Function* erf_f32_function(llvm::Module& module) {
-  const char* name = "raxc.erf.f32";
-  if (llvm::Function* f = module.getFunction(name)) return f;
-  llvm::LLVMContext& context = module.getContext();
-  llvm::Type* f32 = llvm::Type::getFloatTy(context);
-  auto* f = llvm::Function::Create(llvm::FunctionType::get(f32, {f32}, false),
-                                   llvm::GlobalValue::InternalLinkage, name, module);
-  f->addFnAttr(llvm::Attribute::AlwaysInline);
-  f->addFnAttr(llvm::Attribute::NoUnwind);
-  f->setDoesNotAccessMemory();
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", f));
-  auto c = [&](double v) { return llvm::ConstantFP::get(f32, v); };
-  Value* x = f->getArg(0);
-  Value* clamped =
-      b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum,
-                              b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, c(-4.0)), c(4.0));
-  Value* t = b.CreateFMul(clamped, clamped);
-  auto horner = [&](std::initializer_list<double> highest_first) {
-    Value* acc = nullptr;
-    for (double k : highest_first)
-      acc =
-          acc ? static_cast<Value*>(b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {acc, t, c(k)}))
-              : c(k);
-    return acc;
-  };
-  Value* p = horner({1.967192328e-08, -1.942187023e-06, 1.412652185e-04, 3.699838348e-03,
-                     5.057508006e-02, 2.000434868e-01, 1.128379115e+00});
-  Value* q = horner({9.539218874e-04, 1.435406281e-02, 1.150345719e-01, 5.106157212e-01, 1.0});
-  Value* result = b.CreateFDiv(b.CreateFMul(clamped, p), q);
-  b.CreateRet(b.CreateSelect(b.CreateFCmpUNO(x, x), x, result));
-  return f;
+  return inline_f32_function(module, "raxc.erf.f32", [](llvm::IRBuilderBase& b, Value* x) {
+    llvm::Type* f32 = x->getType();
+    Value* clamped = clamp(b, x, -4.0, 4.0);
+    Value* t = b.CreateFMul(clamped, clamped);
+    auto horner = [&](std::initializer_list<double> highest_first) {
+      Value* acc = nullptr;
+      for (double k : highest_first) {
+        Value* ck = llvm::ConstantFP::get(f32, k);
+        acc = acc ? b.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {acc, t, ck}) : ck;
+      }
+      return acc;
+    };
+    Value* p = horner({1.967192328e-08, -1.942187023e-06, 1.412652185e-04, 3.699838348e-03,
+                       5.057508006e-02, 2.000434868e-01, 1.128379115e+00});
+    Value* q = horner({9.539218874e-04, 1.435406281e-02, 1.150345719e-01, 5.106157212e-01, 1.0});
+    return b.CreateFDiv(b.CreateFMul(clamped, p), q);
+  });
 }
 
 // SLEEF's accuracy suffix for a libm function it has vector versions of; null if it has none.

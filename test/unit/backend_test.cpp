@@ -51,6 +51,24 @@ runtime::TensorPtr vector_of(std::vector<float> values) {
   return t;
 }
 
+// Compiles the module `source` and calls its PrimFunc `name` with `tensors` as arguments (they
+// must outlive the call); the kernel's status (0: ran).
+int call_kernel(const std::string& source, const char* name,
+                const std::vector<runtime::TensorPtr>& tensors) {
+  frontend::ParsedFile file = frontend::parse_file(source);
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
+  REQUIRE(kernels);
+  RaxcPackedFunc kernel = kernels->find(name);
+  REQUIRE(kernel);
+  std::vector<RaxcArg> args(tensors.size());
+  std::vector<int32_t> kinds(tensors.size(), RAXC_ARG_TENSOR);
+  for (size_t i = 0; i < tensors.size(); ++i) args[i].tensor = tensors[i]->dl();
+  RaxcArg ret{};
+  return kernel(args.data(), kinds.data(), static_cast<int32_t>(args.size()), &ret);
+}
+
 }  // namespace
 
 TEST_CASE("runtime tensors: sizes, overflow, element access", "[backend]") {
@@ -311,19 +329,10 @@ int64_t ulps(float a, float b) {
 // rounded once) and the input where it occurs.
 std::pair<int64_t, float> worst_ulps(const std::string& fn, const std::vector<float>& inputs,
                                      double (*reference)(double)) {
-  frontend::ParsedFile file = frontend::parse_file(unary_kernel(fn));
-  REQUIRE_FALSE(file.has_errors());
-  DiagnosticSink sink;
-  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
-  REQUIRE(kernels);
   auto x = vector_of(inputs);
   auto n = static_cast<int64_t>(inputs.size());
   auto y = runtime::Tensor::empty({n}, DLDataType{kDLFloat, 32, 1});
-  RaxcArg args[2], ret{};
-  int32_t kinds[2] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
-  args[0].tensor = x->dl();
-  args[1].tensor = y->dl();
-  REQUIRE(kernels->find("f")(args, kinds, 2, &ret) == 0);
+  REQUIRE(call_kernel(unary_kernel(fn), "f", {x, y}) == 0);
   std::pair<int64_t, float> worst{0, 0.0f};
   for (int64_t i = 0; i < n; ++i) {
     float want = static_cast<float>(reference(inputs[i]));
@@ -416,20 +425,11 @@ class Module:
 
 TEST_CASE("row loops: nests share an outer loop only when each touches its own row", "[backend]") {
   for (bool reversed : {false, true}) {
-    frontend::ParsedFile file = frontend::parse_file(two_nests(reversed));
-    REQUIRE_FALSE(file.has_errors());
-    DiagnosticSink sink;
-    auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
-    REQUIRE(kernels);
     DLDataType f32{kDLFloat, 32, 1};
     auto a = runtime::Tensor::empty({300, 200}, f32);
     auto c = runtime::Tensor::empty({300, 200}, f32);
     for (int64_t k = 0; k < 300 * 200; ++k) a->set_f64(k, double(k % 1000));
-    RaxcArg args[2], ret{};
-    int32_t kinds[2] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
-    args[0].tensor = a->dl();
-    args[1].tensor = c->dl();
-    REQUIRE(kernels->find("f")(args, kinds, 2, &ret) == 0);
+    REQUIRE(call_kernel(two_nests(reversed), "f", {a, c}) == 0);
     int64_t wrong = 0;
     for (int64_t i = 0; i < 300; ++i)
       for (int64_t j = 0; j < 200; ++j) {
@@ -454,17 +454,8 @@ class Module:
                 v = T.axis.spatial(T.int64(999), i)
                 B[v + T.int64(1)] = A[v] + T.float32(1.0)
 )";
-  frontend::ParsedFile file = frontend::parse_file(kShift);
-  REQUIRE_FALSE(file.has_errors());
-  DiagnosticSink sink;
-  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
-  REQUIRE(kernels);
   auto x = runtime::Tensor::empty({1000}, DLDataType{kDLFloat, 32, 1});
-  RaxcArg args[2], ret{};
-  int32_t kinds[2] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
-  args[0].tensor = x->dl();
-  args[1].tensor = x->dl();
-  REQUIRE(kernels->find("shift")(args, kinds, 2, &ret) == 0);
+  REQUIRE(call_kernel(kShift, "shift", {x, x}) == 0);
   int64_t wrong = 0;
   for (int64_t i = 0; i < 1000; ++i) wrong += x->get_f64(i) != double(i);
   CHECK(wrong == 0);
@@ -484,25 +475,13 @@ class Module:
                 B[v] = T.floor(A[v] / D[0])
                 C[v] = A[v] / D[0]
 )";
-  frontend::ParsedFile file = frontend::parse_file(kFloorDiv);
-  REQUIRE_FALSE(file.has_errors());
-  DiagnosticSink sink;
-  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
-  REQUIRE(kernels);
   DLDataType f32{kDLFloat, 32, 1};
   for (float d : {49.0f, 3.0f, 0.1f, 7.7f}) {
     auto a = runtime::Tensor::empty({4096}, f32);
-    auto dv = vector_of({d});
     auto b = runtime::Tensor::empty({4096}, f32);
     auto c = runtime::Tensor::empty({4096}, f32);
     for (int64_t i = 0; i < 4096; ++i) a->set_f64(i, double(float(i) * d));
-    RaxcArg args[4], ret{};
-    int32_t kinds[4] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR, RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
-    args[0].tensor = a->dl();
-    args[1].tensor = dv->dl();
-    args[2].tensor = b->dl();
-    args[3].tensor = c->dl();
-    REQUIRE(kernels->find("f")(args, kinds, 4, &ret) == 0);
+    REQUIRE(call_kernel(kFloorDiv, "f", {a, vector_of({d}), b, c}) == 0);
     int64_t wrong = 0, inexact = 0;
     for (int64_t i = 0; i < 4096; ++i) {
       float exact = std::floor(float(i) * d / d);
@@ -533,21 +512,12 @@ class Module:
                     b[vi] = T.float32(0.0)
                 b[vi] = b[vi] + a[vi, vk]
 )";
-  frontend::ParsedFile file = frontend::parse_file(kRowSum);
-  REQUIRE_FALSE(file.has_errors());
-  DiagnosticSink sink;
-  auto kernels = backend::KernelLibrary::compile(*file.module, {}, sink, nullptr);
-  REQUIRE(kernels);
   DLDataType f32{kDLFloat, 32, 1};
   for (int64_t n : {0, 3, 100}) {
     auto a = runtime::Tensor::empty({4, n}, f32);
     for (int64_t e = 0; e < 4 * n; ++e) a->set_f64(e, 1.0);
     auto b = vector_of({7, 7, 7, 7});
-    RaxcArg args[2], ret{};
-    int32_t kinds[2] = {RAXC_ARG_TENSOR, RAXC_ARG_TENSOR};
-    args[0].tensor = a->dl();
-    args[1].tensor = b->dl();
-    REQUIRE(kernels->find("row_sum")(args, kinds, 2, &ret) == 0);
+    REQUIRE(call_kernel(kRowSum, "row_sum", {a, b}) == 0);
     INFO("n = " << n);
     for (int64_t i = 0; i < 4; ++i) CHECK(b->get_f64(i) == (n == 0 ? 7.0 : double(n)));
   }
