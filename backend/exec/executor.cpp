@@ -8,6 +8,7 @@
 #include "backend/exec/checks.h"
 #include "backend/exec/interpreter.h"
 #include "backend/runtime/error.h"
+#include "frontend/ir/walks.h"
 #include "frontend/printer/printer.h"
 
 namespace raxc::backend {
@@ -278,7 +279,31 @@ Value Interpreter::closure(const ir::Function* f, const Frame& frame, const ir::
   return runtime::CallablePtr(c);
 }
 
+// The variables a SeqExpr binds, listed at the binding after which nothing uses them any more
+// (neither a later binding, nested functions and branches included, nor the SeqExpr's result).
+const std::vector<std::vector<const ir::Var*>>& Interpreter::released_after(const ir::SeqExpr* s) {
+  auto [it, added] = last_uses.emplace(s, std::vector<std::vector<const ir::Var*>>{});
+  if (!added) return it->second;
+  std::unordered_map<const ir::Var*, size_t> last;  // binding index; bound.size(): the result
+  std::vector<const ir::Binding*> bound;
+  for (const ir::BindingBlock* block : s->blocks)
+    for (const ir::Binding* b : block->bindings) {
+      for (const ir::Var* v : ir::free_vars(b->value).vars) last[v] = bound.size();
+      bound.push_back(b);
+      if (b->var) last.emplace(b->var, bound.size() - 1);
+    }
+  for (const ir::Var* v : ir::free_vars(s->body).vars) last[v] = bound.size();
+  std::vector<std::vector<const ir::Var*>> plan(bound.size());
+  for (const ir::Binding* b : bound)
+    if (b->var && last.at(b->var) < bound.size()) plan[last.at(b->var)].push_back(b->var);
+  return it->second = std::move(plan);
+}
+
+// A SeqExpr's bindings in order, each tensor dropped from the frame after its last use (so an
+// intermediate's memory is free for the next one, as TVM's memory planning reuses it).
 Value Interpreter::seq(const ir::SeqExpr* s, Frame& frame) {
+  const std::vector<std::vector<const ir::Var*>>& release = released_after(s);
+  size_t index = 0;
   for (const ir::BindingBlock* block : s->blocks) {
     for (const ir::Binding* b : block->bindings) {
       const auto* nested = ir::dyn_cast<ir::Function>(b->value);
@@ -299,6 +324,10 @@ Value Interpreter::seq(const ir::SeqExpr* s, Frame& frame) {
                 b->span);
       }
       frame.vars[b->var] = std::move(v);
+      // Only tensors: a shape variable may still be named by a later annotation.
+      for (const ir::Var* done : release[index++])
+        if (auto it = frame.vars.find(done); it != frame.vars.end() && it->second.tensor())
+          frame.vars.erase(it);
     }
   }
   return eval(s->body, frame);

@@ -67,6 +67,10 @@ class Interpreter {
   ExecOptions options;
   int depth = 0;
   std::unordered_map<const ir::Constant*, runtime::TensorPtr> constants;
+  // Per SeqExpr, per binding (in order): the variables of the SeqExpr used for the last time
+  // there (released_after).
+  std::unordered_map<const ir::SeqExpr*, std::vector<std::vector<const ir::Var*>>> last_uses;
+  const std::vector<std::vector<const ir::Var*>>& released_after(const ir::SeqExpr* s);
 };
 
 }  // namespace raxc::backend
