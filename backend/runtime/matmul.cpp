@@ -587,15 +587,24 @@ Value matmul_f32(const std::vector<Value>& args) {
          shape_text(out.shape()));
   if (out.numel() == 0) return Value{Tuple{}};
 
-  // One Gemm per output batch element, with the broadcast operands' offsets.
   int64_t count = 1;
   for (int64_t d : batch) count *= d;
   Job job;
   job.kr = &kernel();
-  job.gemms.reserve(static_cast<size_t>(count));
   const float* ap = a.data_as<float>();
   const float* bp = b.data_as<float>();
   float* cp = out.data_as<float>();
+  // B the same for every batch element (a weight: `x (b, n, k) · w (k, m)`): one product of all
+  // of A's rows, (batch·m × k)·(k × n), as A and the result are contiguous, instead of one
+  // product per batch element that packs B again and splits fewer rows over the threads.
+  if (ra > 1 && count > 1 &&
+      std::all_of(bbatch.begin(), bbatch.end(), [](int64_t e) { return e == 1; })) {
+    job.gemms.push_back(Gemm{ap, bp, cp, count * m, n, k, k, rb > 1 ? n : 1, n, false});
+    run_gemms(job);
+    return Value{Tuple{}};
+  }
+  // One Gemm per output batch element, with the broadcast operands' offsets.
+  job.gemms.reserve(static_cast<size_t>(count));
   std::vector<int64_t> index(nb, 0);
   for (int64_t q = 0; q < count; ++q) {
     int64_t aoff = 0, boff = 0;

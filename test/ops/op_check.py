@@ -412,6 +412,11 @@ case("matmul", "R.matmul(a, b)", [T("a", (5, 7)), T("b", (7, 3))], np.matmul, re
 case("matmul", "R.matmul(a, b)", [T("a", (2, 5, 7)), T("b", (7, 3))], np.matmul, reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (2, 1, 5, 7)), T("b", (3, 7, 4))], np.matmul, reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (7,)), T("b", (7, 3))], np.matmul, reduction=True)
+# B without batch axes of its own (all ones): one product over every row of A.
+case("matmul", "R.matmul(a, b)", [T("a", (1, 3, 5, 7)), T("b", (1, 7, 4))], np.matmul, reduction=True,
+     name="shared B, batch-1 axes")
+case("matmul", "R.matmul(a, b)", [T("a", (8, 128, 256)), T("b", (256, 128))], np.matmul, reduction=True,
+     name="shared B, rows split over threads")
 case("matmul", "R.matmul(a, b)", [T("a", (2, 5, 7)), T("b", (7,))], np.matmul, reduction=True)
 case("matmul", "R.matmul(a, b)", [T("a", (6, 7)), T("b", (7, 5))], np.matmul,
      sym={"a": ("n", "k"), "b": ("k", "m")}, reduction=True)
