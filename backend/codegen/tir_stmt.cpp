@@ -180,6 +180,12 @@ const ir::Block* TirEmitter::reduction_block(const ir::For* loop) {
   const auto* b = at ? ir::dyn_cast<ir::Block>(at) : nullptr;
   if (!b || !b->init || b->predicate || !b->alloc_buffers.empty() || !b->match_buffers.empty())
     return nullptr;
+  // hoist_init evaluates every extent before the loops: none may depend on a loop of the chain
+  // (a triangular reduction, `for k2 in range(k1)`).
+  for (const ir::For* f : chain)
+    for (const ir::PrimVar* v : ir::prim_vars(f->extent))
+      for (const ir::For* outer : chain)
+        if (v == outer->loop_var) return nullptr;
   size_t reduce_vars = 0;
   for (const ir::IterVar& iv : b->iter_vars) {
     if (!iv.binding) return nullptr;

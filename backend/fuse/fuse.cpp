@@ -241,7 +241,9 @@ const ir::PrimFunc* fuse(const Stage& producer, const Stage& consumer, size_t k,
     }
   }
   keep(consumer.params.back());
+  // A new private kernel: the consumer's exported name, if it had one, stays the consumer's.
   f->is_private = true;
+  std::erase_if(f->attrs.entries, [](const auto& entry) { return entry.first == "global_symbol"; });
   if (!f->attrs.find("tir.noalias"))
     f->attrs.entries.emplace_back("tir.noalias", ir::AttrValue(true));
   f->body = root;

@@ -522,3 +522,30 @@ class Module:
     for (int64_t i = 0; i < 4; ++i) CHECK(b->get_f64(i) == (n == 0 ? 7.0 : double(n)));
   }
 }
+
+TEST_CASE("reductions: a triangular reduction keeps T.init inside its loops", "[backend]") {
+  // The inner extent depends on the outer reduction variable: the init is not hoisted (its
+  // guard would need k1), the kernel compiles, and TVM's semantics hold: T.init runs when every
+  // reduction variable is at its start, (k1, k2) = (0, 0), which never happens here as k2's
+  // range is empty for k1 = 0, so b keeps its 7 and gains 0 + (0 + 1) + (0 + 1 + 2).
+  const char* kTriangle = R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def triangle(a: T.Buffer((T.int64(2), T.int64(4)), "float32"), b: T.Buffer((T.int64(2),), "float32")):
+        for i, k1 in T.grid(T.int64(2), T.int64(4)):
+            for k2 in range(k1):
+                with T.block("b"):
+                    vi, vk1, vk2 = T.axis.remap("SRR", [i, k1, k2])
+                    with T.init():
+                        b[vi] = T.float32(0.0)
+                    b[vi] = b[vi] + a[vi, vk2]
+)";
+  DLDataType f32{kDLFloat, 32, 1};
+  auto a = runtime::Tensor::empty({2, 4}, f32);
+  for (int64_t e = 0; e < 8; ++e) a->set_f64(e, double(e % 4));
+  auto b = vector_of({7, 7});
+  REQUIRE(call_kernel(kTriangle, "triangle", {a, b}) == 0);
+  CHECK(b->get_f64(0) == 11.0);
+  CHECK(b->get_f64(1) == 11.0);
+}
