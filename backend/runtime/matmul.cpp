@@ -273,7 +273,7 @@ float* scratch(int which, int64_t floats) {
     int64_t size = 0;
     ~Buffer() { std::free(data); }
   };
-  thread_local Buffer buffers[4];  // packed B, packed A, all of B (shared by a split), im2col
+  thread_local Buffer buffers[2];  // packed B, packed A (a few hundred KiB each)
   Buffer& buf = buffers[which];
   if (buf.size < floats) {
     std::free(buf.data);
@@ -481,6 +481,11 @@ int32_t run_units(int64_t, int64_t, void* closure) {
   return 0;
 }
 
+struct PooledFree {
+  size_t bytes;
+  void operator()(void* p) const { free_storage(p, bytes); }
+};
+
 [[noreturn]] void out_of_memory() { throw_error("RX5026", {"(packing buffer)", "float32"}); }
 
 void run_parallel(Job& job, int threads) {
@@ -507,7 +512,12 @@ void split_product(Job& job, const Gemm& g, int threads) {
   job.npad = (g.n + k.nr - 1) / k.nr * k.nr;
   job.pack_a = g.n > 8 * k.nr;
   int64_t kblocks = (g.k + job.kcb - 1) / job.kcb;
-  job.bpacked = scratch(2, kblocks * job.kcb * job.npad);
+  // All of B, packed once for every thread, is pooled memory held only for this product: a
+  // per-thread buffer would keep the largest weight's copy for the process's life.
+  size_t bytes = static_cast<size_t>(kblocks * job.kcb * job.npad) * sizeof(float);
+  std::unique_ptr<void, PooledFree> packed(allocate_storage(bytes), PooledFree{bytes});
+  if (!packed) out_of_memory();
+  job.bpacked = static_cast<float*>(packed.get());
   job.phase = Job::kPackB;
   job.groups = (g.n + 8 * k.nr - 1) / (8 * k.nr);
   job.units = kblocks * job.groups;
@@ -771,7 +781,11 @@ Value conv2d_nchw_f32(const std::vector<Value>& args) {
   int64_t k = cg * p.kh * p.kw, n = p.oh * p.ow, og = outputs / groups;
   bool direct =
       p.kh == 1 && p.kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0;
-  float* cols = direct ? nullptr : scratch(3, k * n);
+  size_t col_bytes = direct ? 0 : static_cast<size_t>(k * n) * sizeof(float);
+  std::unique_ptr<void, PooledFree> col_storage(direct ? nullptr : allocate_storage(col_bytes),
+                                                PooledFree{col_bytes});
+  if (!direct && !col_storage) out_of_memory();
+  auto* cols = static_cast<float*>(col_storage.get());
   const float* xp = x.data_as<float>();
   const float* wp = w.data_as<float>();
   float* op = out.data_as<float>();

@@ -40,19 +40,29 @@ extern "C" int32_t raxc_fail(const RaxcErrorSite* site, int64_t v0, int64_t v1, 
   return 1;
 }
 
+// A workspace is pooled memory like a tensor's (a softmax's full-size intermediate would
+// otherwise fragment malloc's heap and grow the process with every call); its size sits in a
+// header of one alignment unit before it, for the free.
 extern "C" void* raxc_workspace_alloc(int64_t nbytes, const RaxcErrorSite* site) {
+  constexpr int64_t kHeader = raxc::runtime::kAllocAlignment;
   void* p = nullptr;
   if (nbytes >= 0 && nbytes <= raxc::runtime::allocation_limit()) {
-    size_t size = static_cast<size_t>(nbytes == 0 ? 1 : nbytes);
-    size = (size + raxc::runtime::kAllocAlignment - 1) / raxc::runtime::kAllocAlignment *
-           raxc::runtime::kAllocAlignment;
-    p = std::aligned_alloc(raxc::runtime::kAllocAlignment, size);
+    size_t size = static_cast<size_t>(nbytes + kHeader + kHeader - 1) / kHeader * kHeader;
+    p = raxc::runtime::allocate_storage(size);
+    if (p) {
+      *static_cast<size_t*>(p) = size;
+      p = static_cast<char*>(p) + kHeader;
+    }
   }
   if (!p) raxc_fail(site, nbytes, 0, 0);
   return p;
 }
 
-extern "C" void raxc_workspace_free(void* ptr) { std::free(ptr); }
+extern "C" void raxc_workspace_free(void* ptr) {
+  if (!ptr) return;
+  void* block = static_cast<char*>(ptr) - raxc::runtime::kAllocAlignment;
+  raxc::runtime::free_storage(block, *static_cast<size_t*>(block));
+}
 
 extern "C" const char* raxc_last_error(void) {
   using namespace raxc::runtime;

@@ -1,21 +1,28 @@
 // Tensor storage and element access for the runtime (allocation, dtype names, conversions).
 //
-// Large tensors (256 KiB and up) come from a small cache of freed blocks: glibc hands such
-// blocks back to the kernel on free, and touching fresh pages again costs 10–22 µs per 4 KiB on
-// our VMs (../shared/research/backend.md §2.4) — for a 1024×1024 float32 result, milliseconds
-// per call, as long as the matmul itself. A freed block of the same rounded size is reused
+// Large tensors (256 KiB and up) are mapped from the system and, once freed, kept in a small
+// cache: touching fresh pages costs 10–22 µs per 4 KiB on our VMs
+// (../shared/research/backend.md §2.4) — for a 1024×1024 float32 result, milliseconds per call,
+// as long as the matmul itself. A freed block of the same rounded size is reused
 // (zero-filled again unless the caller writes it whole); blocks of 2 MiB and up are 2 MiB aligned
-// and advised as transparent huge pages, which makes their first touch 20–40× cheaper. At most
-// kCacheBytes stay cached.
+// and advised as transparent huge pages, which makes their first touch 20–40× cheaper.
+//
+// The cache never raises the process's peak: a block is only taken from the system while the
+// bytes handed out plus those cached stay within the most ever handed out at once (the high-water
+// mark); cached blocks of other sizes are returned to the system first. Without that bound a
+// network's peak held every size it had freed (the transformer block's at twice its live
+// tensors). At most kCacheBytes stay cached.
 #include "backend/runtime/tensor.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -96,7 +103,9 @@ constexpr size_t kCacheBytes = size_t(256) << 20;   // bound on the bytes kept c
 struct BlockCache {
   std::mutex mutex;
   std::multimap<size_t, void*> free_blocks;  // rounded size -> block
-  size_t cached = 0;
+  size_t cached = 0;                         // bytes in free_blocks
+  size_t handed_out = 0;                     // bytes of pooled blocks in use
+  size_t high_water = 0;                     // the most ever in use at once
 };
 
 BlockCache& block_cache() {
@@ -104,30 +113,68 @@ BlockCache& block_cache() {
   return *cache;
 }
 
-// The size a block of `bytes` is allocated (and cached) with.
+// A pooled block straight from the system (mmap), `align`-aligned: freeing it gives its pages
+// back at once. (Through malloc, glibc's adaptive mmap threshold soon serves such sizes from its
+// heap, where freed blocks keep their pages and the process's resident size only grows.)
+void* map_block(size_t bytes) {
+  size_t align = bytes >= kHugeBytes ? kHugeBytes : 4096;
+  size_t span = bytes + align - 4096;
+  void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  auto first = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t start = (first + align - 1) / align * align;
+  if (start > first) munmap(raw, start - first);
+  if (size_t tail = first + span - (start + bytes); tail > 0)
+    munmap(reinterpret_cast<void*>(start + bytes), tail);
+  void* p = reinterpret_cast<void*>(start);
+  if (bytes >= kHugeBytes) madvise(p, bytes, MADV_HUGEPAGE);  // advice only: errors ignored
+  return p;
+}
+
+// The size a block of `bytes` is allocated (and cached) with: whole pages. (Rounding to whole
+// huge pages would make a 2.25 MiB weight cost 4 MiB of resident memory.)
 size_t block_size(size_t bytes) {
   if (bytes < kPooledBytes) return bytes;
-  size_t grain = bytes >= kHugeBytes ? kHugeBytes : 4096;
-  return (bytes + grain - 1) / grain * grain;
+  return (bytes + 4095) / 4096 * 4096;
+}
+
+// A cached block of exactly `bytes`, or null. The most recently freed one: its pages are the
+// likeliest still in the CPU's caches.
+void* take_cached(BlockCache& c, size_t bytes) {
+  auto it = c.free_blocks.upper_bound(bytes);
+  if (it == c.free_blocks.begin() || (--it)->first != bytes) return nullptr;
+  void* p = it->second;
+  c.free_blocks.erase(it);
+  c.cached -= bytes;
+  return p;
+}
+
+// Returns cached blocks to the system, largest first, until `bytes` more in use would keep the
+// total within the high-water mark (or nothing is cached).
+void make_room(BlockCache& c, size_t bytes) {
+  while (c.cached > 0 && c.handed_out + c.cached + bytes > c.high_water) {
+    auto largest = std::prev(c.free_blocks.end());
+    c.cached -= largest->first;
+    munmap(largest->second, largest->first);
+    c.free_blocks.erase(largest);
+  }
 }
 
 void* allocate_block(size_t bytes) {
+  std::unique_lock<std::mutex> lock;
   if (bytes >= kPooledBytes) {
     BlockCache& c = block_cache();
-    std::lock_guard<std::mutex> lock(c.mutex);
-    // The most recently freed block of the size (its pages are the likeliest still cached).
-    if (auto it = c.free_blocks.upper_bound(bytes);
-        it != c.free_blocks.begin() && (--it)->first == bytes) {
-      void* p = it->second;
-      c.free_blocks.erase(it);
-      c.cached -= bytes;
-      return p;
-    }
+    lock = std::unique_lock<std::mutex>(c.mutex);
+    void* cached = take_cached(c, bytes);
+    make_room(c, cached ? 0 : bytes);
+    c.handed_out += bytes;
+    c.high_water = std::max(c.high_water, c.handed_out);
+    if (cached) return cached;
+    void* p = map_block(bytes);
+    if (!p) c.handed_out -= bytes;
+    return p;
   }
-  size_t align = bytes >= kHugeBytes ? kHugeBytes : bytes >= kPooledBytes ? 4096 : kAllocAlignment;
-  void* p = std::aligned_alloc(align, bytes);
-  if (p && bytes >= kHugeBytes) madvise(p, bytes, MADV_HUGEPAGE);  // advice only: errors ignored
-  return p;
+  return std::aligned_alloc(kAllocAlignment, bytes);
 }
 
 void free_block(void* p, size_t bytes) {
@@ -135,16 +182,31 @@ void free_block(void* p, size_t bytes) {
   if (bytes >= kPooledBytes) {
     BlockCache& c = block_cache();
     std::lock_guard<std::mutex> lock(c.mutex);
+    c.handed_out -= bytes;
     if (c.cached + bytes <= kCacheBytes) {
       c.free_blocks.emplace(bytes, p);
       c.cached += bytes;
-      return;
+    } else {
+      munmap(p, bytes);
     }
+    return;
   }
   std::free(p);
 }
 
 }  // namespace
+
+void* allocate_storage(size_t bytes) {
+  return allocate_block(block_size(std::max<size_t>(bytes, 1)));
+}
+
+void free_storage(void* p, size_t bytes) { free_block(p, block_size(std::max<size_t>(bytes, 1))); }
+
+PoolUsage pool_usage() {
+  BlockCache& c = block_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  return PoolUsage{c.handed_out, c.cached, c.high_water};
+}
 
 std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dtype, Fill fill) {
   std::optional<int64_t> bytes = byte_size(shape, dtype);

@@ -19,6 +19,18 @@ inline constexpr int64_t kAllocAlignment = 64;
 // fails at once as an error (RX5008 / RX5026) without reaching malloc.
 int64_t allocation_limit();
 
+// Raw memory from the pool tensors come from (kernel workspaces): aligned to kAllocAlignment,
+// null when memory runs out. free_storage takes the size allocate_storage was given.
+void* allocate_storage(size_t bytes);
+void free_storage(void* p, size_t bytes);
+
+// The pool of large blocks (256 KiB and up): bytes in use, bytes cached for reuse, and the most
+// ever in use at once. in_use + cached never exceeds high_water (tensor.cpp).
+struct PoolUsage {
+  size_t in_use = 0, cached = 0, high_water = 0;
+};
+PoolUsage pool_usage();
+
 // A dtype as DLPack spells it; bool is kDLUInt with 1 bit (DLPack 0.6 has no kDLBool) stored in
 // one byte.
 std::string dtype_name(DLDataType dtype);  // "float32", "bool", "int64"

@@ -112,6 +112,37 @@ TEST_CASE("runtime tensors: a reused large block is zero-filled again", "[backen
   }
 }
 
+TEST_CASE("runtime pool: cached blocks never raise the peak; workspaces are pooled", "[backend]") {
+  DLDataType f32{kDLFloat, 32, 1};
+  auto within_high_water = [] {
+    runtime::PoolUsage u = runtime::pool_usage();
+    return u.in_use + u.cached <= u.high_water;
+  };
+  // Three blocks of one size freed, then blocks of other sizes: caching the freed ones beside
+  // the new ones would pass the most ever in use at once.
+  const int64_t mib = int64_t(1) << 18;  // float32 elements in 1 MiB
+  {
+    auto a = runtime::Tensor::empty({3 * mib}, f32), b = runtime::Tensor::empty({3 * mib}, f32);
+    auto c = runtime::Tensor::empty({3 * mib}, f32);
+    REQUIRE((a && b && c));
+  }
+  CHECK(within_high_water());
+  for (int64_t size : {5, 7, 11}) {
+    auto t = runtime::Tensor::empty({size * mib}, f32, runtime::Tensor::Fill::Undefined);
+    REQUIRE(t);
+    CHECK(within_high_water());
+  }
+  // A kernel's workspace of 3 MiB comes from the pool (and goes back to it).
+  size_t before = runtime::pool_usage().in_use;
+  void* w = raxc_workspace_alloc(int64_t(3) << 20, nullptr);
+  REQUIRE(w);
+  CHECK(reinterpret_cast<uintptr_t>(w) % runtime::kAllocAlignment == 0);
+  std::memset(w, 1, size_t(3) << 20);
+  CHECK(runtime::pool_usage().in_use >= before + (size_t(3) << 20));
+  raxc_workspace_free(w);
+  CHECK(runtime::pool_usage().in_use == before);
+}
+
 TEST_CASE("matmul kernels: random shapes against a float64 product", "[backend]") {
   // raxc.matmul_f32 and raxc.linear_f32 (runtime/matmul.cpp) over seeded random shapes: every
   // tiling edge, the unpacked few-row path, A and B read in place or packed, 1 and 2 threads.
