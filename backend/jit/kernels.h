@@ -21,10 +21,11 @@ class ObjectCache;
 
 struct CompileStats {
   size_t kernels = 0;
+  // Summed over the threads kernels are compiled on (kernels.cpp), so more than the wall time.
   double codegen_ms = 0;   // TIR -> LLVM IR
   double optimize_ms = 0;  // O3
   double jit_ms = 0;       // machine code and linking
-  bool cached = false;     // the machine code came from the object cache (object_cache.h)
+  bool cached = false;     // machine code came from the object cache (object_cache.h)
 };
 
 class KernelLibrary {
@@ -50,6 +51,7 @@ class KernelLibrary {
 
  private:
   enum class CacheUse { Load, Replace };
+  struct Part;
   static std::unique_ptr<KernelLibrary> compile_with(const ir::IRModule& module,
                                                      const CodegenOptions& options,
                                                      DiagnosticSink& diags, CompileStats& st,

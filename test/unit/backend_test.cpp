@@ -1,6 +1,7 @@
 // The backend below the command line: runtime tensors and half-precision conversions, the
 // thread pool (chunks, errors moved to the caller, nesting), compiled kernels called directly
 // with DLTensors (entry checks and their error sites), and the executor on analysed modules.
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -232,6 +233,46 @@ TEST_CASE("thread pool: every index once, errors reach the caller", "[backend]")
     CHECK(raxc_parallel_for(0, 8, outer, nullptr) == 0);
     CHECK(sum == 80);
   }
+}
+
+// A module of `count` PrimFuncs k0, k1, ...: k<i> adds i to each element, or, when i is in
+// `refused`, makes i calls of T.ldexp (which the code generator refuses): the later refused
+// kernels are the larger ones, so they land in different compile groups first.
+std::string many_kernels(int count, std::vector<int> refused) {
+  std::string text = "@I.ir_module\nclass Module:\n";
+  for (int i = 0; i < count; ++i) {
+    bool refuse = std::find(refused.begin(), refused.end(), i) != refused.end();
+    text += "    @T.prim_func\n    def k" + std::to_string(i) +
+            "(a: T.Buffer((4,), \"float32\"), o: T.Buffer((4,), \"float32\")):\n"
+            "        for j in range(4):\n";
+    if (!refuse) text += "            o[j] = a[j] + T.float32(" + std::to_string(i) + ")\n";
+    for (int k = 0; refuse && k < i; ++k)
+      text += "            o[j] = T.ldexp(a[j], T.float32(2))\n";
+  }
+  return text;
+}
+
+TEST_CASE("kernels: compiled in groups on several threads, each found, refusals in order",
+          "[backend]") {
+  // Every kernel of a module compiled on the threads works and is its own.
+  for (int i : {0, 5, 11}) {
+    auto a = vector_of({1, 2, 3, 4}), o = vector_of({0, 0, 0, 0});
+    REQUIRE(call_kernel(many_kernels(12, {}), ("k" + std::to_string(i)).c_str(), {a, o}) == 0);
+    CHECK(o->get_f64(3) == 4.0 + i);
+  }
+  // Refusals from kernels that land in different groups come in the module's order.
+  frontend::ParsedFile file = frontend::parse_file(many_kernels(12, {1, 6, 10}));
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  CHECK_FALSE(backend::KernelLibrary::compile(*file.module, {}, sink, nullptr));
+  const std::vector<Diagnostic>& diags = sink.diagnostics();
+  REQUIRE(diags.size() == 1 + 6 + 10);  // one per call of T.ldexp
+  CHECK(diags.front().message.find("'k1'") != std::string::npos);
+  CHECK(diags.back().message.find("'k10'") != std::string::npos);
+  bool in_order = true;
+  for (size_t i = 1; i < diags.size(); ++i)
+    in_order = in_order && diags[i - 1].span.begin < diags[i].span.begin;
+  CHECK(in_order);
 }
 
 TEST_CASE("kernels: a compiled PrimFunc checks its arguments", "[backend]") {
