@@ -128,6 +128,52 @@ size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start) {
 
 namespace {
 
+// The buffers a statement loads, stores or views.
+class BuffersUsed : public ir::Visitor {
+ public:
+  explicit BuffersUsed(const ir::Stmt* s) : Visitor({.prim_exprs = true}) { visit(s); }
+  std::unordered_set<const ir::Buffer*> buffers;
+
+ private:
+  void on_prim_expr(const ir::PrimExpr* e) override {
+    if (const auto* load = ir::dyn_cast<ir::BufferLoad>(e)) buffers.insert(load->buffer);
+  }
+  void on_stmt(const ir::Stmt* s) override {
+    if (const auto* store = ir::dyn_cast<ir::BufferStore>(s)) buffers.insert(store->buffer);
+    if (const auto* b = ir::dyn_cast<ir::Block>(s))
+      for (const ir::MatchBufferRegion& m : b->match_buffers) buffers.insert(m.source.buffer);
+  }
+};
+
+}  // namespace
+
+std::unordered_set<const ir::Buffer*> row_foldable(
+    const std::vector<const ir::Stmt*>& stmts, const std::vector<const ir::Buffer*>& allocated) {
+  std::unordered_set<const ir::Buffer*> candidates(allocated.begin(), allocated.end());
+  std::unordered_set<const ir::Buffer*> folded, seen;
+  for (size_t i = 0; i < stmts.size();) {
+    size_t run = std::max<size_t>(row_local_run(stmts, i), 1);
+    std::unordered_set<const ir::Buffer*> used, written;
+    for (size_t k = i; k < i + run; ++k) {
+      used.merge(BuffersUsed(stmts[k]).buffers);
+      if (run == 1) continue;
+      NestSummary nest(ir::cast<ir::For>(stmts[k]));
+      written.insert(nest.written().begin(), nest.written().end());
+    }
+    for (const ir::Buffer* b : used) {
+      if (!candidates.count(b)) continue;
+      if (seen.insert(b).second && written.count(b))
+        folded.insert(b);
+      else
+        folded.erase(b);  // used by a second run (or only read): not one run's
+    }
+    i += run;
+  }
+  return folded;
+}
+
+namespace {
+
 constexpr int64_t kWorkCap = int64_t(1) << 50;  // saturate instead of overflowing
 
 // Innermost iterations of a statement, or nullopt when an extent is not a constant.

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "frontend/ir/module.h"
@@ -27,6 +28,13 @@ namespace raxc::backend {
 // How many statements from `stmts[start]` on are loop nests over the same range that may share
 // one outer loop (at least 1 when `stmts[start]` is a row-local loop nest by itself; 0 if not).
 size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start);
+
+// Storage folding: the buffers of `allocated` (a block's T.alloc_buffer, around `stmts`) that
+// only one run of two or more row-local nests uses, and writes. Iteration i of the run's loop
+// touches only row i of such a buffer, so one row of storage serves every iteration: softmax's
+// full-size exp buffer becomes one row, written and read back while it is in L1.
+std::unordered_set<const ir::Buffer*> row_foldable(const std::vector<const ir::Stmt*>& stmts,
+                                                   const std::vector<const ir::Buffer*>& allocated);
 
 // The iterations of innermost loop bodies a group of nests runs, when every extent is a
 // constant: the measure of work that decides whether its rows are worth spreading over threads.

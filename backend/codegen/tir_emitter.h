@@ -82,7 +82,9 @@ class TirEmitter {
   void if_then_else(const ir::IfThenElse* s);
   void block(const ir::Block* b);
   void store(const ir::BufferStore* s);
-  void allocate(const ir::Buffer* buffer, Span at);
+  // T.alloc_buffer: on the stack when small and of constant size, else from the runtime. With
+  // `one_row`, storage for row 0 only, every row mapped onto it (row_foldable in row_loops.h).
+  void allocate(const ir::Buffer* buffer, Span at, bool one_row = false);
   void match_buffer_region(const ir::MatchBufferRegion& m, Span at);
   void seq_scope(const std::vector<const ir::Stmt*>& stmts);
 
@@ -157,6 +159,8 @@ class TirEmitter {
   std::unordered_set<const ir::Block*> hoisted_inits_;
   // Heap allocations of the innermost scope (a block or a statement list), freed when it ends.
   std::vector<std::vector<llvm::Value*>> heap_scopes_;
+  // Buffers folded to one row: allocated by the row loop that uses them, in each iteration.
+  std::unordered_set<const ir::Buffer*> row_buffers_;
 };
 
 }  // namespace raxc::backend

@@ -239,12 +239,26 @@ void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
   begin = builder_.CreateIntCast(begin, vt, nests.front()->min->dtype.is_int());
   Value* end = builder_.CreateAdd(
       begin, builder_.CreateIntCast(extent, vt, nests.front()->extent->dtype.is_int()));
+  // Buffers folded to one row get that row in each iteration: on the stack when small (one
+  // slot per function), else from the runtime and freed at the iteration's end. Inside a
+  // parallel loop each thread has its own.
+  std::vector<const ir::Buffer*> rows;
+  std::vector<const ir::Stmt*> statements;
+  for (const ir::For* nest : nests) statements.push_back(nest->body);
+  for (const ir::Buffer* b : Referenced(statements).buffers)
+    if (row_buffers_.count(b)) rows.push_back(b);
   auto bodies = [&] {
+    heap_scopes_.emplace_back();
+    for (const ir::Buffer* b : rows) allocate(b, nests.front()->span, /*one_row=*/true);
     for (const ir::For* nest : nests) {
       vars_[nest->loop_var] = vars_[var];
       varying_.back().insert(nest->loop_var);
       stmt(nest->body);
     }
+    for (Value* p : heap_scopes_.back())
+      builder_.CreateCall(runtime_function("raxc_workspace_free"), {p});
+    heap_scopes_.pop_back();
+    for (const ir::Buffer* b : rows) buffers_.erase(b);
   };
   bool parallel =
       options_.parallel && constant_work(nests) >= kParallelWork &&
@@ -252,8 +266,6 @@ void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
         return n->for_kind != ir::ForKind::Serial && n->for_kind != ir::ForKind::Parallel;
       });
   if (parallel) {
-    std::vector<const ir::Stmt*> statements;
-    for (const ir::For* nest : nests) statements.push_back(nest->body);
     parallel_loop(var, begin, end, statements, bodies);
   } else {
     serial_loop(var, begin, end, llvm::ConstantInt::get(vt, 1), bodies);
@@ -454,7 +466,14 @@ void TirEmitter::block(const ir::Block* b) {
       builder_.SetInsertPoint(run);
     }
   }
-  for (const ir::Buffer* buffer : b->alloc_buffers) allocate(buffer, b->span);
+  const auto* seq = ir::dyn_cast<ir::SeqStmt>(b->body);
+  std::unordered_set<const ir::Buffer*> folded =
+      seq ? row_foldable(seq->stmts, b->alloc_buffers) : std::unordered_set<const ir::Buffer*>{};
+  for (const ir::Buffer* buffer : b->alloc_buffers)
+    if (folded.count(buffer))
+      row_buffers_.insert(buffer);  // allocated by its row loop
+    else
+      allocate(buffer, b->span);
   for (const ir::MatchBufferRegion& m : b->match_buffers) match_buffer_region(m, b->span);
   if (b->init && !hoisted_inits_.count(b)) {
     // T.init(): on the first iteration of every reduction axis (TVM's definition); a block
@@ -528,7 +547,7 @@ void TirEmitter::store(const ir::BufferStore* s) {
   alias_scopes_.annotate(builder_.CreateStore(v, address), s->buffer);
 }
 
-void TirEmitter::allocate(const ir::Buffer* buffer, Span at) {
+void TirEmitter::allocate(const ir::Buffer* buffer, Span at, bool one_row) {
   llvm::Type* t = storage_type(buffer->dtype);
   if (!t) {
     unsupported(at, "a buffer of dtype '" + buffer->dtype.str() + "'");
@@ -545,9 +564,13 @@ void TirEmitter::allocate(const ir::Buffer* buffer, Span at) {
     if (!e) return;
     extents.push_back(e);
   }
+  // A folded buffer stores one row: its first axis has one element of storage and stride 0.
+  std::vector<Value*> stored = extents;
+  one_row = one_row && !stored.empty();
+  if (one_row) stored[0] = i64(1);
   int64_t elem_bytes = buffer->dtype.is_bool() ? 1 : (buffer->dtype.bits + 7) / 8;
   std::optional<int64_t> constant_bytes = elem_bytes;
-  for (Value* e : extents) {
+  for (Value* e : stored) {
     auto* c = llvm::dyn_cast<llvm::ConstantInt>(e);
     int64_t product = 0;
     if (!constant_bytes || !c || c->isNegative() ||
@@ -564,11 +587,12 @@ void TirEmitter::allocate(const ir::Buffer* buffer, Span at) {
     overflow = builder_.CreateOr(overflow, builder_.CreateICmpSLT(b, i64(0)));
     return builder_.CreateExtractValue(r, 0);
   };
-  view.strides.assign(extents.size(), nullptr);
-  for (size_t k = extents.size(); k-- > 0;) {
+  view.strides.assign(stored.size(), nullptr);
+  for (size_t k = stored.size(); k-- > 0;) {
     view.strides[k] = count;
-    count = checked_mul(count, extents[k]);
+    count = checked_mul(count, stored[k]);
   }
+  if (one_row) view.strides[0] = i64(0);
   view.extents = extents;
   if (constant_bytes && *constant_bytes <= kMaxStackBytes) {
     view.data = entry_alloca(t, i64(*constant_bytes / elem_bytes), buffer->name.c_str(), 64);

@@ -513,6 +513,73 @@ TEST_CASE("row loops: nests share an outer loop only when each touches its own r
   }
 }
 
+// two_nests(false) with `rows` symbolic (n) or 300, and, when `read_after`, a third loop that
+// reads B's last row after the row loop (so B must keep every row).
+std::string folding_case(bool symbolic, bool read_after) {
+  std::string rows = symbolic ? "n" : "T.int64(300)";
+  std::string text = R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def f(a: T.handle, c: T.handle, d: T.Buffer((T.int64(200),), "float32")):
+        n = T.int64()
+        A = T.match_buffer(a, ()" +
+                     rows + R"(, T.int64(200)))
+        C = T.match_buffer(c, ()" +
+                     rows + R"(, T.int64(200)))
+        B = T.alloc_buffer(()" +
+                     rows + R"(, T.int64(200)))
+        for i, j in T.grid()" +
+                     rows + R"(, T.int64(200)):
+            with T.block("B"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                B[v_i, v_j] = A[v_i, v_j] + T.float32(1.0)
+        for i, j in T.grid()" +
+                     rows + R"(, T.int64(200)):
+            with T.block("C"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                C[v_i, v_j] = B[v_i, v_j] * T.float32(2.0)
+)";
+  if (read_after)
+    text += R"(        for j in range(T.int64(200)):
+            with T.block("D"):
+                v_j = T.axis.spatial(T.int64(200), j)
+                d[v_j] = B[T.int64(299), v_j]
+)";
+  return text;
+}
+
+TEST_CASE("row loops: a buffer only one row loop uses is folded to one row", "[backend]") {
+  DLDataType f32{kDLFloat, 32, 1};
+  for (bool symbolic : {false, true})
+    for (bool read_after : {false, true}) {
+      INFO("symbolic rows: " << symbolic << ", B read after the row loop: " << read_after);
+      std::string source = folding_case(symbolic, read_after);
+      // Folded, B is one row on the stack (its rows have a fixed length), which LLVM may then
+      // keep in registers; else the whole of B comes from the runtime.
+      frontend::ParsedFile file = frontend::parse_file(source);
+      REQUIRE_FALSE(file.has_errors());
+      DiagnosticSink sink;
+      bool folded = !read_after;
+      auto ir = backend::KernelLibrary::llvm_ir(*file.module, {}, false, sink);
+      REQUIRE(ir);
+      CHECK((ir->find("alloca float, i64 200,") != std::string::npos) == folded);
+      ir = backend::KernelLibrary::llvm_ir(*file.module, {}, true, sink);
+      REQUIRE(ir);
+      CHECK((ir->find("raxc_workspace_alloc") != std::string::npos) == !folded);
+      // Either way the values are right, on the thread pool (60,000 iterations) too.
+      auto a = runtime::Tensor::empty({300, 200}, f32), c = runtime::Tensor::empty({300, 200}, f32);
+      auto d = runtime::Tensor::empty({200}, f32);
+      for (int64_t k = 0; k < 300 * 200; ++k) a->set_f64(k, double(k % 1000));
+      REQUIRE(call_kernel(source, "f", {a, c, d}) == 0);
+      int64_t wrong = 0;
+      for (int64_t k = 0; k < 300 * 200; ++k) wrong += c->get_f64(k) != (double(k % 1000) + 1) * 2;
+      for (int64_t j = 0; read_after && j < 200; ++j)
+        wrong += d->get_f64(j) != double((299 * 200 + j) % 1000) + 1;
+      CHECK(wrong == 0);
+    }
+}
+
 TEST_CASE("alias scopes: parameters without tir.noalias may be one tensor", "[backend]") {
   // x[i + 1] = x[i] + 1 when both parameters are the same tensor: each element depends on the
   // one just written, so no load may move ahead of the previous store.
