@@ -72,6 +72,28 @@ void print_result(const runtime::Value& result, const RunOptions& options) {
 
 }  // namespace
 
+// `--profile`: per run, the time in each callee, most first, and what is left for the
+// interpreter (binding values, allocating outputs, checking annotations).
+void print_profile(const backend::CallProfile& profile, const std::vector<double>& times) {
+  double runs = static_cast<double>(times.size()), total = 0, in_callees = 0;
+  for (double t : times) total += t;
+  std::vector<std::pair<std::string, backend::CallProfile::Callee>> rows(profile.callees.begin(),
+                                                                         profile.callees.end());
+  std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second.ms > b.second.ms; });
+  std::fprintf(stderr, "profile, per run (%.0f run%s of %.3f ms on average):\n", runs,
+               runs == 1 ? "" : "s", total / runs);
+  std::fprintf(stderr, "  %10s %7s %6s  %s\n", "ms", "%", "calls", "callee");
+  auto row = [&](double ms, double calls, const std::string& name) {
+    std::fprintf(stderr, "  %10.3f %6.1f%% %6.0f  %s\n", ms / runs,
+                 total > 0 ? 100 * ms / total : 0, calls / runs, name.c_str());
+  };
+  for (const auto& [name, callee] : rows) {
+    row(callee.ms, static_cast<double>(callee.calls), name);
+    in_callees += callee.ms;
+  }
+  row(std::max(0.0, total - in_callees), 0, "(the interpreter: bindings, outputs, checks)");
+}
+
 CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   CLI::App* command = app.add_subcommand("run", "Compile and run a function of a module");
   command->add_option("file", options.file, "The .rx file")->required();
@@ -112,6 +134,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
                     "RAXC_CACHE_DIR)");
   command->add_flag("--check-bounds", options.check_bounds,
                     "Check every buffer access of every PrimFunc against its shape");
+  command->add_flag("--profile", options.profile,
+                    "After the runs, print the time spent in each kernel and packed function");
   command->add_flag("--emit-llvm", options.emit_llvm,
                     "Print the optimised LLVM IR of the PrimFuncs instead of running");
   options.diagnostics.add_options(command);
@@ -270,6 +294,8 @@ int run_run(const RunOptions& options) {
     for (const backend::LeftCall& call : lowered->left)
       program.why_not_lowered.emplace(call.span.begin, call.why);
   backend::ExecOptions exec_options;
+  backend::CallProfile profile;
+  if (options.profile) exec_options.profile = &profile;
   backend::Executor executor(program, *kernels, exec_options);
   std::vector<double> times;
   std::optional<runtime::Value> result;
@@ -298,6 +324,7 @@ int run_run(const RunOptions& options) {
                  stats.codegen_ms, stats.optimize_ms, stats.jit_ms, options.repeat,
                  raxc_num_threads(), times.front(), times[times.size() / 2]);
   }
+  if (options.profile) print_profile(profile, times);
   return kExitClean;
 }
 

@@ -26,6 +26,7 @@ struct RunOptions {
   bool check_bounds = false;
   bool no_cache = false;
   bool emit_llvm = false;
+  bool profile = false;          // --profile
   DiagnosticOutput diagnostics;  // --diagnostics-format, --color
   std::string params;            // --params DIR: parameters no argument binds, from DIR/<name>.npy
 };

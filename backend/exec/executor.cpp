@@ -152,7 +152,9 @@ Value Interpreter::call_prim_func(const ir::GlobalDef& g, const ir::PrimFunc& pf
   }
   RaxcArg ret{};
   ret.i64 = 0;
-  int32_t status = kernel(packed.data(), kinds.data(), static_cast<int32_t>(packed.size()), &ret);
+  int32_t status = timed(g.gvar->name, [&] {
+    return kernel(packed.data(), kinds.data(), static_cast<int32_t>(packed.size()), &ret);
+  });
   if (status != 0) kernel_error(call_site);
   if (pf.ret_type && !pf.ret_type->is_void()) {
     runtime::Prim p;
@@ -180,7 +182,7 @@ Value Interpreter::call_packed(const std::string& symbol, const std::vector<Valu
                                Span call_site) {
   PackedFunction fn = find_packed(symbol);
   if (!fn) raise(diag::UnknownPackedFunction{.function = symbol}, call_site);
-  return fn(*this, args, call_site);
+  return timed(symbol, [&] { return fn(*this, args, call_site); });
 }
 
 // ------------------------------------------------------------------------------ expressions

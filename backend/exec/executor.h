@@ -11,8 +11,10 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -32,9 +34,20 @@ struct Program {
   std::unordered_map<uint32_t, std::string> why_not_lowered;
 };
 
+// Time spent in each callee a run reaches — the compiled kernels (by PrimFunc) and packed
+// functions (by symbol, raxc.matmul_f32 ...) — summed over the calls: `raxc run --profile`.
+struct CallProfile {
+  struct Callee {
+    int64_t calls = 0;
+    double ms = 0;
+  };
+  std::map<std::string, Callee> callees;
+};
+
 struct ExecOptions {
   int max_call_depth = 4096;
-  std::ostream* out = nullptr;  // where R.print writes (null: std::cout)
+  std::ostream* out = nullptr;     // where R.print writes (null: std::cout)
+  CallProfile* profile = nullptr;  // filled when set
 };
 
 class Executor {

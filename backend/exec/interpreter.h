@@ -4,6 +4,7 @@
 // (R.memory.*, R.vm.*); packed.cpp is the packed-function registry, vm_builtins.cpp TVM's
 // vm.builtin.* functions in it.
 #pragma once
+#include <chrono>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -61,6 +62,23 @@ class Interpreter {
                                 const std::string& why, Span call_site);
 
   std::ostream& out();
+  // Runs `call`, adding its time to `callee`'s in the profile when there is one.
+  template <class Call>
+  auto timed(const std::string& callee, Call&& call) {
+    if (!options.profile) return call();
+    auto start = std::chrono::steady_clock::now();
+    struct Record {  // also when the call raises
+      CallProfile::Callee& entry;
+      std::chrono::steady_clock::time_point start;
+      ~Record() {
+        ++entry.calls;
+        entry.ms +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+      }
+    } record{options.profile->callees[callee], start};
+    return call();
+  }
 
   Program program;
   const KernelLibrary& kernels;

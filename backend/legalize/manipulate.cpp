@@ -4,8 +4,10 @@
 // reshape does; concat picks its source with T.if_then_else so no out-of-range element is
 // loaded; split and concat take their offsets from the (known) section extents.
 #include <algorithm>
+#include <optional>
 
 #include "backend/legalize/rules.h"
+#include "frontend/ir/equal.h"
 
 namespace raxc::backend::legalize {
 
@@ -32,13 +34,76 @@ Exprs unflatten_index(Builder& b, const Exprs& shape, const PrimExpr* flat) {
 
 namespace {
 
+std::optional<int64_t> constant_of(const PrimExpr* e) {
+  if (const auto* c = ir::dyn_cast<ir::IntImm>(e)) return c->value;
+  return std::nullopt;
+}
+
+// The input index of a reshape from `from` to `to` at output index `v`, group by group: the
+// shapes split into runs of axes of equal size — an axis the same on both sides (n and n), or
+// constant axes whose products agree (768 and 12 × 64) — and only a run's own indices are
+// flattened and split again. So (8, n, 768) → (8, n, 12, 64) reads x[v0, v1, v2 * 64 + v3],
+// which vectorizes, where the flat position of the whole tensor needs a division and a
+// remainder by n per element. Nullopt when the shapes do not split so.
+std::optional<Exprs> grouped_reshape_index(Builder& b, const Exprs& from, const Exprs& to,
+                                           const Exprs& v) {
+  Exprs in(from.size(), nullptr);
+  size_t i = 0, j = 0;
+  auto is_one = [](const PrimExpr* e) { return constant_of(e) == int64_t(1); };
+  while (i < from.size() || j < to.size()) {
+    if (i < from.size() && is_one(from[i])) {  // an axis of extent 1 is always index 0
+      in[i++] = b.i64(0);
+      continue;
+    }
+    if (j < to.size() && is_one(to[j])) {
+      ++j;
+      continue;
+    }
+    if (i == from.size() || j == to.size()) return std::nullopt;
+    if (ir::structural_equal(from[i], to[j])) {
+      in[i++] = v[j++];
+      continue;
+    }
+    // Constant axes on both sides until their products agree.
+    size_t i0 = i, j0 = j;
+    std::optional<int64_t> px = constant_of(from[i++]), py = constant_of(to[j++]);
+    while (px && py && *px != *py && *px > 0 && *py > 0) {
+      if (*px < *py) {
+        if (i == from.size()) return std::nullopt;
+        auto c = constant_of(from[i++]);
+        px = c ? std::optional<int64_t>(*px * *c) : std::nullopt;
+      } else {
+        if (j == to.size()) return std::nullopt;
+        auto c = constant_of(to[j++]);
+        py = c ? std::optional<int64_t>(*py * *c) : std::nullopt;
+      }
+    }
+    if (!px || !py || *px != *py) return std::nullopt;
+    Exprs to_run(to.begin() + j0, to.begin() + j), at(v.begin() + j0, v.begin() + j);
+    const PrimExpr* flat = flatten_index(b, to_run, at);
+    if (i - i0 == 1) {
+      in[i0] = flat;
+    } else {
+      // The run's flat position is below its size: the outermost axis needs no remainder.
+      const PrimExpr* inner = b.i64(1);
+      for (size_t k = i; k-- > i0 + 1;) {
+        in[k] = b.floormod(b.floordiv(flat, inner), from[k]);
+        inner = b.mul(inner, from[k]);
+      }
+      in[i0] = b.floordiv(flat, inner);
+    }
+  }
+  return in;
+}
+
 // reshape, expand_dims, squeeze, flatten: the same element order, another shape.
 const ir::Stmt* reshape_rule(RuleContext& ctx) {
   const ir::Buffer* x = ctx.in(0);
   const ir::Buffer* o = ctx.out();
   return elementwise(ctx, "T_reshape", [&](const Exprs& v) {
-    Exprs in = unflatten_index(ctx.b, x->shape, flatten_index(ctx.b, o->shape, v));
-    return ctx.b.load(x, in);
+    std::optional<Exprs> in = grouped_reshape_index(ctx.b, x->shape, o->shape, v);
+    if (!in) in = unflatten_index(ctx.b, x->shape, flatten_index(ctx.b, o->shape, v));
+    return ctx.b.load(x, *in);
   });
 }
 

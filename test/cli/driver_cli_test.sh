@@ -119,6 +119,16 @@ cmp -s "$tmp/out" "$tmp/first" || fail "a damaged cache entry changed the result
 RAXC_CACHE_DIR=$cache expect_status 0 run_mlp
 expect_in "$tmp/err" "machine code cached:"
 
+# raxc run --profile: per run, the time in each kernel (the MLP's 3) and what the interpreter
+# took besides; the results are the same as without it.
+expect_status 0 run_mlp --profile
+expect_in "$tmp/err" "profile, per run (2 runs of"
+for kernel in $(grep -o "def [a-z_0-9]*(" "$mlp" | sed 's/def \(.*\)(/\1/' | grep -v main); do
+  grep -qE "^ +[0-9.]+ +[0-9.]+% +1  $kernel\$" "$tmp/err" || fail "--profile has no line for '$kernel'"
+done
+expect_in "$tmp/err" "(the interpreter: bindings, outputs, checks)"
+cmp -s "$tmp/out" "$tmp/first" || fail "--profile changed the results"
+
 # raxc lower --fuse: the element-wise chain of a run golden becomes one kernel, and the printed
 # module checks; without --fuse the kernels stay apart (as TVM's LegalizeOps leaves them).
 expect_status 0 "$raxc" lower --fuse "$root/test/cases/run/fusion.rx" -o "$tmp/fused.rx"

@@ -628,6 +628,17 @@ case("manipulate", "R.reshape(x, R.shape([4, 6]))", [T("x", (2, 3, 4))], lambda 
 case("manipulate", "R.reshape(x, R.shape([-1]))", [T("x", (2, 3, 4))], lambda x: x.reshape(-1))
 # A Python tuple where a shape or an int-list attribute goes (as TVM's own tests write them).
 case("manipulate", "R.reshape(x, (8, 3))", [T("x", (1, 2, 3, 4))], lambda x: x.reshape(8, 3))
+# Reshapes that split into runs of axes (a symbolic axis kept, constant axes merged or split,
+# axes of extent 1 added or dropped) index each run on its own; the others go through the flat
+# position.
+case("manipulate", "R.reshape(x, (-1, 96))", [T("x", (5, 12, 8))], lambda x: x.reshape(-1, 96),
+     sym={"x": ("n", 12, 8)}, name="reshape_merge_symbolic")
+case("manipulate", "R.reshape(x, (2, -1, 3, 4))", [T("x", (2, 5, 12))], lambda x: x.reshape(2, -1, 3, 4),
+     sym={"x": (2, "n", 12)}, name="reshape_split_symbolic")
+case("manipulate", "R.reshape(x, (3, 1, 2, 4))", [T("x", (3, 8, 1))], lambda x: x.reshape(3, 1, 2, 4),
+     name="reshape_unit_axes")
+case("manipulate", "R.reshape(x, (4, 3, 2))", [T("x", (2, 3, 4))], lambda x: x.reshape(4, 3, 2),
+     name="reshape_one_run")
 case("manipulate", "R.tile(x, (2, 3))", [T("x", (2, 3, 4))], lambda x: np.tile(x, (2, 3)))
 case("manipulate", "R.broadcast_to(x, (4, 2, 5, 3))", [T("x", (2, 1, 3))],
      lambda x: np.broadcast_to(x, (4, 2, 5, 3)))
