@@ -1,6 +1,6 @@
-// The run-time kernels of float32 R.matmul, R.linear and R.nn.conv2d (NCHW, as im2col and a
-// product): "raxc.matmul_f32"(a, b, out), "raxc.linear_f32"(x, w[, bias], out) and
-// "raxc.conv2d_nchw_f32"(x, w, ..., out), destination-passing packed functions
+// The run-time kernels of float32 R.matmul, R.linear and R.nn.conv2d (NCHW, as a product with
+// the image's column matrix): "raxc.matmul_f32"(a, b, out), "raxc.linear_f32"(x, w[, bias], out)
+// and "raxc.conv2d_nchw_f32"(x, w, ..., out), destination-passing packed functions
 // (R.call_dps_packed) that legalization (backend/legalize/nn.cpp, the operators' rows) emits
 // instead of a TIR loop nest when the operands and the result are float32. It follows
 // numpy's matmul exactly as the TIR lowering does: a 1-D operand is promoted and its axis
@@ -29,9 +29,10 @@
 // speed; below, waking a worker costs more than it saves). Threads claim units of work (whole
 // products of a batch; column groups; panels of B, packed once for all threads, then blocks of
 // rows) from a counter, so a descheduled thread's share is taken over rather than waited for.
-// Packing buffers are per thread and kept, so a repeated call touches no fresh pages (first
-// touch costs 10–22 µs per page on this VM).
+// The small packing buffers are per thread and kept, so a repeated call touches no fresh pages
+// (first touch costs 10–22 µs per page on this VM); B packed whole for the threads is pooled.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -58,7 +59,8 @@ namespace {
 // Cache blocking (Zen 5: L1d 48 KiB, L2 1 MiB): a KC×NR panel of B is 32 KiB and stays in L1, an
 // MC×KC block of A is 120 KiB in L2, a KC×NC block of B 1 MiB in L2/L3.
 constexpr int64_t kKC = 256;
-constexpr int64_t kMC = 120;  // a multiple of both kernels' MR
+constexpr int64_t kMaxNR = 32;  // the widest micro-kernel's NR
+constexpr int64_t kMC = 120;    // a multiple of both kernels' MR
 constexpr int64_t kNC = 1024;
 // Rows up to this many take the unpacked path.
 constexpr int64_t kSmallM = 4;
@@ -66,6 +68,13 @@ constexpr int64_t kSmallM = 4;
 constexpr int64_t kParallelMacs = int64_t(8) << 20;
 
 // One product C[m×n] (+)= A[m×k] · B[k×n], strides in elements.
+// A convolution's geometry (one group): C input channels of H × W, a KH × KW kernel, OH × OW
+// outputs.
+struct Conv2d {
+  int64_t channels, height, width, kh, kw, oh, ow;
+  int64_t stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w;
+};
+
 struct Gemm {
   const float* a;
   const float* b;
@@ -73,7 +82,13 @@ struct Gemm {
   int64_t m, n, k;
   int64_t lda, ldb, ldc;
   bool bt;  // B given transposed (R.linear's weight): element (p, j) at b[j * ldb + p]
+  // When set, B is the column matrix of this convolution's image `b` (C·KH·KW × OH·OW, never
+  // stored): its panels are packed straight from the image.
+  const Conv2d* conv;
 };
+
+// Whether B may be read in place: only when it is a plain matrix.
+bool b_in_place_ok(const Gemm& g) { return !g.bt && !g.conv; }
 
 // c[0..mr)×[0..nr) (+)= A's rows times B's columns over kc. A is packed (lda == 0: k-major,
 // MR floats per k, zero padded) or read in place (row stride lda, rows past mr never stored); B
@@ -128,6 +143,7 @@ void small_generic(const Gemm& g, int64_t j0, int64_t j1) {
 // ---------------------------------------------------------------------------- AVX-512 kernels
 #ifdef RAXC_MATMUL_X86
 constexpr int64_t kAvxMR = 12, kAvxNR = 32;
+static_assert(kAvxNR <= kMaxNR && kGenericNR <= kMaxNR);
 
 // NV zmm columns (2: the full 32-wide panel; 1: an edge of at most 16 columns, half the work);
 // kEdge: fewer than 16·NV columns, B loaded through masks (B read in place may end there).
@@ -319,9 +335,72 @@ void pack_bt(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, fl
 }
 
 // Rows [pc, pc + kc) × columns [jc, jc + nc) of g's B as panels.
+// Rows [pc, pc + kc) × columns [jc, jc + nc) of a convolution's column matrix, packed as pack_b
+// packs B: row (c, i, j) is input channel c at kernel tap (i, j), column (y, x) output position
+// (y, x); zero where the tap falls in the padding. What depends on the row alone (the tap) and on
+// the panel alone (the output rows its columns cover) is worked out once, so each panel row is
+// a copy of a span of input per output row, between zeros.
+void pack_conv_b(const Conv2d& p, const float* image, int64_t pc, int64_t jc, int64_t kc,
+                 int64_t nc, int64_t nr, float* out) {
+  struct Tap {
+    const float* plane;  // the input channel
+    int64_t dy;          // input row of output row y: y·stride + dy
+    int64_t shift;       // input column of output x: x·stride + shift
+    int64_t lo, hi;      // the outputs x whose input column is inside the row
+  };
+  std::array<Tap, kKC> taps;
+  for (int64_t r = 0; r < kc; ++r) {
+    int64_t row = pc + r, tap = row % (p.kh * p.kw);
+    Tap& t = taps[static_cast<size_t>(r)];
+    t.plane = image + row / (p.kh * p.kw) * p.height * p.width;
+    t.dy = tap / p.kw * p.dilation_h - p.pad_top;
+    t.shift = tap % p.kw * p.dilation_w - p.pad_left;
+    t.lo = t.shift >= 0 ? 0 : (-t.shift + p.stride_w - 1) / p.stride_w;
+    t.hi = p.width - t.shift <= 0 ? 0 : (p.width - t.shift + p.stride_w - 1) / p.stride_w;
+  }
+  struct Segment {
+    int64_t at, y, x0, x1;  // panel columns [at, at + x1 - x0) are outputs (y, x0 .. x1)
+  };
+  std::array<Segment, kMaxNR + 1> segments;
+  for (int64_t j = 0; j < nc; j += nr) {
+    int64_t w = std::min(nr, nc - j), count = 0;
+    for (int64_t t = 0; t < w; ++count) {
+      int64_t col = jc + j + t, y = col / p.ow, x0 = col % p.ow;
+      int64_t span = std::min(w - t, p.ow - x0);
+      segments[static_cast<size_t>(count)] = Segment{t, y, x0, x0 + span};
+      t += span;
+    }
+    float* panel = out + j * kc;
+    for (int64_t r = 0; r < kc; ++r) {
+      const Tap& tap = taps[static_cast<size_t>(r)];
+      float* dst = panel + r * nr;
+      for (int64_t s = 0; s < count; ++s) {
+        const Segment& seg = segments[static_cast<size_t>(s)];
+        float* out_x = dst + seg.at - seg.x0;  // out_x[x]: output x's value
+        int64_t ih = seg.y * p.stride_h + tap.dy;
+        if (ih < 0 || ih >= p.height) {
+          for (int64_t x = seg.x0; x < seg.x1; ++x) out_x[x] = 0.f;
+          continue;
+        }
+        int64_t lo = std::clamp(tap.lo, seg.x0, seg.x1), hi = std::clamp(tap.hi, lo, seg.x1);
+        const float* src = tap.plane + ih * p.width + tap.shift;
+        for (int64_t x = seg.x0; x < lo; ++x) out_x[x] = 0.f;
+        if (p.stride_w == 1)
+          std::memcpy(out_x + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+        else
+          for (int64_t x = lo; x < hi; ++x) out_x[x] = src[x * p.stride_w];
+        for (int64_t x = hi; x < seg.x1; ++x) out_x[x] = 0.f;
+      }
+      for (int64_t t = w; t < nr; ++t) dst[t] = 0.f;
+    }
+  }
+}
+
 void pack_b_block(const Gemm& g, int64_t pc, int64_t jc, int64_t kc, int64_t nc, int64_t nr,
                   float* out) {
-  if (g.bt)
+  if (g.conv)
+    pack_conv_b(*g.conv, g.b, pc, jc, kc, nc, nr, out);
+  else if (g.bt)
     pack_bt(g.b + jc * g.ldb + pc, g.ldb, kc, nc, nr, out);
   else
     pack_b(g.b + pc * g.ldb + jc, g.ldb, kc, nc, nr, out);
@@ -378,7 +457,7 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
     for (int64_t i = i0; i < i1; ++i) std::memset(g.c + i * g.ldc + j0, 0, (j1 - j0) * 4);
     return;
   }
-  if (i1 - i0 <= kSmallM && i0 == 0 && i1 == g.m && !g.bt) return kr.small(g, j0, j1);
+  if (i1 - i0 <= kSmallM && i0 == 0 && i1 == g.m && b_in_place_ok(g)) return kr.small(g, j0, j1);
   int64_t kcb = even_block(g.k, kKC, 1);
   int64_t mcb = even_block(i1 - i0, kMC, kr.mr);
   int64_t ncb = even_block(j1 - j0, kNC, kr.nr);
@@ -387,7 +466,7 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
   bool pack = j1 - j0 > 8 * kr.nr;
   // A small B (up to 64 KiB, the batched products of attention) is read in place: copying it
   // would cost a good part of the product, and its rows are too few to conflict in the cache.
-  bool pack_b = g.bt || g.k * (j1 - j0) > 16 * 1024;
+  bool pack_b = !b_in_place_ok(g) || g.k * (j1 - j0) > 16 * 1024;
   float* bp = pack_b ? scratch(0, kcb * ncb) : nullptr;
   float* ap = scratch(1, kcb * (pack ? mcb : kr.mr));
   for (int64_t jc = j0; jc < j1; jc += ncb) {
@@ -498,7 +577,7 @@ void split_product(Job& job, const Gemm& g, int threads) {
   const Kernel& k = *job.kr;
   job.g = &g;
   if (g.k == 0) return gemm_block(k, g, 0, g.m, 0, g.n);
-  if (g.m <= kSmallM && !g.bt) {
+  if (g.m <= kSmallM && b_in_place_ok(g)) {
     job.phase = Job::kSmallColumns;
     job.columns = std::max<int64_t>(64, (g.n + 4 * threads - 1) / (4 * threads) + 15) / 16 * 16;
     job.units = (g.n + job.columns - 1) / job.columns;
@@ -609,7 +688,7 @@ Value matmul_f32(const std::vector<Value>& args) {
   // product per batch element that packs B again and splits fewer rows over the threads.
   if (ra > 1 && count > 1 &&
       std::all_of(bbatch.begin(), bbatch.end(), [](int64_t e) { return e == 1; })) {
-    job.gemms.push_back(Gemm{ap, bp, cp, count * m, n, k, k, rb > 1 ? n : 1, n, false});
+    job.gemms.push_back(Gemm{ap, bp, cp, count * m, n, k, k, rb > 1 ? n : 1, n, false, nullptr});
     run_gemms(job);
     return Value{Tuple{}};
   }
@@ -629,7 +708,7 @@ Value matmul_f32(const std::vector<Value>& args) {
       }
     }
     job.gemms.push_back(Gemm{ap + aoff * m * k, bp + boff * k * n, cp + q * m * n, m, n, k, k,
-                             rb > 1 ? n : 1, n, false});
+                             rb > 1 ? n : 1, n, false, nullptr});
     for (size_t d = nb; d-- > 0;) {  // the next batch index, row-major
       if (++index[d] < batch[d]) break;
       index[d] = 0;
@@ -667,8 +746,8 @@ Value linear_f32(const std::vector<Value>& args) {
   int64_t m = out.numel() / n;
   Job job;
   job.kr = &kernel();
-  job.gemms.push_back(
-      Gemm{x.data_as<float>(), w.data_as<float>(), out.data_as<float>(), m, n, k, k, k, n, true});
+  job.gemms.push_back(Gemm{x.data_as<float>(), w.data_as<float>(), out.data_as<float>(), m, n, k, k,
+                           k, n, true, nullptr});
   run_gemms(job);
   if (bias) {
     const float* b = bias->data_as<float>();
@@ -682,71 +761,13 @@ Value linear_f32(const std::vector<Value>& args) {
 // The columns of one group of one image for a convolution: row (c, kh, kw) holds, for every
 // output position (oh, ow), the input element its window reads there, zero where the window
 // overhangs the padding.
-struct Conv2d {
-  int64_t channels, height, width, kh, kw, oh, ow;
-  int64_t stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w;
-};
-
-// The column rows of one input channel: for each kernel tap (i, j), the taps' inputs over the
-// output positions. Each output row copies the span of input it covers (one memcpy at stride 1)
-// and zero-fills the padding on both sides, instead of testing bounds per element.
-void im2col_channel(const Conv2d& p, const float* plane, float* rows) {
-  int64_t n = p.oh * p.ow;
-  for (int64_t i = 0; i < p.kh; ++i)
-    for (int64_t j = 0; j < p.kw; ++j) {
-      float* row = rows + (i * p.kw + j) * n;
-      // Output columns whose input column iw = ow·stride - pad + j·dilation is inside the image.
-      int64_t shift = j * p.dilation_w - p.pad_left;
-      int64_t lo = shift >= 0 ? 0 : (-shift + p.stride_w - 1) / p.stride_w;
-      int64_t hi = p.width - shift <= 0 ? 0 : (p.width - shift + p.stride_w - 1) / p.stride_w;
-      lo = std::min(lo, p.ow);
-      hi = std::clamp(hi, lo, p.ow);
-      for (int64_t oh = 0; oh < p.oh; ++oh) {
-        int64_t ih = oh * p.stride_h - p.pad_top + i * p.dilation_h;
-        float* dst = row + oh * p.ow;
-        if (ih < 0 || ih >= p.height) {
-          std::memset(dst, 0, static_cast<size_t>(p.ow) * 4);
-          continue;
-        }
-        const float* src = plane + ih * p.width;  // src[ow·stride + shift] for ow in [lo, hi)
-        std::memset(dst, 0, static_cast<size_t>(lo) * 4);
-        if (p.stride_w == 1)
-          std::memcpy(dst + lo, src + lo + shift, static_cast<size_t>(hi - lo) * 4);
-        else
-          for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * p.stride_w + shift];
-        std::memset(dst + hi, 0, static_cast<size_t>(p.ow - hi) * 4);
-      }
-    }
-}
-
-struct Im2col {
-  const Conv2d* p;
-  const float* x;
-  float* cols;
-};
-
-int32_t im2col_channels(int64_t begin, int64_t end, void* closure) {
-  const Im2col& job = *static_cast<const Im2col*>(closure);
-  const Conv2d& p = *job.p;
-  for (int64_t c = begin; c < end; ++c)
-    im2col_channel(p, job.x + c * p.height * p.width, job.cols + c * p.kh * p.kw * p.oh * p.ow);
-  return 0;
-}
-
-// Columns of every channel, on the thread pool when there is enough to copy.
-void im2col(const Conv2d& p, const float* x, float* cols) {
-  Im2col job{&p, x, cols};
-  if (p.channels * p.kh * p.kw * p.oh * p.ow < (int64_t(1) << 18) || p.channels < 2)
-    im2col_channels(0, p.channels, &job);
-  else
-    raxc_parallel_for(0, p.channels, im2col_channels, &job);  // cannot fail: nothing allocates
-}
-
 // "raxc.conv2d_nchw_f32"(x, w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
 // dilation_h, dilation_w, groups, out): R.nn.conv2d in float32 with NCHW data, an OIHW kernel
 // and an NCHW result, as one product per image and group, out = W (O/groups × C/groups·KH·KW) ·
-// columns (C/groups·KH·KW × OH·OW) on the matmul kernel above. A 1×1 kernel with stride 1 and
-// no padding multiplies the image itself.
+// columns (C/groups·KH·KW × OH·OW) on the matmul kernel above. The column matrix is never
+// stored: B's panels are packed from the image (pack_conv_b), which saves im2col's pass over a
+// matrix KH·KW times the image. A 1×1 kernel with stride 1 and no padding multiplies the image
+// itself.
 Value conv2d_nchw_f32(const std::vector<Value>& args) {
   auto failure = [](const std::string& message) {
     throw_error("RX5032", {"raxc.conv2d_nchw_f32: " + message});
@@ -781,22 +802,16 @@ Value conv2d_nchw_f32(const std::vector<Value>& args) {
   int64_t k = cg * p.kh * p.kw, n = p.oh * p.ow, og = outputs / groups;
   bool direct =
       p.kh == 1 && p.kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0;
-  size_t col_bytes = direct ? 0 : static_cast<size_t>(k * n) * sizeof(float);
-  std::unique_ptr<void, PooledFree> col_storage(direct ? nullptr : allocate_storage(col_bytes),
-                                                PooledFree{col_bytes});
-  if (!direct && !col_storage) out_of_memory();
-  auto* cols = static_cast<float*>(col_storage.get());
   const float* xp = x.data_as<float>();
   const float* wp = w.data_as<float>();
   float* op = out.data_as<float>();
   for (int64_t image = 0; image < images; ++image)
     for (int64_t g = 0; g < groups; ++g) {
       const float* xg = xp + (image * channels + g * cg) * p.height * p.width;
-      if (!direct) im2col(p, xg, cols);
       Job job;
       job.kr = &kernel();
-      job.gemms.push_back(Gemm{wp + g * og * k, direct ? xg : cols,
-                               op + (image * outputs + g * og) * n, og, n, k, k, n, n, false});
+      job.gemms.push_back(Gemm{wp + g * og * k, xg, op + (image * outputs + g * og) * n, og, n, k,
+                               k, n, n, false, direct ? nullptr : &p});
       run_gemms(job);
     }
   return Value{Tuple{}};

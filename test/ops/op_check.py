@@ -575,7 +575,12 @@ case("conv", "R.nn.conv2d(x, w, padding=[1, 1], groups=6)", [T("x", (2, 6, 7, 7)
      lambda x, w: conv_nd(x, w, 1, (1, 1), 1, 6), reduction=True)
 case("conv", "R.nn.conv2d(x, w, padding=[1, 1])", [T("x", (1, 64, 28, 28)), T("w", (64, 64, 3, 3))],
      lambda x, w: conv_nd(x, w, 1, (1, 1)), reduction=True)
-# Strided columns with padding on both sides (im2col's copied span and its zero margins).
+# A stride-2 3×3 convolution large enough for the threads (its columns packed from the image for
+# both, across output rows: 29 outputs per row against 32-column panels).
+case("conv", "R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1])", [T("x", (1, 32, 58, 58)), T("w", (64, 32, 3, 3))],
+     lambda x, w: conv_nd(np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))), w, strides=(2, 2)), reduction=True,
+     name="stride 2 on the threads")
+# Strided columns with padding on both sides (the columns' copied span and their zero margins).
 case("conv", "R.nn.conv2d(x, w, strides=[2, 3], padding=[1, 2, 2, 1], dilation=[1, 2])",
      [T("x", (1, 5, 9, 11)), T("w", (4, 5, 3, 3))],
      lambda x, w: conv_nd(np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 1))), w, strides=(2, 3), dilation=(1, 2)),
