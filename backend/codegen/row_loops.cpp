@@ -126,27 +126,6 @@ size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start) {
   return count;
 }
 
-namespace {
-
-// The buffers a statement loads, stores or views.
-class BuffersUsed : public ir::Visitor {
- public:
-  explicit BuffersUsed(const ir::Stmt* s) : Visitor({.prim_exprs = true}) { visit(s); }
-  std::unordered_set<const ir::Buffer*> buffers;
-
- private:
-  void on_prim_expr(const ir::PrimExpr* e) override {
-    if (const auto* load = ir::dyn_cast<ir::BufferLoad>(e)) buffers.insert(load->buffer);
-  }
-  void on_stmt(const ir::Stmt* s) override {
-    if (const auto* store = ir::dyn_cast<ir::BufferStore>(s)) buffers.insert(store->buffer);
-    if (const auto* b = ir::dyn_cast<ir::Block>(s))
-      for (const ir::MatchBufferRegion& m : b->match_buffers) buffers.insert(m.source.buffer);
-  }
-};
-
-}  // namespace
-
 std::unordered_set<const ir::Buffer*> row_foldable(
     const std::vector<const ir::Stmt*>& stmts, const std::vector<const ir::Buffer*>& allocated) {
   std::unordered_set<const ir::Buffer*> candidates(allocated.begin(), allocated.end());
@@ -155,7 +134,7 @@ std::unordered_set<const ir::Buffer*> row_foldable(
     size_t run = std::max<size_t>(row_local_run(stmts, i), 1);
     std::unordered_set<const ir::Buffer*> used, written;
     for (size_t k = i; k < i + run; ++k) {
-      used.merge(BuffersUsed(stmts[k]).buffers);
+      used.merge(ir::tir_references({stmts[k]}).buffers);
       if (run == 1) continue;
       NestSummary nest(ir::cast<ir::For>(stmts[k]));
       written.insert(nest.written().begin(), nest.written().end());

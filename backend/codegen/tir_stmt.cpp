@@ -22,29 +22,6 @@ using llvm::Value;
 namespace {
 // Allocations up to this size with a constant shape go on the stack (entry block).
 constexpr int64_t kMaxStackBytes = 64 * 1024;
-
-// The variables and buffers statements refer to: what a parallel loop's body needs from the
-// function around it. (Only these: a value bound in a scope that has ended, such as an earlier
-// loop's variable, must not travel, as it does not dominate the loop.)
-class Referenced : public ir::Visitor {
- public:
-  explicit Referenced(const std::vector<const ir::Stmt*>& stmts) : Visitor({.prim_exprs = true}) {
-    for (const ir::Stmt* s : stmts) visit(s);
-  }
-  std::unordered_set<const ir::PrimVar*> vars;
-  std::unordered_set<const ir::Buffer*> buffers;
-
- private:
-  void on_prim_expr(const ir::PrimExpr* e) override {
-    if (const auto* v = ir::dyn_cast<ir::PrimVar>(e)) vars.insert(v);
-    if (const auto* load = ir::dyn_cast<ir::BufferLoad>(e)) buffers.insert(load->buffer);
-  }
-  void on_stmt(const ir::Stmt* s) override {
-    if (const auto* store = ir::dyn_cast<ir::BufferStore>(s)) buffers.insert(store->buffer);
-    if (const auto* b = ir::dyn_cast<ir::Block>(s))
-      for (const ir::MatchBufferRegion& m : b->match_buffers) buffers.insert(m.source.buffer);
-  }
-};
 }  // namespace
 
 void TirEmitter::stmt(const ir::Stmt* s) {
@@ -245,7 +222,7 @@ void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
   std::vector<const ir::Buffer*> rows;
   std::vector<const ir::Stmt*> statements;
   for (const ir::For* nest : nests) statements.push_back(nest->body);
-  for (const ir::Buffer* b : Referenced(statements).buffers)
+  for (const ir::Buffer* b : ir::tir_references(statements).buffers)
     if (row_buffers_.count(b)) rows.push_back(b);
   auto bodies = [&] {
     heap_scopes_.emplace_back();
@@ -324,7 +301,9 @@ void TirEmitter::parallel_loop(const ir::PrimVar* var, Value* begin, Value* end,
     if (v && !llvm::isa<llvm::Constant>(v) && slot_of.emplace(v, captured.size()).second)
       captured.push_back(v);
   };
-  Referenced used(bodies);
+  // Only what the body refers to travels: a value bound in a scope that has ended, such as an
+  // earlier loop's variable, must not, as it does not dominate the loop.
+  ir::TirReferences used = ir::tir_references(bodies);
   for (auto& [var, v] : vars_)
     if (used.vars.count(var)) capture(v);
   for (auto& [buffer, view] : buffers_) {

@@ -126,6 +126,29 @@ bool has_effects(const PrimCall& call) {
          op.find("handle") != std::string_view::npos || op.find("print") != std::string_view::npos;
 }
 
+TirReferences tir_references(const std::vector<const Stmt*>& stmts) {
+  class Collector : public Visitor {
+   public:
+    explicit Collector(TirReferences& out) : Visitor({.prim_exprs = true}), out_(out) {}
+
+   private:
+    void on_prim_expr(const PrimExpr* e) override {
+      if (const auto* v = dyn_cast<PrimVar>(e)) out_.vars.insert(v);
+      if (const auto* load = dyn_cast<BufferLoad>(e)) out_.buffers.insert(load->buffer);
+    }
+    void on_stmt(const Stmt* s) override {
+      if (const auto* store = dyn_cast<BufferStore>(s)) out_.buffers.insert(store->buffer);
+      if (const auto* b = dyn_cast<Block>(s))
+        for (const MatchBufferRegion& m : b->match_buffers) out_.buffers.insert(m.source.buffer);
+    }
+    TirReferences& out_;
+  };
+  TirReferences refs;
+  Collector collector(refs);
+  for (const Stmt* s : stmts) collector.visit(s);
+  return refs;
+}
+
 void collect_shape_vars(const StructInfo* s, std::vector<const PrimVar*>& out,
                         ShapeVarPositions positions) {
   if (s == nullptr) return;

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "frontend/ir/expr.h"
 #include "frontend/ir/prim_expr.h"
 #include "frontend/ir/struct_info.h"
+#include "frontend/ir/tir.h"
 
 namespace raxc::ir {
 
@@ -29,6 +31,14 @@ void for_each_prim_expr(const PrimExpr* e, const std::function<void(const PrimEx
 // printing): such a call may not be repeated, reordered or moved to another thread. Math and
 // T.if_then_else do not.
 bool has_effects(const PrimCall& call);
+
+// What TIR statements refer to: every variable they read, and every buffer they load, store or
+// view (a T.match_buffer's source); what a loop body moved into its own function must take.
+struct TirReferences {
+  std::unordered_set<const PrimVar*> vars;
+  std::unordered_set<const Buffer*> buffers;
+};
+TirReferences tir_references(const std::vector<const Stmt*>& stmts);
 
 // Which positions of a StructInfo shape_vars looks at.
 enum class ShapeVarPositions : uint8_t {

@@ -332,3 +332,19 @@ TEST_CASE("walks: the Visitor's options and hooks", "[walks]") {
       CHECK(std::find(seen.begin(), seen.end(), name) != seen.end());
   }
 }
+
+TEST_CASE("walks: the variables and buffers TIR statements refer to", "[walks]") {
+  Lowered k(kKernel);
+  const ir::PrimFunc* f = k.prim_func("exp_norm");
+  ir::TirReferences refs = ir::tir_references({f->body});
+  std::vector<std::string> buffers, vars;
+  for (const ir::Buffer* b : refs.buffers) buffers.push_back(b->name);
+  for (const ir::PrimVar* v : refs.vars) vars.push_back(v->name);
+  std::sort(buffers.begin(), buffers.end());
+  std::sort(vars.begin(), vars.end());
+  CHECK(buffers == Names{"x", "y"});  // loaded and stored
+  // The loop extents' and the block's variables; not the shape variables the loads do not name.
+  CHECK(std::find(vars.begin(), vars.end(), "v_i") != vars.end());
+  CHECK(std::find(vars.begin(), vars.end(), "rows") != vars.end());
+  CHECK(ir::tir_references({}).buffers.empty());
+}
