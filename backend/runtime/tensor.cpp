@@ -161,20 +161,18 @@ void make_room(BlockCache& c, size_t bytes) {
 }
 
 void* allocate_block(size_t bytes) {
-  std::unique_lock<std::mutex> lock;
-  if (bytes >= kPooledBytes) {
-    BlockCache& c = block_cache();
-    lock = std::unique_lock<std::mutex>(c.mutex);
-    void* cached = take_cached(c, bytes);
-    make_room(c, cached ? 0 : bytes);
-    c.handed_out += bytes;
-    c.high_water = std::max(c.high_water, c.handed_out);
-    if (cached) return cached;
-    void* p = map_block(bytes);
-    if (!p) c.handed_out -= bytes;
-    return p;
+  if (bytes < kPooledBytes) return std::aligned_alloc(kAllocAlignment, bytes);
+  BlockCache& c = block_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  void* p = take_cached(c, bytes);
+  if (!p) {
+    make_room(c, bytes);
+    p = map_block(bytes);
+    if (!p) return nullptr;
   }
-  return std::aligned_alloc(kAllocAlignment, bytes);
+  c.handed_out += bytes;
+  c.high_water = std::max(c.high_water, c.handed_out);
+  return p;
 }
 
 void free_block(void* p, size_t bytes) {
