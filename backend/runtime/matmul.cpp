@@ -385,7 +385,7 @@ void pack_conv_b(const Conv2d& p, const float* image, int64_t pc, int64_t jc, in
         int64_t lo = std::clamp(tap.lo, seg.x0, seg.x1), hi = std::clamp(tap.hi, lo, seg.x1);
         const float* src = tap.plane + ih * p.width + tap.shift;
         for (int64_t x = seg.x0; x < lo; ++x) out_x[x] = 0.f;
-        if (p.stride_w == 1)
+        if (p.stride_w == 1 && hi > lo)
           std::memcpy(out_x + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(float));
         else
           for (int64_t x = lo; x < hi; ++x) out_x[x] = src[x * p.stride_w];
