@@ -489,7 +489,11 @@ json Server::memory_usage() {
     documents.push_back(
         {{"uri", uri}, {"textBytes", document.text.capacity()}, {"snapshotBytes", snapshot}});
   }
+  struct mallinfo2 heap = mallinfo2();
   return {{"residentBytes", resident_bytes()},
+          // malloc's view: what is allocated, and what it keeps free in its arenas
+          {"heapInUseBytes", heap.uordblks + heap.hblkhd},
+          {"heapFreeBytes", heap.fordblks},
           {"engines", analyzer_.engine_count()},
           {"textBytes", text_bytes},
           {"snapshotBytes", snapshot_bytes},
