@@ -159,8 +159,9 @@ class LexicalScan {
   // one (the `n` of "n * 2") is a token only when it is the whole piece, as in the tree.
   const std::vector<Span>& strings() const { return strings_; }
 
-  void run() {
-    size_t i = 0, n = text_.size();
+  // Scans [begin, end) of the text (the whole of it unless told otherwise).
+  void run(size_t begin = 0, size_t end = std::string::npos) {
+    size_t i = begin, n = std::min(end, text_.size());
     while (i < n) {
       char c = text_[i];
       if (c == '#') {
@@ -457,9 +458,16 @@ std::vector<uint32_t> semantic_token_data(const Snapshot& snapshot, PositionEnco
 std::vector<uint32_t> semantic_token_data_by_tree(const Snapshot& snapshot, Span range,
                                                   PositionEncoding encoding) {
   std::vector<Classified> tokens;
-  if (!snapshot.engine) {  // no tree: the lexical classes of the range
-    for (const Classified& t : classify_by_scan(nullptr, snapshot))
-      if (range.begin <= t.span.begin && t.span.end <= range.end) tokens.push_back(t);
+  if (!snapshot.engine) {
+    // No tree (a document too large to analyse): the lexical classes of the range's lines,
+    // scanned from the first one's start (a string open across that line start is missed).
+    const SourceFile& file = *snapshot.file;
+    uint32_t first = file.line_begin(file.location(range.begin).line);
+    std::vector<Candidate> found;
+    LexicalScan(file.text(), found).run(first, range.end);
+    for (const Candidate& c : found)
+      if (range.begin <= c.token.span.begin && c.token.span.end <= range.end)
+        tokens.push_back(c.token);
   } else {
     std::lock_guard lock(snapshot.query_mutex);
     if (!snapshot.engine->document(snapshot.uri)) return {};

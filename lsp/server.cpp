@@ -316,7 +316,11 @@ std::string Server::full_tokens(const Snapshot& snapshot, const json&,
         it->second.generation == snapshot.generation)
       data = it->second.data;
   }
-  if (data.empty()) data = semantic_token_data(snapshot, features_.encoding);
+  // A document too large to analyse gets its tokens by range only: millions of them would
+  // hold this thread (and every other document's requests) for seconds, and the client's
+  // viewport asks for the range it shows.
+  bool too_large = !snapshot.engine && snapshot.file->size() > options_.max_analysed_bytes;
+  if (data.empty() && !too_large) data = semantic_token_data(snapshot, features_.encoding);
   std::lock_guard lock(tokens_mutex_);
   TokensResult& last = last_tokens_[snapshot.uri];
   std::string id = std::to_string(++tokens_counter_);
