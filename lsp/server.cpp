@@ -542,7 +542,12 @@ void Server::did_change(const json& params) {
   int64_t version = version_field != item.end() && version_field->is_number_integer()
                         ? version_field->get<int64_t>()
                         : document.version + 1;
-  std::string text = document.text, error;
+  // A malformed change leaves the text as it was, so several changes are applied to a copy; a
+  // single one (a keystroke) in place: apply_change changes nothing when it fails, and copying
+  // a large document per keystroke would hold the server.
+  std::string error, copy;
+  if (changes.size() > 1) copy = document.text;
+  std::string& text = changes.size() > 1 ? copy : document.text;
   std::vector<frontend::TextEdit> applied(changes.size());
   for (size_t i = 0; i < changes.size(); ++i) {
     if (!apply_change(text, changes[i], features_.encoding, error, &applied[i])) {
@@ -550,7 +555,7 @@ void Server::did_change(const json& params) {
       return;
     }
   }
-  document.text = std::move(text);
+  if (changes.size() > 1) document.text = std::move(copy);
   // Neovim 0.7 sends several changes of one tick under one version: applied in order, as sent.
   if (version <= document.version)
     log(LogLevel::Debug, "didChange did not increase the version of " + uri);
