@@ -79,5 +79,6 @@ TEST_CASE("open_like shares the syntax tree instead of building another", "[engi
   size_t shared = allocated() - before;
   // The tree is most of an Engine; the second one holds only its IR and analysis.
   INFO("open: " << opened << " bytes, open_like: " << shared << " bytes");
+  if (opened == 0) return;  // an allocator that mallinfo2 does not see (a sanitizer build)
   CHECK(shared < opened * 6 / 10);
 }
