@@ -468,6 +468,23 @@ void Engine::open(const std::string& key, std::string text) {
   impl_->documents[key] = std::move(st);
 }
 
+bool Engine::open_like(const std::string& key, const Engine& other) {
+  const frontend::Document* source = other.document(key);
+  if (!source) return false;
+  auto st = std::make_unique<State>();
+  st->key = key;
+  frontend::run_with_large_stack([&] {
+    st->doc = std::make_unique<frontend::Document>(*source, nullptr);
+    st->analyse();
+  });
+  const frontend::LoweringStats& ls = st->doc->stats();
+  st->stats.full = ls.full;
+  st->stats.definitions = st->doc->definitions().size();
+  st->stats.relowered = ls.lowered;
+  impl_->documents[key] = std::move(st);
+  return true;
+}
+
 bool Engine::update(const std::string& key, std::span<const TextEdit> edits) {
   State* st = find(key);
   if (!st) return false;
@@ -562,6 +579,16 @@ Span without_quotes(const std::string& text, Span span) {
   return span;
 }
 
+// An IR span of `def` in text offsets, as Document::to_text gives it; translated here directly
+// when it lies inside the definition's IR range (the document's lookup of the owner scans
+// every definition, which adds up over a whole document's names).
+Span text_span_in(const Engine::State& st, const Definition& def, Span ir) {
+  Span range = def.ir_span();
+  if (!range.contains(ir.begin) || ir.end < ir.begin) return st.doc->to_text(ir);
+  uint32_t begin = ir.begin - def.ir_begin + def.begin;
+  return {begin, std::min(begin + (ir.end - ir.begin), def.text_span().end)};
+}
+
 // The symbol a source-map entry of `def` denotes.
 std::optional<Symbol> symbol_of(const Engine::State& st, const Definition& def,
                                 const ir::NameRef& ref) {
@@ -571,14 +598,14 @@ std::optional<Symbol> symbol_of(const Engine::State& st, const Definition& def,
   if (const ir::Var* v = ref.var()) {
     s.kind = def.source_map.is_param(v) ? SymbolKind::Param : SymbolKind::Var;
     s.name = v->name;
-    s.definition = st.doc->to_text(v->span);
+    s.definition = text_span_in(st, def, v->span);
     s.var = v;
     return s;
   }
   const ir::PrimVar* p = ref.prim_var();
   s.kind = SymbolKind::ShapeVar;
   s.name = p->name;
-  s.definition = without_quotes(st.doc->text(), st.doc->to_text(p->span));
+  s.definition = without_quotes(st.doc->text(), text_span_in(st, def, p->span));
   s.prim_var = p;
   return s;
 }
@@ -620,6 +647,43 @@ void Engine::for_each_symbol(
       def = st->doc->definition_at(token.span.begin);
     visit(token, resolve_token(*st, token, def));
   });
+}
+
+namespace {
+
+// The resolved names of one definition inside `range`, in text order: its source map, and its
+// own name when the map has no entry there (resolve_token's two cases).
+void visit_resolved(const Engine::State& st, const Definition& def, Span range,
+                    const std::function<void(Span, const Symbol&)>& visit) {
+  Span name = def.global->gvar->span;
+  bool name_done = def.source_map.at(name) != nullptr;
+  auto visit_name = [&] {
+    name_done = true;
+    Span at = text_span_in(st, def, name);
+    if (range.begin <= at.begin && at.end <= range.end)
+      if (std::optional<Symbol> s = global_symbol(st, def.name)) visit(at, *s);
+  };
+  for (const ir::NameRef& ref : def.source_map.refs()) {
+    if (!name_done && name.begin < ref.span.begin) visit_name();
+    Span at = text_span_in(st, def, ref.span);
+    if (at.begin >= range.end) break;
+    if (at.begin < range.begin || at.end > range.end) continue;
+    if (std::optional<Symbol> s = symbol_of(st, def, ref)) visit(at, *s);
+  }
+  if (!name_done) visit_name();
+}
+
+}  // namespace
+
+void Engine::for_each_resolved(const std::string& key, Span range,
+                               const std::function<void(Span, const Symbol&)>& visit) const {
+  State* st = find(key);
+  if (!st) return;
+  for (const auto& def : st->doc->definitions()) {
+    Span extent = def->text_span();
+    if (!def->global || extent.end <= range.begin || extent.begin >= range.end) continue;
+    visit_resolved(*st, *def, range, visit);
+  }
 }
 
 std::vector<Span> Engine::references(const std::string& key, uint32_t offset,

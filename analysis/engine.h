@@ -106,6 +106,10 @@ class Engine {
 
   // ---- documents, identified by a key of the caller's choice (a path or a URI)
   void open(const std::string& key, std::string text);  // re-opening replaces the text
+  // Opens `key` at the text `other` holds for it, sharing other's syntax tree (see
+  // frontend::Document's constructor): a second Engine of a large document costs its IR and
+  // analysis, not another tree. False when `other` does not hold `key`. `other` is only read.
+  bool open_like(const std::string& key, const Engine& other);
   // Applies incremental edits (in order, each in the coordinates the previous one left) and
   // re-analyses. False when the document is not open.
   bool update(const std::string& key, std::span<const TextEdit> edits);
@@ -140,6 +144,12 @@ class Engine {
   void for_each_symbol(
       const std::string& key, Span range,
       const std::function<void(const frontend::Token&, const std::optional<Symbol>&)>& visit) const;
+  // Every name lowering resolved inside `range` (text offsets), with its symbol, in text order:
+  // each definition's source map and its own name, read directly. The same answers as
+  // for_each_symbol gives for the tokens that resolve, without walking the syntax tree (semantic
+  // highlighting of a whole document: the tree of a large module has millions of nodes).
+  void for_each_resolved(const std::string& key, Span range,
+                         const std::function<void(Span, const Symbol&)>& visit) const;
   // Every occurrence of that symbol (the definition first when asked for), from the source maps.
   std::vector<Span> references(const std::string& key, uint32_t offset,
                                bool include_definition = true) const;

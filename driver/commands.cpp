@@ -362,6 +362,7 @@ struct LspOptions {
   int debounce_ms = 150;
   int client_process_id = 0;  // accepted for clients that pass it; unused
   bool stdio = true;
+  double max_analysed_mib = 8;
 };
 
 CLI::App* add_lsp_command(CLI::App& app, LspOptions& options) {
@@ -371,6 +372,10 @@ CLI::App* add_lsp_command(CLI::App& app, LspOptions& options) {
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
   command->add_option("--debounce-ms", options.debounce_ms, "Quiet time before re-analysis")
       ->check(CLI::Range(0, 10000));
+  command
+      ->add_option("--max-analysed-mib", options.max_analysed_mib,
+                   "Larger documents are only highlighted, not analysed")
+      ->check(CLI::Range(0.0, 4096.0));
   command->add_option("--clientProcessId", options.client_process_id, "Ignored");
   return command;
 }
@@ -378,6 +383,7 @@ CLI::App* add_lsp_command(CLI::App& app, LspOptions& options) {
 int run_lsp(const LspOptions& options) {
   lsp::ServerOptions server;
   server.debounce = std::chrono::milliseconds(options.debounce_ms);
+  server.max_analysed_bytes = size_t(options.max_analysed_mib * 1024 * 1024);
   const char* levels[] = {"error", "warning", "info", "debug"};
   for (int i = 0; i < 4; ++i)
     if (options.log_level == levels[i]) server.log_level = static_cast<lsp::LogLevel>(i + 1);

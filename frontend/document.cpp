@@ -468,6 +468,12 @@ Document::Document(std::string text) : impl_(std::make_unique<Impl>()) {
   impl_->update();
 }
 
+Document::Document(const Document& other, std::nullptr_t) : impl_(std::make_unique<Impl>()) {
+  impl_->text = other.impl_->text;
+  if (other.impl_->tree) impl_->tree = TreePtr(ts_tree_copy(other.impl_->tree.get()));
+  impl_->update();  // parsing with the unedited copy as the old tree reuses all of it
+}
+
 Document::~Document() = default;
 
 const std::string& Document::text() const { return impl_->text; }

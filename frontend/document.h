@@ -83,6 +83,10 @@ void run_with_large_stack(const std::function<void()>& body);
 class Document {
  public:
   explicit Document(std::string text);
+  // The same text as `other`, starting from a copy of its syntax tree: tree-sitter shares the
+  // nodes of the two trees until one of them is edited, so a second Document of one file (the
+  // language server keeps two) costs its IR, not another tree. `other` is only read.
+  explicit Document(const Document& other, std::nullptr_t /*not a copy: no IR is shared*/);
   ~Document();
   Document(const Document&) = delete;
   Document& operator=(const Document&) = delete;

@@ -60,6 +60,13 @@ json make_response(const json& id, json result) {
   return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 
+std::string response_text(const json& id, std::string_view result) {
+  std::string out = R"({"id":)" + serialize(id) + R"(,"jsonrpc":"2.0","result":)";
+  out += result;
+  out += '}';
+  return out;
+}
+
 json make_error(const json& id, int code, const std::string& message) {
   return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace raxc::lsp {
 
@@ -41,6 +42,8 @@ struct Incoming {
 Incoming classify(const json& message);
 
 json make_response(const json& id, json result);
+// The serialised response for a result that is already JSON text (`result` is not checked).
+std::string response_text(const json& id, std::string_view result);
 json make_error(const json& id, int code, const std::string& message);
 json make_notification(const std::string& method, json params);
 json make_request(const json& id, const std::string& method, json params);

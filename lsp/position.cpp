@@ -1,6 +1,7 @@
 #include "lsp/position.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -87,6 +88,51 @@ std::optional<Span> parse_range(const SourceFile& file, const nlohmann::json& va
   return Span{a, b};
 }
 
+namespace {
+
+// The offset where 0-based line `line` starts, or the text's size when it has fewer lines.
+size_t line_start(std::string_view text, uint32_t line, size_t from = 0, uint32_t from_line = 0) {
+  size_t at = from;
+  for (uint32_t l = from_line; l < line; ++l) {
+    const void* newline = std::memchr(text.data() + at, '\n', text.size() - at);
+    if (!newline) return text.size();
+    at = size_t(static_cast<const char*>(newline) - text.data()) + 1;
+  }
+  return at;
+}
+
+}  // namespace
+
+// parse_range() over a SourceFile of the lines the range touches only: changes in one
+// notification apply in sequence, each to the result of the previous one, so a line map of the
+// whole text would be built (and the text copied) per change — per keystroke, for the whole of
+// a large document. Positions convert within their line, so the window gives the same offsets.
+std::optional<Span> parse_range_in(const std::string& text, const nlohmann::json& value,
+                                   PositionEncoding encoding) {
+  if (!value.is_object() || !value.contains("start") || !value.contains("end")) return std::nullopt;
+  auto start = parse_position(value["start"]);
+  auto end = parse_position(value["end"]);
+  if (!start || !end) return std::nullopt;
+  uint32_t first = std::min(start->line, end->line), last = std::max(start->line, end->line);
+  size_t begin = line_start(text, first);
+  // A window starting with U+FEFF would take it for a byte order mark (SourceFile skips one at
+  // the start of a file): the whole text then.
+  if (begin > 0 && text.compare(begin, 3, "\xEF\xBB\xBF") == 0)
+    return parse_range(SourceFile("", text), value, encoding);
+  size_t window_end = line_start(text, last + 1, begin, first);
+  SourceFile window("", text.substr(begin, window_end - begin));
+  auto relative = [&](Position p) { return Position{p.line - first, p.character}; };
+  uint32_t a = uint32_t(begin) + offset_at(window, relative(*start), encoding);
+  uint32_t b = uint32_t(begin) + offset_at(window, relative(*end), encoding);
+  // Past the window's end is past the text's end only when the window reaches it.
+  if (window_end < text.size()) {
+    a = std::min<uint32_t>(a, uint32_t(window_end));
+    b = std::min<uint32_t>(b, uint32_t(window_end));
+  }
+  if (b < a) std::swap(a, b);
+  return Span{a, b};
+}
+
 bool apply_change(std::string& text, const nlohmann::json& change, PositionEncoding encoding,
                   std::string& error, frontend::TextEdit* applied) {
   if (!change.is_object() || !change.contains("text") || !change["text"].is_string()) {
@@ -100,10 +146,7 @@ bool apply_change(std::string& text, const nlohmann::json& change, PositionEncod
     text = replacement;
     return true;
   }
-  // The line map is rebuilt per change: changes in one notification apply in sequence, each
-  // to the result of the previous one.
-  SourceFile file("", text);
-  auto span = parse_range(file, *range, encoding);
+  auto span = parse_range_in(text, *range, encoding);
   if (!span) {
     error = "a content change has a malformed \"range\"";
     return false;

@@ -37,6 +37,10 @@ nlohmann::json range_json(const SourceFile& file, Span span, PositionEncoding en
 std::optional<Span> parse_range(const SourceFile& file, const nlohmann::json& value,
                                 PositionEncoding encoding);
 
+// parse_range() on `text` without a line map of all of it (the lines the range touches only).
+std::optional<Span> parse_range_in(const std::string& text, const nlohmann::json& value,
+                                   PositionEncoding encoding);
+
 // Applies one TextDocumentContentChangeEvent to `text`: with "range" it replaces that range
 // (clamped) by "text", without it "text" replaces everything. False (and `error`) when the
 // change is malformed; `text` is then unchanged.

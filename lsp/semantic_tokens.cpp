@@ -1,6 +1,10 @@
+// Semantic tokens: the classes of names (lexical ones, then what the Engine resolved them to),
+// encoded relative to each other as LSP asks; see semantic_tokens.h for the two ways of finding
+// the names.
 #include "lsp/semantic_tokens.h"
 
 #include <algorithm>
+#include <charconv>
 #include <string_view>
 #include <unordered_set>
 
@@ -101,10 +105,10 @@ std::optional<Classified> classify_resolved(const frontend::Token& token,
   return std::nullopt;
 }
 
-// Every token of `range` with its class: lexical ones first (no name resolution needed), then
-// what the name resolves to (Engine::for_each_symbol resolves a whole range in one pass).
-std::vector<Classified> classify_all(const analysis::Engine& engine, const Snapshot& snapshot,
-                                     Span range) {
+// Every token of `range` with its class, from a walk of the syntax tree: lexical ones first (no
+// name resolution needed), then what the name resolves to (Engine::for_each_symbol).
+std::vector<Classified> classify_by_tree(const analysis::Engine& engine, const Snapshot& snapshot,
+                                         Span range) {
   std::vector<Classified> out;
   const std::string& text = snapshot.file->text();
   engine.for_each_symbol(
@@ -117,6 +121,254 @@ std::vector<Classified> classify_all(const analysis::Engine& engine, const Snaps
           out.push_back(*r);
         }
       });
+  return out;
+}
+
+// ---- the whole document without the tree: a lexical scan and the source maps
+
+// What the scan finds: a class decided by the text alone (the lexical ones, which win over
+// resolution as in classify_by_tree), or a dtype string, which counts only when the name does
+// not resolve.
+struct Candidate {
+  Classified token;
+  uint8_t rank;  // at one position the lowest rank wins: 0 lexical, 1 resolved, 2 dtype string
+};
+
+bool is_identifier_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_identifier_char(char c) { return is_identifier_start(c) || (c >= '0' && c <= '9'); }
+
+// A string prefix as the grammar's scanner takes it (r, b, u, rb, br in either case) when a
+// quote follows at once.
+bool is_string_prefix(std::string_view word) {
+  if (word.empty() || word.size() > 2) return false;
+  for (char c : word)
+    if (std::string_view("rRbBuU").find(c) == std::string_view::npos) return false;
+  return true;
+}
+
+// The tokens of the grammar that carry a lexical class, found by scanning the text as the
+// grammar's tokenizer does: comments and strings are skipped (a string's content is a dtype
+// candidate), an identifier after `.` is the attribute of the identifier before it.
+class LexicalScan {
+ public:
+  LexicalScan(const std::string& text, std::vector<Candidate>& out) : text_(text), out_(out) {}
+
+  // The content pieces of every string literal, in order. A name the source map resolves inside
+  // one (the `n` of "n * 2") is a token only when it is the whole piece, as in the tree.
+  const std::vector<Span>& strings() const { return strings_; }
+
+  // Scans [begin, end) of the text (the whole of it unless told otherwise).
+  void run(size_t begin = 0, size_t end = std::string::npos) {
+    size_t i = begin, n = std::min(end, text_.size());
+    while (i < n) {
+      char c = text_[i];
+      if (c == '#') {
+        while (i < n && text_[i] != '\n' && text_[i] != '\r') ++i;
+        after_ = Previous::Other;
+      } else if (c == '"' || c == '\'') {
+        i = string_at(i, false);
+      } else if (is_identifier_start(c)) {
+        i = word_at(i);
+      } else if (c >= '0' && c <= '9') {
+        i = number_at(i);
+      } else if (c == '.') {
+        dot_after_ = after_ == Previous::Name ? name_ : Span{};
+        dot_after_name_ = after_ == Previous::Name;
+        after_ = Previous::Dot;
+        ++i;
+      } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\' || c == '\f') {
+        ++i;  // layout does not separate `R` `.` `add`
+      } else {
+        after_ = Previous::Other;
+        ++i;
+      }
+    }
+  }
+
+ private:
+  enum class Previous { Other, Name, Dot };
+
+  size_t word_at(size_t begin) {
+    size_t end = begin;
+    while (end < text_.size() && is_identifier_char(text_[end])) ++end;
+    std::string_view word(text_.data() + begin, end - begin);
+    if (end < text_.size() && (text_[end] == '"' || text_[end] == '\'') && is_string_prefix(word))
+      return string_at(end, word.find_first_of("rR") != std::string_view::npos);
+    frontend::Token token;
+    token.span = {uint32_t(begin), uint32_t(end)};
+    bool attribute = after_ == Previous::Dot;
+    // `with R.dataflow():` is the dataflow block's syntax: `dataflow` is a keyword there, not a
+    // name (grammar.js, dataflow_block).
+    bool after_with = after_ == Previous::Name && is_word(name_, "with");
+    if (attribute && dot_after_name_ && name_after_with_ && word == "dataflow" &&
+        dot_after_.end + 1 == begin && text_[dot_after_.end] == '.') {
+      after_ = Previous::Other;
+      return end;
+    }
+    // The attribute of a plain identifier (`R.add`), not of `x.R.add`'s `x.R`.
+    bool plain_object = attribute && dot_after_name_ && !name_was_attribute_;
+    if (attribute) {
+      token.kind = frontend::Token::Kind::Attribute;
+      if (plain_object)
+        token.object = text_.substr(dot_after_.begin, dot_after_.end - dot_after_.begin);
+    }
+    if (is_script_namespace(word) || is_script_namespace(token.object)) {
+      token.text = std::string(word);
+      if (auto c = classify_lexical(text_, token)) out_.push_back({*c, 0});
+    }
+    name_ = token.span;
+    name_was_attribute_ = attribute;
+    name_after_with_ = after_with;
+    after_ = Previous::Name;
+    return end;
+  }
+
+  bool is_word(Span span, std::string_view word) const {
+    return std::string_view(text_).substr(span.begin, span.end - span.begin) == word;
+  }
+
+  size_t number_at(size_t i) {
+    while (i < text_.size()) {
+      char c = text_[i];
+      if (is_identifier_char(c)) {
+        ++i;
+      } else if (c == '.' && !(i + 1 < text_.size() && is_identifier_start(text_[i + 1]))) {
+        ++i;  // 1.5, 1.
+      } else if ((c == '+' || c == '-') && (text_[i - 1] == 'e' || text_[i - 1] == 'E')) {
+        ++i;  // 1e-5
+      } else {
+        break;
+      }
+    }
+    after_ = Previous::Other;
+    return i;
+  }
+
+  // A string literal from its opening quote; its content runs between escapes are candidates.
+  size_t string_at(size_t quote_at, bool raw) {
+    char quote = text_[quote_at];
+    bool triple = text_.compare(quote_at, 3, std::string(3, quote)) == 0;
+    size_t i = quote_at + (triple ? 3 : 1), n = text_.size(), run = i;
+    auto content = [&](size_t end) {
+      if (end > run) add_string_content(run, end);
+    };
+    while (i < n) {
+      char c = text_[i];
+      if (c == '\\' && !raw) {
+        content(i);
+        i = std::min(n, i + 2);
+        run = i;
+      } else if (c == '\\') {
+        i = std::min(n, i + 2);
+      } else if (c == quote && (!triple || text_.compare(i, 3, std::string(3, quote)) == 0)) {
+        content(i);
+        i += triple ? 3 : 1;
+        after_ = Previous::Other;
+        return i;
+      } else if (!triple && (c == '\n' || c == '\r')) {
+        break;  // unterminated: the string ends with its line
+      } else {
+        ++i;
+      }
+    }
+    content(i);
+    after_ = Previous::Other;
+    return i;
+  }
+
+  void add_string_content(size_t begin, size_t end) {
+    strings_.push_back({uint32_t(begin), uint32_t(end)});
+    std::string_view content(text_.data() + begin, end - begin);
+    if (looks_like_dtype(content))
+      out_.push_back({{{uint32_t(begin), uint32_t(end)}, kEnumMember, kReadonly}, 2});
+  }
+
+  const std::string& text_;
+  std::vector<Candidate>& out_;
+  Previous after_ = Previous::Other;
+  Span name_;  // the last name
+  bool name_was_attribute_ = false;
+  bool name_after_with_ = false;  // it came right after the keyword `with`
+  Span dot_after_;                // the name before the last `.`
+  bool dot_after_name_ = false;
+  std::vector<Span> strings_;
+};
+
+// Whether `at` lies inside a string's content without being all of one piece of it.
+bool inside_string(const std::vector<Span>& strings, Span at) {
+  auto it = std::upper_bound(strings.begin(), strings.end(), at.begin,
+                             [](uint32_t offset, Span s) { return offset < s.begin; });
+  if (it == strings.begin()) return false;
+  --it;
+  return at.begin < it->end && !(*it == at);
+}
+
+// The definitions, and the stretches between them, that hold a syntax error: there the tree's
+// error recovery decides what is a name (a statement ends at its line, a bracket is closed
+// early), which a lexical scan does not follow, so they are walked in the tree.
+std::vector<Span> broken_regions(const frontend::Document& document) {
+  std::vector<Span> out;
+  auto consider = [&](Span s) {
+    if (s.begin < s.end && document.overlaps_syntax_error(s)) out.push_back(s);
+  };
+  uint32_t at = 0;
+  for (const auto& def : document.definitions()) {
+    Span extent = def->text_span();
+    consider({at, extent.begin});
+    consider(extent);
+    at = std::max(at, extent.end);
+  }
+  consider({at, uint32_t(document.text().size())});
+  return out;
+}
+
+bool inside_any(const std::vector<Span>& regions, uint32_t offset) {
+  return std::any_of(regions.begin(), regions.end(),
+                     [&](Span r) { return r.begin <= offset && offset < r.end; });
+}
+
+// Replaces the candidates inside broken regions by what the tree walk finds there.
+void walk_broken_regions(const analysis::Engine& engine, const Snapshot& snapshot,
+                         std::vector<Candidate>& candidates) {
+  const frontend::Document* document = engine.document(snapshot.uri);
+  std::vector<Span> broken = document ? broken_regions(*document) : std::vector<Span>{};
+  if (broken.empty()) return;
+  std::erase_if(candidates,
+                [&](const Candidate& c) { return inside_any(broken, c.token.span.begin); });
+  for (Span region : broken)
+    for (const Classified& t : classify_by_tree(engine, snapshot, region))
+      candidates.push_back({t, 0});
+}
+
+// Every token with its class, without the tree (see semantic_token_data) except where there are
+// syntax errors; the lexical classes only when there is no Engine (a document too large to
+// analyse).
+std::vector<Classified> classify_by_scan(const analysis::Engine* engine, const Snapshot& snapshot) {
+  const std::string& text = snapshot.file->text();
+  std::vector<Candidate> candidates;
+  LexicalScan scan(text, candidates);
+  scan.run();
+  Span all{0, uint32_t(text.size())};
+  auto resolved = [&](Span at, const analysis::Symbol& symbol) {
+    if (at.empty() || std::string_view(text).substr(at.begin, at.end - at.begin) != symbol.name ||
+        inside_string(scan.strings(), at))
+      return;
+    if (auto c = classify_symbol(symbol, at)) candidates.push_back({*c, 1});
+  };
+  if (engine) {
+    engine->for_each_resolved(snapshot.uri, all, resolved);
+    walk_broken_regions(*engine, snapshot, candidates);
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.token.span.begin != b.token.span.begin ? a.token.span.begin < b.token.span.begin
+                                                    : a.rank < b.rank;
+  });
+  std::vector<Classified> out;
+  out.reserve(candidates.size());
+  for (const Candidate& c : candidates)
+    if (out.empty() || out.back().span.begin != c.token.span.begin) out.push_back(c.token);
   return out;
 }
 
@@ -162,30 +414,18 @@ json semantic_tokens_legend() {
           {"tokenModifiers", {"declaration", "defaultLibrary", "readonly", "dataflow", "tir"}}};
 }
 
-json semantic_tokens(const Snapshot& snapshot, const json& params, const FeatureOptions& options,
-                     bool ranged) {
-  const SourceFile& file = *snapshot.file;
-  Span range{0, file.size()};
-  if (ranged) {
-    auto parsed = params.contains("range") ? parse_range(file, params["range"], options.encoding)
-                                           : std::nullopt;
-    if (!parsed) throw RequestError{error_code::kInvalidParams, "missing or invalid range"};
-    range = *parsed;
-  }
-  json data = json::array();
-  if (!snapshot.engine) return {{"data", data}};
-  std::vector<Classified> tokens;
-  {
-    std::lock_guard lock(snapshot.query_mutex);
-    const frontend::Document* document = snapshot.engine->document(snapshot.uri);
-    if (!document) return {{"data", data}};
-    tokens = classify_all(*snapshot.engine, snapshot, range);
-  }
+namespace {
+
+// LSP's relative encoding of sorted tokens; overlapping and multi-line ones are left out.
+std::vector<uint32_t> encode(const SourceFile& file, std::vector<Classified> tokens,
+                             PositionEncoding encoding) {
   std::sort(tokens.begin(), tokens.end(),
             [](const Classified& a, const Classified& b) { return a.span.begin < b.span.begin; });
+  std::vector<uint32_t> data;
+  data.reserve(tokens.size() * 5);
   Position previous{0, 0};
   uint32_t previous_end = 0;
-  PositionWalker walker(file, options.encoding);
+  PositionWalker walker(file, encoding);
   for (const Classified& t : tokens) {
     if (t.span.begin < previous_end) continue;  // never overlap
     Position start = walker.at(t.span.begin);
@@ -198,7 +438,65 @@ json semantic_tokens(const Snapshot& snapshot, const json& params, const Feature
     previous = start;
     previous_end = t.span.end;
   }
-  return {{"data", std::move(data)}};
+  return data;
+}
+
+}  // namespace
+
+std::vector<uint32_t> semantic_token_data(const Snapshot& snapshot, PositionEncoding encoding) {
+  std::vector<Classified> tokens;
+  if (!snapshot.engine) {
+    tokens = classify_by_scan(nullptr, snapshot);
+  } else {
+    std::lock_guard lock(snapshot.query_mutex);
+    if (!snapshot.engine->document(snapshot.uri)) return {};
+    tokens = classify_by_scan(snapshot.engine.get(), snapshot);
+  }
+  return encode(*snapshot.file, std::move(tokens), encoding);
+}
+
+std::vector<uint32_t> semantic_token_data_by_tree(const Snapshot& snapshot, Span range,
+                                                  PositionEncoding encoding) {
+  std::vector<Classified> tokens;
+  if (!snapshot.engine) {
+    // No tree (a document too large to analyse): the lexical classes of the range's lines,
+    // scanned from the first one's start (a string open across that line start is missed).
+    const SourceFile& file = *snapshot.file;
+    uint32_t first = file.line_begin(file.location(range.begin).line);
+    std::vector<Candidate> found;
+    LexicalScan(file.text(), found).run(first, range.end);
+    for (const Candidate& c : found)
+      if (range.begin <= c.token.span.begin && c.token.span.end <= range.end)
+        tokens.push_back(c.token);
+  } else {
+    std::lock_guard lock(snapshot.query_mutex);
+    if (!snapshot.engine->document(snapshot.uri)) return {};
+    tokens = classify_by_tree(*snapshot.engine, snapshot, range);
+  }
+  return encode(*snapshot.file, std::move(tokens), encoding);
+}
+
+json semantic_tokens_range(const Snapshot& snapshot, const json& params,
+                           const FeatureOptions& options) {
+  auto range = params.contains("range")
+                   ? parse_range(*snapshot.file, params["range"], options.encoding)
+                   : std::nullopt;
+  if (!range) throw RequestError{error_code::kInvalidParams, "missing or invalid range"};
+  return {{"data", semantic_token_data_by_tree(snapshot, *range, options.encoding)}};
+}
+
+std::string json_array_text(const std::vector<uint32_t>& data) {
+  std::string out;
+  out.resize(data.size() * 11 + 2);  // 10 digits and a comma each, brackets
+  char* at = out.data();
+  *at++ = '[';
+  for (size_t i = 0; i < data.size(); ++i) {
+    if (i) *at++ = ',';
+    at = std::to_chars(at, out.data() + out.size(), data[i]).ptr;
+  }
+  *at++ = ']';
+  out.resize(size_t(at - out.data()));
+  return out;
 }
 
 }  // namespace raxc::lsp

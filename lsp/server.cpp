@@ -1,10 +1,13 @@
 #include "lsp/server.h"
 
+#include <malloc.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -27,6 +30,11 @@ const std::string& text_document_uri(const json& params) {
     throw RequestError{error_code::kInvalidParams, "missing textDocument.uri"};
   return params["textDocument"]["uri"].get_ref<const std::string&>();
 }
+
+// Opening a document lowers and analyses it with many short-lived allocations; glibc keeps the
+// freed pages in its arenas (one per thread). Handing them back after such a burst keeps the
+// resident size that of what the server holds.
+void release_free_memory() { malloc_trim(0); }
 
 size_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");
@@ -76,7 +84,7 @@ Server::Server(MessageWriter& out, ServerOptions options)
                     bool needs_fresh) {
     document_requests_[method] = {
         [this, fn](const Snapshot& s, const json& params) { return fn(s, params, features_); },
-        needs_fresh};
+        needs_fresh, nullptr};
   };
   add("textDocument/hover", hover, false);
   add(
@@ -105,19 +113,14 @@ Server::Server(MessageWriter& out, ServerOptions options)
       },
       true);
   document_requests_["textDocument/semanticTokens/full"] = {
-      [this](const Snapshot& s, const json& p) { return full_tokens(s, p, nullptr); }, false};
+      nullptr, false,
+      [this](const Snapshot& s, const json& p) { return full_tokens(s, p, nullptr); }};
   document_requests_["textDocument/semanticTokens/full/delta"] = {
-      [this](const Snapshot& s, const json& p) {
+      nullptr, false, [this](const Snapshot& s, const json& p) {
         std::string previous = p.is_object() ? p.value("previousResultId", std::string()) : "";
         return full_tokens(s, p, &previous);
-      },
-      false};
-  add(
-      "textDocument/semanticTokens/range",
-      [](const Snapshot& s, const json& p, const FeatureOptions& o) {
-        return semantic_tokens(s, p, o, true);
-      },
-      false);
+      }};
+  add("textDocument/semanticTokens/range", semantic_tokens_range, false);
 }
 
 Server::~Server() { stop_worker(); }
@@ -230,7 +233,9 @@ void Server::handle_request(const Incoming& in) {
     state_ = State::ShutDown;
     shutdown_requested_ = true;
     drain_deferred();
-    stop_worker();
+    // An analysis under way (a large document) is not waited for: the worker stops after it
+    // without publishing, and `exit` joins it.
+    request_stop();
     send(make_response(in.id, nullptr));
     return;
   }
@@ -298,16 +303,28 @@ void Server::handle_notification(const Incoming& in) {
   // Other notifications ($/... and unknown ones) are ignored, as the protocol asks.
 }
 
-// Full semantic tokens with a resultId; with `previous_id` (a delta request) the edits from that
-// result when it is the one remembered for the document, else the full result again.
-json Server::full_tokens(const Snapshot& snapshot, const json& params,
-                         const std::string* previous_id) {
-  json full = semantic_tokens(snapshot, params, features_, false);
-  std::vector<uint32_t> data = full["data"].get<std::vector<uint32_t>>();
+// Full semantic tokens with a resultId, as JSON text; with `previous_id` (a delta request) the
+// edits from that result when it is the one remembered for the document, else the full result
+// again. A second request for the same snapshot reuses the remembered data.
+std::string Server::full_tokens(const Snapshot& snapshot, const json&,
+                                const std::string* previous_id) {
+  std::vector<uint32_t> data;
+  {
+    std::lock_guard lock(tokens_mutex_);
+    auto it = last_tokens_.find(snapshot.uri);
+    if (it != last_tokens_.end() && !it->second.id.empty() &&
+        it->second.generation == snapshot.generation)
+      data = it->second.data;
+  }
+  // A document too large to analyse gets its tokens by range only: millions of them would
+  // hold this thread (and every other document's requests) for seconds, and the client's
+  // viewport asks for the range it shows.
+  bool too_large = !snapshot.engine && snapshot.file->size() > options_.max_analysed_bytes;
+  if (data.empty() && !too_large) data = semantic_token_data(snapshot, features_.encoding);
   std::lock_guard lock(tokens_mutex_);
   TokensResult& last = last_tokens_[snapshot.uri];
   std::string id = std::to_string(++tokens_counter_);
-  json out;
+  std::string out;
   if (previous_id && !last.id.empty() && *previous_id == last.id) {
     // One edit: the common prefix and suffix of the two integer arrays are kept.
     size_t prefix = 0, limit = std::min(last.data.size(), data.size());
@@ -323,11 +340,11 @@ json Server::full_tokens(const Snapshot& snapshot, const json& params,
                        {"deleteCount", last.data.size() - prefix - suffix},
                        {"data", std::move(inserted)}});
     }
-    out = {{"resultId", id}, {"edits", std::move(edits)}};
+    out = serialize(json{{"resultId", id}, {"edits", std::move(edits)}});
   } else {
-    out = {{"resultId", id}, {"data", std::move(full["data"])}};
+    out = "{\"resultId\":\"" + id + "\",\"data\":" + json_array_text(data) + "}";
   }
-  last = {id, std::move(data)};
+  last = {id, std::move(data), snapshot.generation};
   return out;
 }
 
@@ -476,7 +493,11 @@ json Server::memory_usage() {
     documents.push_back(
         {{"uri", uri}, {"textBytes", document.text.capacity()}, {"snapshotBytes", snapshot}});
   }
+  struct mallinfo2 heap = mallinfo2();
   return {{"residentBytes", resident_bytes()},
+          // malloc's view: what is allocated, and what it keeps free in its arenas
+          {"heapInUseBytes", heap.uordblks + heap.hblkhd},
+          {"heapFreeBytes", heap.fordblks},
           {"engines", analyzer_.engine_count()},
           {"textBytes", text_bytes},
           {"snapshotBytes", snapshot_bytes},
@@ -521,7 +542,12 @@ void Server::did_change(const json& params) {
   int64_t version = version_field != item.end() && version_field->is_number_integer()
                         ? version_field->get<int64_t>()
                         : document.version + 1;
-  std::string text = document.text, error;
+  // A malformed change leaves the text as it was, so several changes are applied to a copy; a
+  // single one (a keystroke) in place: apply_change changes nothing when it fails, and copying
+  // a large document per keystroke would hold the server.
+  std::string error, copy;
+  if (changes.size() > 1) copy = document.text;
+  std::string& text = changes.size() > 1 ? copy : document.text;
   std::vector<frontend::TextEdit> applied(changes.size());
   for (size_t i = 0; i < changes.size(); ++i) {
     if (!apply_change(text, changes[i], features_.encoding, error, &applied[i])) {
@@ -529,7 +555,7 @@ void Server::did_change(const json& params) {
       return;
     }
   }
-  document.text = std::move(text);
+  if (changes.size() > 1) document.text = std::move(copy);
   // Neovim 0.7 sends several changes of one tick under one version: applied in order, as sent.
   if (version <= document.version)
     log(LogLevel::Debug, "didChange did not increase the version of " + uri);
@@ -546,6 +572,7 @@ void Server::did_close(const json& params) {
   std::lock_guard lock(mutex_);
   if (documents_.erase(uri) == 0) return;
   analyzer_.forget(uri);
+  release_free_memory();
   {
     std::lock_guard tokens_lock(tokens_mutex_);
     last_tokens_.erase(uri);
@@ -601,7 +628,11 @@ void Server::handle_document_request(const Incoming& in, const DocumentRequest& 
 void Server::answer(const json& id, const std::string& method, const json& params,
                     const Snapshot& snapshot) {
   try {
-    send(make_response(id, document_requests_.at(method).handler(snapshot, params)));
+    const DocumentRequest& request = document_requests_.at(method);
+    if (request.text_handler)
+      out_.write(response_text(id, request.text_handler(snapshot, params)));
+    else
+      send(make_response(id, request.handler(snapshot, params)));
   } catch (const RequestError& e) {
     send(make_error(id, e.code, e.message));
   } catch (const json::exception& e) {
@@ -627,6 +658,14 @@ void Server::start_worker() {
   };
   worker_running_ = pthread_create(&worker_, &attributes, trampoline, this) == 0;
   pthread_attr_destroy(&attributes);
+}
+
+void Server::request_stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
 }
 
 void Server::stop_worker() {
@@ -685,12 +724,19 @@ void Server::worker_loop() {
 
     lock.unlock();
     std::string failure;
-    auto snapshot = analyzer_.analyze(uri, version, generation, std::move(text), edits, &failure);
+    size_t bytes = text.size();
+    bool too_large = bytes > options_.max_analysed_bytes && beyond_limit(text);
+    auto snapshot =
+        too_large ? analyzer_.unanalysed(uri, version, generation, std::move(text))
+                  : analyzer_.analyze(uri, version, generation, std::move(text), edits, &failure);
     if (!failure.empty()) log(LogLevel::Error, "analysis of " + uri + " failed: " + failure);
     lock.lock();
 
+    if (stop_) break;  // shut down meanwhile: nothing more is published
     auto it = documents_.find(uri);
     if (it == documents_.end() || it->second.generation != generation) continue;  // superseded
+    if (too_large && !it->second.told_too_large) tell_too_large(uri, bytes);
+    it->second.told_too_large = too_large;
     it->second.snapshot = snapshot;
     publish_locked(uri, it->second, *snapshot);
     std::vector<Deferred> ready;
@@ -709,10 +755,38 @@ void Server::worker_loop() {
         answer(d.id, d.method, d.params, *snapshot);
     }
     drained_.notify_all();
-    if (analyzer_.needs_spare(uri))
-      analyzer_.prepare_spare(uri, generation, snapshot->file->text());
+    if (analyzer_.needs_spare(uri)) {
+      analyzer_.prepare_spare(*snapshot);
+      release_free_memory();
+    }
     lock.lock();
   }
+}
+
+// What an analysis costs grows with the tokens, not the indentation: a file nested thousands of
+// levels deep is mostly spaces. So the limit counts the text other than blanks (only for a file
+// whose size is past it, so typing in others costs nothing).
+bool Server::beyond_limit(const std::string& text) const {
+  size_t blank = 0;
+  for (char c : text) blank += c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  return text.size() - blank > options_.max_analysed_bytes;
+}
+
+void Server::tell_too_large(const std::string& uri, size_t bytes) {
+  auto mib = [](size_t n) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", double(n) / (1024 * 1024));
+    return std::string(text);
+  };
+  send(make_notification(
+      "window/showMessage",
+      {{"type", 3},
+       {"message", uri.substr(uri.find_last_of('/') + 1) + " is " + mib(bytes) +
+                       ": past raxc lsp's limit of " + mib(options_.max_analysed_bytes) +
+                       " (blanks not counted)" +
+                       " it is highlighted but not analysed (no diagnostics, hover or "
+                       "navigation; `raxc check` analyses it; --max-analysed-mib raises the "
+                       "limit)."}}));
 }
 
 // Requests asked against an older text than `snapshot`'s: their positions follow the edits
@@ -735,8 +809,32 @@ std::vector<bool> Server::follow_edits_locked(const Document& document, const Sn
 
 // ---------------------------------------------------------------------------- stdio
 
+namespace {
+
+// The raxc executable links LLVM for its backend; the language server never runs it. Loading
+// libLLVM runs its static constructors, scattered over its code, and the kernel maps the pages
+// around each one: about 40 MiB of resident code the server does not use. Those pages are
+// read-only views of the library file, so dropping them loses nothing (one that is ever
+// executed again is read back from the page cache). Writable and read-only data mappings are
+// left alone: relocated data must stay.
+void release_unused_library_code() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("libLLVM") == std::string::npos) continue;
+    unsigned long begin = 0, end = 0;
+    char permissions[5] = {};
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &begin, &end, permissions) != 3) continue;
+    if (std::string_view(permissions) != "r-xp") continue;
+    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  }
+}
+
+}  // namespace
+
 int run_stdio(const ServerOptions& options) {
   signal(SIGPIPE, SIG_IGN);  // a vanished client is an output error, not a signal
+  release_unused_library_code();
   FdSource source(STDIN_FILENO);
   MessageReader reader(source);
   MessageWriter writer(fd_sink(STDOUT_FILENO));

@@ -49,6 +49,10 @@ struct ServerOptions {
   LogLevel log_level = LogLevel::Info;
   // codeDescription.href template, "{code}" replaced by the diagnostic's code.
   std::string diagnostic_url = default_diagnostic_url();
+  // A larger document (blanks not counted) is not analysed: its syntax tree and IR would take
+  // about 70 times its size in memory and seconds per change. It is highlighted from a lexical scan
+  // (no diagnostics, hover or navigation), and the person is told once.
+  size_t max_analysed_bytes = size_t(8) << 20;
 };
 
 class Server {
@@ -72,6 +76,9 @@ class Server {
   enum class State { Uninitialized, Running, ShutDown, Exited };
   using Clock = std::chrono::steady_clock;
   using Handler = std::function<json(const Snapshot&, const json& params)>;
+  // A handler that writes its result as JSON text itself (semantic tokens: building a json
+  // value of hundreds of thousands of numbers costs more than computing them).
+  using TextHandler = std::function<std::string(const Snapshot&, const json& params)>;
 
   struct Document {
     int64_t version = 0;
@@ -80,12 +87,14 @@ class Server {
     Clock::time_point changed;
     bool dirty = false;  // text newer than the last analysis started
     bool published_nonempty = false;
+    bool told_too_large = false;  // the person was told it is past max_analysed_bytes
     std::shared_ptr<const Snapshot> snapshot;
     EditLog edits;  // the recent edits, so a stale Engine catches up incrementally
   };
   struct DocumentRequest {
     Handler handler;
     bool needs_fresh = false;  // must be answered from the current text's Snapshot
+    TextHandler text_handler;  // used instead of `handler` when set
   };
   struct Deferred {
     json id;
@@ -112,7 +121,8 @@ class Server {
   TypingContext typing_context(const json& params);
   json complete(const json& params);
   json signature_help_at(const json& params);
-  json full_tokens(const Snapshot& snapshot, const json& params, const std::string* previous_id);
+  std::string full_tokens(const Snapshot& snapshot, const json& params,
+                          const std::string* previous_id);
   json workspace_symbols(const json& params);
   void handle_document_request(const Incoming& in, const DocumentRequest& request);
   void answer(const json& id, const std::string& method, const json& params,
@@ -129,7 +139,11 @@ class Server {
   // Requires mutex_. Pushes the snapshot's diagnostics, unless the client pulls them.
   void publish_locked(const std::string& uri, Document& document, const Snapshot& snapshot);
 
+  // Whether `text` is past max_analysed_bytes, blanks not counted; window/showMessage if so.
+  bool beyond_limit(const std::string& text) const;
+  void tell_too_large(const std::string& uri, size_t bytes);
   void start_worker();
+  void request_stop();  // the worker ends after what it is doing; stop_worker() joins it
   void stop_worker();
   void drain_deferred();
   void worker_loop();
@@ -148,10 +162,12 @@ class Server {
   std::string trace_ = "off";
   bool push_diagnostics_ = true;  // false when the client declared pull diagnostics
 
-  // The last semantic tokens sent per document, for delta requests.
+  // The last semantic tokens sent per document, for delta requests, and to answer another
+  // request for the same text without computing them again.
   struct TokensResult {
     std::string id;
     std::vector<uint32_t> data;
+    uint64_t generation = 0;  // of the snapshot `data` was computed from (one per generation)
   };
   std::mutex tokens_mutex_;
   std::map<std::string, TokensResult> last_tokens_;

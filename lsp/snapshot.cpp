@@ -119,21 +119,36 @@ std::shared_ptr<const Snapshot> Analyzer::analyze(const std::string& uri, int64_
   return snapshot;
 }
 
+std::shared_ptr<const Snapshot> Analyzer::unanalysed(const std::string& uri, int64_t version,
+                                                     uint64_t generation, std::string text) {
+  forget(uri);
+  auto snapshot = std::make_shared<Snapshot>();
+  snapshot->uri = uri;
+  snapshot->version = version;
+  snapshot->generation = generation;
+  snapshot->file = std::make_unique<SourceFile>(uri, std::move(text));
+  return snapshot;
+}
+
 bool Analyzer::needs_spare(const std::string& uri) const {
   std::lock_guard lock(mutex_);
   auto it = pools_.find(uri);
   return it != pools_.end() && it->second.size() == 1;
 }
 
-void Analyzer::prepare_spare(const std::string& uri, uint64_t generation, const std::string& text) {
+void Analyzer::prepare_spare(const Snapshot& from) {
+  if (!from.engine) return;
+  const std::string& uri = from.uri;
   auto pooled = std::make_shared<Pooled>();
   pooled->engine = std::make_shared<analysis::Engine>();
   try {
-    pooled->engine->open(uri, text);
+    // Reads the snapshot's Engine (its text and tree), as the snapshot's queries do; the
+    // Engine's const queries change nothing in them, so no lock is needed.
+    if (!pooled->engine->open_like(uri, *from.engine)) return;
   } catch (const std::exception&) {
     return;  // the next analysis opens one itself
   }
-  pooled->generation = generation;
+  pooled->generation = from.generation;
   std::lock_guard lock(mutex_);
   auto it = pools_.find(uri);
   if (it != pools_.end() && it->second.size() < kMaxEnginesPerDocument)

@@ -64,12 +64,17 @@ class Analyzer {
   std::shared_ptr<const Snapshot> analyze(const std::string& uri, int64_t version,
                                           uint64_t generation, std::string text,
                                           const EditLog& edits, std::string* failure);
+  // A snapshot of `text` without analysis (a document past the server's size limit): no Engine,
+  // no diagnostics; the document's Engines are dropped.
+  std::shared_ptr<const Snapshot> unanalysed(const std::string& uri, int64_t version,
+                                             uint64_t generation, std::string text);
   void forget(const std::string& uri);  // the document was closed
   // The first edit after opening would find the only Engine held by the Snapshot and have to
   // analyse the whole document in a new one; the server prepares that spare Engine while the
-  // document is quiet.
+  // document is quiet, from the snapshot's Engine, whose syntax tree it shares (the tree is most
+  // of an Engine's memory).
   bool needs_spare(const std::string& uri) const;
-  void prepare_spare(const std::string& uri, uint64_t generation, const std::string& text);
+  void prepare_spare(const Snapshot& from);
   size_t engine_count() const;
 
  private:

@@ -3,7 +3,7 @@
 //   * full check (Engine::open + diagnostics: parse, syntax check, lowering, normalize,
 //     well-formedness, inference), and its ratio to the raw parse (target <= 3x),
 //   * incremental re-check after a one-character edit inside one Relax function (time, and how
-//     many definitions were re-lowered / functions re-analysed; target < 5 ms).
+//     many definitions were re-lowered / functions re-analysed; target < 2 ms).
 // Best of N runs (noise on a shared machine only ever adds time).
 //
 //   analysis_bench FILE [--runs N]
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
   std::printf("%-44s %8.2f ms %10s %s\n", "one-char edit: update (re-parse, re-check)",
               update_best * 1e3, "", "");
   std::printf("%-44s %8.2f ms %10s %s\n", "one-char edit: + diagnostics query",
-              (update_best + query_best) * 1e3, "", "< 5 ms");
+              (update_best + query_best) * 1e3, "", "< 2 ms");
   std::printf(
       "\nafter the edit: %zu of %zu definitions re-lowered, %zu of %zu functions "
       "re-analysed%s\n",

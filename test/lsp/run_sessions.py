@@ -1456,6 +1456,83 @@ def a_document_reopened_after_close_is_answered_as_new(s):
     assert s.finish() == 0
 
 
+@test
+@server_args("--debounce-ms", "40", "--max-analysed-mib", "0.01")
+def a_document_past_the_size_limit_is_highlighted_not_analysed(s):
+    """Past --max-analysed-mib a document is not analysed (its tree and IR would take tens of
+    times its size): it is highlighted from the text, the person is told once, and the other
+    documents are served as usual."""
+    s.initialize()
+    big, small = "file:///t/big.rx", "file:///t/small.rx"
+    padding = "".join("# line %d of a long comment\n" % i for i in range(600))
+    big_text = padding + BROKEN  # an error that an analysis would report
+    assert len(big_text) > 0.01 * 1024 * 1024
+    s.open(big, big_text)
+    told = s.wait(lambda m: m.get("method") == "window/showMessage", what="the size message")
+    assert told["params"]["type"] == 3 and "not analysed" in told["params"]["message"], told
+    assert "big.rx" in told["params"]["message"], told
+    assert s.diagnostics(big, 1)["diagnostics"] == []
+    s.open(small, BROKEN)
+    assert s.diagnostics(small, 1)["diagnostics"], "the small document is analysed"
+    line = padding.count("\n") + 2  # `@I.ir_module`
+    # Tokens by range only (the viewport): all of a huge file's would hold the server.
+    tokens = s.result("textDocument/semanticTokens/full", {"textDocument": {"uri": big}})["data"]
+    assert tokens == []
+    legend = s.initialized_result["capabilities"]["semanticTokensProvider"]["legend"]
+    ranged = s.result("textDocument/semanticTokens/range", {
+        "textDocument": {"uri": big},
+        "range": {"start": {"line": line, "character": 0}, "end": {"line": line + 2, "character": 0}}})
+    decoded = decode_tokens(ranged["data"], legend, big_text)
+    assert [t[2:4] for t in decoded] == [("I", "namespace"), ("ir_module", "decorator")], decoded
+    assert s.result("textDocument/hover", at(big, {"line": line + 6, "character": 12})) is None
+    # Typing in it: no new message, still no analysis.
+    s.change(big, 2, [change_range(0, 0, 0, 0, "#")])
+    assert s.diagnostics(big, 2)["diagnostics"] == []
+    assert s.finish() == 0
+    assert sum(m.get("method") == "window/showMessage" for m in s.seen) == 1
+
+
+@test
+@server_args("--debounce-ms", "0")
+def nothing_is_published_after_the_shutdown_answer(s):
+    """`shutdown` is answered without waiting for an analysis under way; that analysis then
+    publishes nothing."""
+    s.initialize()
+    uri = "file:///t/large.rx"
+    body = "".join(VALID.split("class Module:\n", 1)[1].replace("def main", "def f%d" % i)
+                   for i in range(400))
+    s.open(uri, VALID.split("class Module:\n", 1)[0] + "class Module:\n" + body)
+    shutdown = s.request_async("shutdown")
+    assert s.response(shutdown)["result"] is None
+    answered = len(s.seen)
+    s.notify("exit")
+    assert s.wait_exit() == 0
+    while True:
+        try:
+            message = s.inbox.get(timeout=1)
+        except queue.Empty:
+            break
+        if message is None:
+            break
+        s.seen.append(message)
+    late = [m for m in s.seen[answered:] if m.get("method") == "textDocument/publishDiagnostics"
+            and m["params"]["diagnostics"]]
+    assert not late, late
+
+
+@test
+def semantic_tokens_asked_twice_are_the_same(s):
+    uri, _ = nav_session(s)
+    first = s.result("textDocument/semanticTokens/full", {"textDocument": {"uri": uri}})
+    again = s.result("textDocument/semanticTokens/full", {"textDocument": {"uri": uri}})
+    assert first["data"] and again["data"] == first["data"]
+    assert again["resultId"] != first["resultId"]
+    delta = s.result("textDocument/semanticTokens/full/delta",
+                     {"textDocument": {"uri": uri}, "previousResultId": again["resultId"]})
+    assert delta["edits"] == [], delta
+    assert s.finish() == 0
+
+
 # ------------------------------------------------------------------------------------ main
 
 def main():

@@ -1,7 +1,9 @@
 // LSP positions <-> byte offsets in UTF-16 and UTF-8, clamping, incremental edits, and request
 // positions pinned through later edits.
 #include <catch2/catch.hpp>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "lsp/pinned_positions.h"
 #include "lsp/position.h"
@@ -120,5 +122,40 @@ TEST_CASE("pinned positions follow edits and go stale when their text is replace
     CHECK_FALSE(pins.follow({{3, 6, ""}}));
     lsp::PinnedPositions at_start(params, before, lsp::PositionEncoding::Utf16);
     CHECK_FALSE(at_start.follow({{4, 5, "q"}}));
+  }
+}
+
+TEST_CASE("a change's range converts on its lines alone as on the whole text", "[lsp]") {
+  // parse_range_in builds a line map of the lines the range touches only (a keystroke in a large
+  // document); it must give parse_range's offsets everywhere: past line ends and the end of the
+  // file, in CRLF text, after a byte order mark, next to multi-byte and astral characters, and
+  // at a line starting with U+FEFF.
+  const std::vector<std::string> texts = {
+      "",
+      "x",
+      "x\n",
+      "\n\n",
+      "a = 1\r\nbé = 𝔘\r\n\r\nend",
+      "\xEF\xBB\xBFx = 1\ny\n",
+      "first\n\xEF\xBB\xBFsecond 𝔘\nthird",
+      "no newline at the end 𝔘é",
+  };
+  std::mt19937 random(7);
+  for (const std::string& text : texts) {
+    SourceFile file("", text);
+    for (int i = 0; i < 400; ++i) {
+      uint32_t lines = file.line_count() + 2;
+      json range = {{"start", {{"line", random() % lines}, {"character", random() % 12}}},
+                    {"end", {{"line", random() % lines}, {"character", random() % 12}}}};
+      for (PositionEncoding encoding : {PositionEncoding::Utf16, PositionEncoding::Utf8}) {
+        INFO(text << " " << range.dump());
+        auto whole = parse_range(file, range, encoding);
+        auto window = parse_range_in(text, range, encoding);
+        REQUIRE(whole.has_value());
+        REQUIRE(window.has_value());
+        CHECK(window->begin == whole->begin);
+        CHECK(window->end == whole->end);
+      }
+    }
   }
 }
