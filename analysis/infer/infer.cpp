@@ -359,7 +359,7 @@ class Inferer {
     if (device_hints_ == nullptr) return s;
     auto it = device_hints_->find(v);
     const auto* t = ir::dyn_cast<ir::TensorSInfo>(s);
-    if (it == device_hints_->end() || t == nullptr || t->vdevice != nullptr) return s;
+    if (it == device_hints_->end() || t == nullptr || t->vdevice != nullptr || t->dist) return s;
     return arena().make<ir::TensorSInfo>(t->shape, t->dtype, it->second, t->ndim, t->span);
   }
 
@@ -820,7 +820,7 @@ class Inferer {
   const StructInfo* with_vdevice_of(const StructInfo* annotation, const StructInfo* value) {
     const auto* t = ir::dyn_cast<ir::TensorSInfo>(annotation);
     const ir::VDevice* device = vdevice_of(value);
-    if (t == nullptr || t->vdevice != nullptr || device == nullptr) return annotation;
+    if (t == nullptr || t->vdevice != nullptr || device == nullptr || t->dist) return annotation;
     return arena().make<ir::TensorSInfo>(t->shape, t->dtype, device, t->ndim, t->span);
   }
 
