@@ -90,20 +90,21 @@ const ir::StructInfo* infer_redistribute_replica_to_shard(InferContext& ctx) {
     return x->is_distributed() ? ir::unknown_sinfo()
                                : rank_only(ctx, x->ndim, x->dtype, x->vdevice);
   }
-  std::optional<int> axis;
+  int axis = -1;  // normalized; -1 when unknown or rejected
   if (x->ndim >= 0 && axis_attr)
-    axis = normalize_axis(ctx, *axis_attr, x->ndim, param_span(ctx, param(ctx, "axis")));
+    axis =
+        normalize_axis(ctx, *axis_attr, x->ndim, param_span(ctx, param(ctx, "axis"))).value_or(-1);
   auto dims = v_dims(*x);
-  if (axis && dims) {
-    if (auto size = ctx.analyzer.as_int((*dims)[size_t(*axis)]); size && *size % *workers != 0) {
+  if (axis >= 0 && dims) {
+    if (auto size = ctx.analyzer.as_int((*dims)[size_t(axis)]); size && *size % *workers != 0) {
       ctx.report(
           diag::OperatorInvalidAttribute{.op = op_text(ctx),
                                          .attribute = "num_workers",
-                                         .reason = "axis " + std::to_string(*axis) + " of size " +
+                                         .reason = "axis " + std::to_string(axis) + " of size " +
                                                    std::to_string(*size) + " is not divisible by " +
                                                    std::to_string(*workers)},
           param_span(ctx, param(ctx, "num_workers")));
-      axis.reset();
+      axis = -1;
     }
   }
   if (x->is_distributed()) {
@@ -113,12 +114,12 @@ const ir::StructInfo* infer_redistribute_replica_to_shard(InferContext& ctx) {
                  ctx.arg_span(0));
       return ir::unknown_sinfo();
     }
-    if (!axis) return ir::unknown_sinfo();
-    return distributed(ctx, *x, ir::Distribution{from.mesh, ir::Placement{*axis}});
+    if (axis < 0) return ir::unknown_sinfo();
+    return distributed(ctx, *x, ir::Distribution{from.mesh, ir::Placement(1, axis)});
   }
-  if (!axis || !dims) return rank_only(ctx, x->ndim, x->dtype, x->vdevice);
+  if (axis < 0 || !dims) return rank_only(ctx, x->ndim, x->dtype, x->vdevice);
   Dims out = *dims;
-  out[size_t(*axis)] = ctx.analyzer.floordiv(out[size_t(*axis)], ctx.analyzer.make_int(*workers));
+  out[size_t(axis)] = ctx.analyzer.floordiv(out[size_t(axis)], ctx.analyzer.make_int(*workers));
   return make_tensor(ctx, std::move(out), x->dtype, x->vdevice);
 }
 
