@@ -310,7 +310,7 @@ std::string Printer::global_info_list(const std::string& key, const AttrValue& v
     const DeviceMesh* mesh =
         text && *text == "device_mesh" ? module_.find_mesh(key, int64_t(i)) : nullptr;
     if (mesh)
-      list += device_mesh_call(*mesh);
+      list += device_mesh_call(*mesh, true);
     else if (text && *text == "dummy_global_info")
       list += I("dummy_global_info") + "()";
     else

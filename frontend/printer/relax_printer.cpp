@@ -191,7 +191,8 @@ Lines Printer::relax_function(const Function* f, const std::string& name, bool t
   std::vector<std::string> keywords;
   if (!f->is_pure) keywords.push_back("pure=False");
   if (top_level && f->is_private) keywords.push_back("private=True");
-  std::string decorator = "@" + R("function") + (keywords.empty() ? "" : "(" + join(keywords) + ")");
+  std::string decorator =
+      "@" + R("function") + (keywords.empty() ? "" : "(" + join(keywords) + ")");
   Lines body = seq_expr(f->body, nullptr, "");
 
   Lines out;
@@ -276,7 +277,8 @@ void Printer::binding(const Binding* b, Lines& out, std::vector<std::string>* ou
     std::string value = expr(b->value).text;
     std::string target = sinfo(b->match_cast);
     std::string lhs = define();
-    out.add(0, lhs + ": " + annotation + " = " + R("match_cast") + "(" + value + ", " + target + ")");
+    out.add(0,
+            lhs + ": " + annotation + " = " + R("match_cast") + "(" + value + ", " + target + ")");
   } else if (auto i = dyn_cast<If>(b->value)) {
     std::string annotation = binding_annotation(b);
     std::string lhs = define();
@@ -371,7 +373,8 @@ Doc Printer::expr(const Expr* e) {
     }
     case ExprKind::PrimValue:
       return {R("prim_value") + "(" + prim(cast<PrimValue>(e)->value).text + ")"};
-    case ExprKind::StringImm: return {R("str") + "(" + quote_string(cast<StringImm>(e)->value) + ")"};
+    case ExprKind::StringImm:
+      return {R("str") + "(" + quote_string(cast<StringImm>(e)->value) + ")"};
     case ExprKind::DataTypeImm:
       return {R("dtype") + "(" + quote_string(cast<DataTypeImm>(e)->value.str()) + ")"};
     case ExprKind::ShapeExpr: {
@@ -437,7 +440,8 @@ std::optional<Doc> Printer::call_tir_family(const Call* c, const std::string& op
       kwargs.emplace_back("te_grad_name", attr_value(*name).text);
     if (const AttrValue* grad_kwargs = c->attrs.find("te_grad_kwargs")) {
       auto dict = grad_kwargs->get_if<AttrValue::Dict>();
-      if (!dict || !dict->empty()) kwargs.emplace_back("te_grad_kwargs", attr_value(*grad_kwargs).text);
+      if (!dict || !dict->empty())
+        kwargs.emplace_back("te_grad_kwargs", attr_value(*grad_kwargs).text);
     }
     return Doc{R("call_tir_with_grad") + call_args(args, kwargs)};
   }
@@ -538,18 +542,20 @@ std::string Printer::dtensor_sinfo(const TensorSInfo* t) {
   return R("DTensor") + call_args(args, kwargs);
 }
 
-// A declared mesh by its name ("mesh[0]"), an inline one as the R.device_mesh(...) call.
+// A declared mesh by its name ("mesh[0]"), an inline one as the R.device_mesh(...) call, whose
+// range TVM prints T.Range outside the global infos.
 std::string Printer::device_mesh(const DeviceMesh& mesh) {
   if (!mesh.global_info_key.empty()) return quote_string(ir::mesh_reference_text(mesh));
-  return device_mesh_call(mesh);
+  return device_mesh_call(mesh, false);
 }
 
-std::string Printer::device_mesh_call(const DeviceMesh& mesh) {
+std::string Printer::device_mesh_call(const DeviceMesh& mesh, bool in_global_infos) {
   std::vector<std::string> dims;
   for (int64_t d : mesh.shape) dims.push_back(std::to_string(d));
   std::string devices;
   if (mesh.device_range) {
-    devices = I("Range") + "(" + std::to_string(mesh.device_range->first) + ", " +
+    devices = (in_global_infos ? I("Range") : T("Range")) + "(" +
+              std::to_string(mesh.device_range->first) + ", " +
               std::to_string(mesh.device_range->second) + ")";
   } else {
     std::vector<std::string> ids;
@@ -614,7 +620,8 @@ std::string Printer::sinfo(const StructInfo* s) {
         std::vector<std::pair<std::string, std::string>> kwargs;
         if (f->ret && !isa<ObjectSInfo>(f->ret)) kwargs.emplace_back("ret", ret);
         if (f->purity) kwargs.emplace_back("purity", "True");
-        if (!f->derive_func.empty()) kwargs.emplace_back("derive_func", quote_string(f->derive_func));
+        if (!f->derive_func.empty())
+          kwargs.emplace_back("derive_func", quote_string(f->derive_func));
         if (kwargs.empty()) return R("Callable");
         return R("Callable") + call_args({}, kwargs);
       }

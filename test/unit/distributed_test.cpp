@@ -113,3 +113,63 @@ TEST_CASE("distributed: a DTensor is its own kind for every relation", "[distrib
   CHECK(analysis::unify(az, p[0], p[3])->kind == ir::SInfoKind::Object);
   CHECK(ir::as_dtensor(analysis::unify(az, p[0], p[1])) != nullptr);
 }
+
+// TVM's printer output (test_distributed_tvmscript_printer.py, test_module and test_func; the
+// PrimFunc's attribute and literal left out, their spelling is not this test's) prints back
+// unchanged: the meshes of the global infos with I.Range, a declared mesh by its name, an inline
+// one with T.Range, and a call_tir of DTensors as R.dist.call_tir.
+TEST_CASE("distributed: TVM's printed programs print back unchanged", "[distributed]") {
+  const std::string module_text = R"(# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_attrs({"device_num": 10})
+    I.module_global_infos({"mesh": [R.device_mesh((2, 2), I.Range(0, 4)), R.device_mesh((1,), I.Range(4, 5))]})
+    @T.prim_func
+    def tir_func(x: T.Buffer((T.int64(128), T.int64(128)), "float32"), y: T.Buffer((T.int64(128), T.int64(128)), "float32")):
+        # with T.block("root"):
+        for i, j in T.grid(T.int64(128), T.int64(128)):
+            with T.block(""):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(x[vi, vj])
+                T.writes(y[vi, vj])
+                y[vi, vj] = x[vi, vj]
+
+    @R.function
+    def foo(x: R.DTensor((128, 128), "float32", "mesh[0]", "S[0], R")) -> R.DTensor((128, 128), "float32", "mesh[0]", "S[0], R"):
+        cls = Module
+        gv0 = R.dist.call_tir(cls.tir_func, (x,), out_sinfo=R.DTensor((128, 128), "float32", "mesh[0]", "S[0], R"))
+        return gv0
+)";
+  const std::string function_text = R"(# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@R.function
+def foo(x: R.DTensor((128, 128), "float32", R.device_mesh((2, 2), T.Range(0, 4)), "S[0], R")) -> R.DTensor((128, 128), "float32", R.device_mesh((2, 2), T.Range(0, 4)), "S[0], R"):
+    return x
+)";
+  for (const std::string& text : {module_text, function_text}) {
+    frontend::ParsedFile file = frontend::parse_file(text);
+    for (const Diagnostic& d : file.diagnostics) INFO(d.message);
+    REQUIRE(file.diagnostics.empty());
+    std::string printed = printer::print_module(*file.module);
+    // The printer leaves out the source's comment lines unless given them; compare the code.
+    auto code = [](const std::string& s) {
+      std::string out, line;
+      for (char c : s + "\n") {
+        if (c != '\n') {
+          line += c;
+          continue;
+        }
+        if (line.find_first_not_of(' ') != std::string::npos &&
+            line[line.find_first_not_of(' ')] != '#')
+          out += line + "\n";
+        line.clear();
+      }
+      return out;
+    };
+    CHECK(code(printed) == code(text));
+  }
+}
