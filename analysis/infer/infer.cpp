@@ -440,6 +440,7 @@ class Inferer {
 
   // Rule 3. Metadata constants carry no data here: their StructInfo is unknown.
   const StructInfo* infer_constant(const ir::Constant& c) {
+    if (c.dtensor) return c.dtensor;  // R.dist.const: the DTensor it is given
     if (c.metadata) {
       report(make_diagnostic(diag::MetadataConstantUnknownSInfo{}, c.span));
       return arena().make<ir::TensorSInfo>(nullptr, ir::DataType::Void(), nullptr, -1);

@@ -870,6 +870,7 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
   if (path == "dist.call_tir") return lower_call_tir(node, "call_tir");
   if (path == "dist.annotate_sharding" || path == "dist.redistribute")
     return lower_distribution_op(node, path);
+  if (path == "dist.const") return lower_dist_const(node);
   if (path == "call_packed" || path == "call_pure_packed" || path == "call_inplace_packed")
     return lower_packed(node, path);
   if (path == "print") return lower_print(node, false);
@@ -1421,6 +1422,34 @@ const ir::Expr* FunctionLowerer::lower_distribution_op(TSNode node, const std::s
   return make<ir::Call>(make<ir::Op>("relax." + path, callee_span),
                         std::vector<const ir::Expr*>{input}, std::vector<const ir::StructInfo*>{},
                         std::move(attrs), span(node));
+}
+
+// R.dist.const(value, struct_info): a constant whose StructInfo is the DTensor given; its value
+// takes the DTensor's dtype, as TVM converts it.
+const ir::Expr* FunctionLowerer::lower_dist_const(TSNode node) {
+  CallArgs args = split_args(node);
+  std::unordered_map<std::string, TSNode> p;
+  if (!bind_params(node, args, {"value", "struct_info"}, p, "R.dist.const")) return nullptr;
+  for (const char* required : {"value", "struct_info"}) {
+    if (p.count(required)) continue;
+    error(diag::BuiltinArgumentMissing{.callee = "R.dist.const", .argument = required}, span(node));
+    return nullptr;
+  }
+  const ir::StructInfo* sinfo = lower_sinfo(p["struct_info"], SInfoMode::Body);
+  if (!sinfo) return nullptr;
+  const ir::TensorSInfo* dtensor = ir::as_dtensor(sinfo);
+  if (!dtensor) {
+    error(diag::DistConstNeedsDTensor{.struct_info = text(p["struct_info"])},
+          span(p["struct_info"]));
+    return nullptr;
+  }
+  std::optional<DataType> dtype;
+  if (!dtensor->dtype.is_void()) dtype = dtensor->dtype;
+  const ir::Expr* value = lower_const_value(p["value"], dtype, span(node));
+  if (!value) return nullptr;
+  auto* constant = const_cast<ir::Constant*>(ir::cast<ir::Constant>(value));  // made just now
+  constant->dtensor = dtensor;
+  return constant;
 }
 
 }  // namespace raxc::lower

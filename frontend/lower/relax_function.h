@@ -220,6 +220,7 @@ class FunctionLowerer {
   const ir::StructInfo* lower_dtensor_sinfo(TSNode node, TSNode args, SInfoMode mode);
   // R.dist.annotate_sharding / R.dist.redistribute (device mesh and placement attributes).
   const ir::Expr* lower_distribution_op(TSNode node, const std::string& path);
+  const ir::Expr* lower_dist_const(TSNode node);
   const ir::StructInfo* lower_shape_sinfo(TSNode node, TSNode args, SInfoMode mode);
   const ir::StructInfo* lower_prim_sinfo(TSNode node, TSNode args, SInfoMode mode);
   const ir::StructInfo* lower_tuple_sinfo(TSNode node, TSNode args, SInfoMode mode);

@@ -351,6 +351,7 @@ Doc Printer::constant(const Constant* c) {
   // table, which plain text cannot carry; raxc writes every decodable constant inline, as a
   // (nested) list for n-d tensors, which TVM's parser also reads.
   if (auto literal = constant_literal(c)) {
+    if (c->dtensor) return {R("dist.const") + "(" + *literal + ", " + sinfo(c->dtensor) + ")"};
     return {R("const") + "(" + *literal + ", " + quote_string(c->dtype.str()) + ")"};
   }
   uses_metadata_ = true;
