@@ -40,9 +40,8 @@ std::optional<std::pair<int64_t, int64_t>> device_range(LowerContext& ctx, TSNod
     return std::nullopt;
   std::vector<TSNode> args = ctx.cst.named_children(ctx.cst.field(node, Field::arguments));
   if (args.size() != 2) return std::nullopt;
-  TSNode pair = args[0];  // reuse the integer-list reader on (begin, end)
   std::vector<int64_t> bounds;
-  for (TSNode a : {pair, args[1]}) {
+  for (TSNode a : args) {
     if (!ctx.cst.is(a, Kind::integer)) return std::nullopt;
     std::optional<IntLiteral> v = parse_int_literal(ctx.cst.text(a));
     if (!v || v->overflow || v->magnitude > uint64_t(INT32_MAX)) return std::nullopt;
