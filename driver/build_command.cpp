@@ -95,6 +95,7 @@ int run_build(const BuildOptions& options) {
   analysis::Engine engine;
   if (!check_cleanly(engine, file, options.diagnostics)) return kExitErrors;
   const frontend::Document& doc = *engine.document(options.file);
+  if (!refuse_distributed(doc.module(), file, options.diagnostics)) return kExitErrors;
   std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
   // Chains of element-wise kernels run as one loop (backend/fuse), written or legalized ones.
   size_t fused = lowered ? backend::fuse_elementwise(*lowered).fused_calls : 0;

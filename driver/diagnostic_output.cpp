@@ -62,4 +62,31 @@ bool check_cleanly(analysis::Engine& engine, const SourceFile& file,
   return false;
 }
 
+namespace {
+// Where the module first uses distributed Relax: a declared mesh, else a DTensor in a Relax
+// function's signature (a lone function names its meshes inline).
+std::optional<Span> distributed_relax_at(const ir::IRModule& module) {
+  if (!module.device_meshes.empty()) return module.device_meshes.front()->span;
+  for (const ir::GlobalDef& g : module.globals) {
+    const ir::Function* f = g.function();
+    if (!f) continue;
+    for (const ir::Var* p : f->params)
+      if (ir::as_dtensor(p->annotation)) return p->annotation->span;
+    if (ir::as_dtensor(f->ret_struct_info)) return f->ret_struct_info->span;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+bool refuse_distributed(const ir::IRModule& module, const SourceFile& file,
+                        const DiagnosticOutput& output) {
+  std::optional<Span> at = distributed_relax_at(module);
+  if (!at) return true;
+  output.print(
+      file, {make_diagnostic(diag::UnsupportedOnCpu{.what = "distributed Relax (a device mesh of "
+                                                            "several devices, DTensors)"},
+                             *at)});
+  return false;
+}
+
 }  // namespace raxc::driver

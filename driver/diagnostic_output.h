@@ -40,4 +40,10 @@ struct DiagnosticOutput {
 bool check_cleanly(analysis::Engine& engine, const SourceFile& file,
                    const DiagnosticOutput& output);
 
+// A module of distributed Relax (device meshes, DTensors) describes several devices; the backend
+// runs on one CPU. Prints RX5000 at the first mesh or DTensor and returns false for such a
+// module (checked first, as every backend command's input is).
+bool refuse_distributed(const ir::IRModule& module, const SourceFile& file,
+                        const DiagnosticOutput& output);
+
 }  // namespace raxc::driver

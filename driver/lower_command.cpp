@@ -67,6 +67,8 @@ int run_lower(const LowerOptions& options) {
   const SourceFile& file = *loaded.file;
   analysis::Engine engine;
   if (!check_cleanly(engine, file, options.diagnostics)) return kExitErrors;
+  if (!refuse_distributed(engine.document(options.file)->module(), file, options.diagnostics))
+    return kExitErrors;
   std::unique_ptr<backend::LoweredModule> lowered = lower_document(engine, options.file);
   if (options.fuse) backend::fuse_elementwise(*lowered);
   std::string text = print_lowered(*lowered);

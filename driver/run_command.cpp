@@ -199,6 +199,7 @@ int run_run(const RunOptions& options) {
   analysis::Engine engine;
   if (!check_cleanly(engine, file, options.diagnostics)) return kExitErrors;
   const frontend::Document& doc = *engine.document(options.file);
+  if (!refuse_distributed(doc.module(), file, options.diagnostics)) return kExitErrors;
   // Tensor operators run as the TIR their legalization generates (raxc lower shows it); the
   // rewritten functions keep the original variables and spans, so diagnostics still point at
   // the .rx text.

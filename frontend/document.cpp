@@ -404,6 +404,7 @@ struct Document::Impl {
     module.attrs = header->attrs;
     module.global_infos = header->global_infos;
     module.vdevices = header->vdevices;
+    module.device_meshes = header->device_meshes;
     module.has_metadata_def = header->has_metadata_def;
     module.arena = header->arena;
     for (const auto& def : definitions)

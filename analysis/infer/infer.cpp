@@ -359,7 +359,7 @@ class Inferer {
     if (device_hints_ == nullptr) return s;
     auto it = device_hints_->find(v);
     const auto* t = ir::dyn_cast<ir::TensorSInfo>(s);
-    if (it == device_hints_->end() || t == nullptr || t->vdevice != nullptr) return s;
+    if (it == device_hints_->end() || t == nullptr || t->vdevice != nullptr || t->dist) return s;
     return arena().make<ir::TensorSInfo>(t->shape, t->dtype, it->second, t->ndim, t->span);
   }
 
@@ -440,6 +440,7 @@ class Inferer {
 
   // Rule 3. Metadata constants carry no data here: their StructInfo is unknown.
   const StructInfo* infer_constant(const ir::Constant& c) {
+    if (c.dtensor) return c.dtensor;  // R.dist.const: the DTensor it is given
     if (c.metadata) {
       report(make_diagnostic(diag::MetadataConstantUnknownSInfo{}, c.span));
       return arena().make<ir::TensorSInfo>(nullptr, ir::DataType::Void(), nullptr, -1);
@@ -820,7 +821,7 @@ class Inferer {
   const StructInfo* with_vdevice_of(const StructInfo* annotation, const StructInfo* value) {
     const auto* t = ir::dyn_cast<ir::TensorSInfo>(annotation);
     const ir::VDevice* device = vdevice_of(value);
-    if (t == nullptr || t->vdevice != nullptr || device == nullptr) return annotation;
+    if (t == nullptr || t->vdevice != nullptr || device == nullptr || t->dist) return annotation;
     return arena().make<ir::TensorSInfo>(t->shape, t->dtype, device, t->ndim, t->span);
   }
 

@@ -224,6 +224,26 @@ const ir::StructInfo* infer_call_tir(InferContext& ctx) {
   return out;
 }
 
+// R.dist.call_tir_local_view: a call_tir whose PrimFunc already works on each device's shard, so
+// its buffers have the local shapes while out_sinfo gives the global DTensors (TVM's
+// LowerGlobalViewToLocalView writes it); the buffers are not compared with the global shapes.
+const ir::StructInfo* infer_call_tir_local_view(InferContext& ctx) {
+  check_gvar(ctx);
+  check_args_tuple(ctx);
+  check_tir_vars(ctx);
+  const ir::StructInfo* out = out_sinfo(ctx);
+  std::vector<const ir::StructInfo*> outputs{out};
+  if (auto* tuple = ir::dyn_cast<ir::TupleSInfo>(out)) outputs = tuple->fields;
+  for (const ir::StructInfo* o : outputs) {
+    // Anything but a tensor was reported by out_sinfo already.
+    if (ir::as_dtensor(o) || !ir::isa<ir::TensorSInfo>(o)) continue;
+    ctx.report(diag::LocalViewOutputNotDTensor{.op = op_text(ctx), .sinfo = sinfo_text(o)},
+               ctx.call.span);
+    break;
+  }
+  return out;
+}
+
 const ir::StructInfo* infer_call_tir_inplace(InferContext& ctx) {
   const ir::StructInfo* result = infer_call_tir(ctx);
   auto indices = attr_int_list(ctx, "inplace_indices");
@@ -382,6 +402,11 @@ void register_calls(std::vector<OpDef>& table) {
       {{"gvar", K::Other}, {"args", K::Any}, {"tir_vars", K::Shape, true, "None"}}, {},
       infer_call_tir, "calls a PrimFunc in destination-passing style; the result is out_sinfo"));
   table.push_back(
+      make_op("relax.dist.call_tir_local_view", "R.dist.call_tir_local_view",
+              {{"gvar", K::Other}, {"args", K::Any}, {"tir_vars", K::Shape, true, "None"}}, {},
+              infer_call_tir_local_view,
+              "calls a PrimFunc on each device's shard of DTensors; the result is out_sinfo"));
+  table.push_back(
       make_op("relax.call_tir_inplace", "R.call_tir_inplace",
               {{"gvar", K::Other}, {"args", K::Any}, {"tir_vars", K::Shape, true, "None"}},
               {{"inplace_indices", K::IntList}}, infer_call_tir_inplace,
@@ -430,7 +455,8 @@ void register_calls(std::vector<OpDef>& table) {
   // The StructInfo parameters of the written signatures (hover, completion, signature help).
   for (OpDef& op : table) {
     if (op.name == "relax.call_tir" || op.name == "relax.call_tir_inplace" ||
-        op.name == "relax.call_tir_with_grad" || op.name == "relax.call_dps_packed")
+        op.name == "relax.call_tir_with_grad" || op.name == "relax.call_dps_packed" ||
+        op.name == "relax.dist.call_tir_local_view")
       op.struct_info_params = {{"out_sinfo", K::StructInfo}};
     if (op.name == "relax.call_pure_packed" || op.name == "relax.call_inplace_packed" ||
         op.name == "relax.call_builtin_with_ctx" || op.name == "relax.invoke_closure" ||

@@ -29,6 +29,7 @@ void register_image(std::vector<OpDef>& table);
 void register_vision(std::vector<OpDef>& table);
 void register_quantize(std::vector<OpDef>& table);
 void register_ccl(std::vector<OpDef>& table);
+void register_distributed(std::vector<OpDef>& table);
 void register_inspect(std::vector<OpDef>& table);
 
 // The OpDef of the call being inferred (set by infer_call before running the rule).

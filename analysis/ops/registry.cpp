@@ -41,6 +41,7 @@ const Table& table() {
     register_vision(t.ops);
     register_quantize(t.ops);
     register_ccl(t.ops);
+    register_distributed(t.ops);
     language(register_inspect);
     for (size_t i = 0; i < t.ops.size(); ++i) t.by_name.emplace(t.ops[i].name, i);
     return t;
@@ -127,7 +128,9 @@ const ir::StructInfo* with_shape_var_rank(ir::Arena& arena, const ir::StructInfo
     auto* var = ir::dyn_cast<ir::Var>(t->shape);
     auto* sh = var ? ir::dyn_cast<ir::ShapeSInfo>(var->annotation) : nullptr;
     if (!sh || sh->ndim < 0) return s;
-    return arena.make<ir::TensorSInfo>(t->shape, t->dtype, t->vdevice, sh->ndim, t->span);
+    auto* ranked = arena.make<ir::TensorSInfo>(t->shape, t->dtype, t->vdevice, sh->ndim, t->span);
+    ranked->dist = t->dist;
+    return ranked;
   }
   if (auto* tuple = ir::dyn_cast<ir::TupleSInfo>(s)) {
     std::vector<const ir::StructInfo*> fields;
@@ -139,6 +142,71 @@ const ir::StructInfo* with_shape_var_rank(ir::Arena& arena, const ir::StructInfo
     if (changed) return arena.make<ir::TupleSInfo>(std::move(fields), tuple->span);
   }
   return s;
+}
+
+// The tensor operands of a call: its tensor arguments and the tensor fields of tuple arguments.
+std::vector<const ir::TensorSInfo*> tensor_operands(const InferContext& ctx) {
+  std::vector<const ir::TensorSInfo*> tensors;
+  for (const ir::StructInfo* a : ctx.args) {
+    if (auto* t = ir::dyn_cast<ir::TensorSInfo>(a)) tensors.push_back(t);
+    if (auto* tuple = ir::dyn_cast<ir::TupleSInfo>(a))
+      for (const ir::StructInfo* f : tuple->fields)
+        if (auto* t = ir::dyn_cast<ir::TensorSInfo>(f)) tensors.push_back(t);
+  }
+  return tensors;
+}
+
+const ir::StructInfo* without_distribution(ir::Arena& arena, const ir::StructInfo* s) {
+  if (const ir::TensorSInfo* t = ir::as_dtensor(s))
+    return arena.make<ir::TensorSInfo>(t->shape, t->dtype, t->vdevice, t->ndim, t->span);
+  if (auto* tuple = ir::dyn_cast<ir::TupleSInfo>(s)) {
+    std::vector<const ir::StructInfo*> fields;
+    for (const ir::StructInfo* f : tuple->fields) fields.push_back(without_distribution(arena, f));
+    return arena.make<ir::TupleSInfo>(std::move(fields), tuple->span);
+  }
+  return s;
+}
+
+// Both tensors have the same known dims.
+bool same_dims(arith::Analyzer& analyzer, const ir::TensorSInfo& a, const ir::TensorSInfo& b) {
+  auto x = v_dims(a), y = v_dims(b);
+  if (!x || !y || x->size() != y->size()) return false;
+  for (size_t i = 0; i < x->size(); ++i) {
+    auto u = analyzer.as_int((*x)[i]), v = analyzer.as_int((*y)[i]);
+    if ((*x)[i] != (*y)[i] && (!u || !v || *u != *v)) return false;
+  }
+  return true;
+}
+
+// A tensor operator applied to DTensors (TVM's relax.dist inference of each operator). Every
+// tensor operand must then be distributed (RX3132): TVM has no rule for a mix. The tensor part
+// is inferred by the operator's own rule; the distribution carries over when every operand
+// shares it and the result has their shape (element-wise operators). Otherwise where the result
+// lives is TVM's sharding propagation to decide, and raxc leaves it unknown, so an annotation on
+// the binding is what the rest of the function sees. nullopt when no operand is distributed.
+std::optional<const ir::StructInfo*> infer_on_dtensors(const OpDef& def, InferContext& ctx) {
+  std::vector<const ir::TensorSInfo*> tensors = tensor_operands(ctx);
+  const ir::TensorSInfo *dtensor = nullptr, *plain = nullptr;
+  for (const ir::TensorSInfo* t : tensors) (t->is_distributed() ? dtensor : plain) = t;
+  if (dtensor == nullptr) return std::nullopt;
+  if (plain != nullptr) {
+    ctx.report(diag::MixedDistributedOperands{.op = std::string(def.text),
+                                              .dtensor = sinfo_text(dtensor),
+                                              .tensor = sinfo_text(plain)},
+               ctx.call.span);
+    return ir::unknown_sinfo();
+  }
+  for (const ir::StructInfo*& a : ctx.args) a = without_distribution(ctx.arena(), a);
+  const ir::StructInfo* result = def.infer(ctx);
+  auto* t = ir::dyn_cast<ir::TensorSInfo>(result);
+  if (t == nullptr) return ir::unknown_sinfo();
+  for (const ir::TensorSInfo* d : tensors)
+    if (!ir::same_distribution(d->dist, dtensor->dist) || !same_dims(ctx.analyzer, *d, *t))
+      return ir::unknown_sinfo();
+  auto* shared =
+      ctx.arena().make<ir::TensorSInfo>(t->shape, t->dtype, t->vdevice, t->ndim, t->span);
+  shared->dist = dtensor->dist;
+  return shared;
 }
 
 }  // namespace
@@ -164,6 +232,9 @@ const ir::StructInfo* infer_call(const ir::Op& op, InferContext& ctx) {
   }
   for (const ir::StructInfo*& a : ctx.args)
     if (a != nullptr) a = with_shape_var_rank(ctx.arena(), a);
+  // The language's own operators and R.dist.* take DTensors as they are.
+  if (!def->language && !def->name.starts_with("relax.dist."))
+    if (std::optional<const ir::StructInfo*> result = infer_on_dtensors(*def, ctx)) return *result;
   const ir::StructInfo* result = def->infer(ctx);
   return result ? result : ctx.arena().make<ir::ObjectSInfo>();
 }

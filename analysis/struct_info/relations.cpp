@@ -161,8 +161,30 @@ void compare_tensor_shapes(arith::Analyzer& analyzer, const ir::Expr* derived, c
 
 CompatResult check(arith::Analyzer& analyzer, const StructInfo* base, const StructInfo* derived);
 
+// A DTensor is its own kind (TVM's DTensorStructInfo is no TensorStructInfo): never a Tensor, nor
+// the reverse; two DTensors must agree on the mesh and the placement, then on the tensor part.
+void check_distribution(const ir::TensorSInfo& base, const ir::TensorSInfo& derived,
+                        Verdict& verdict) {
+  if (base.is_distributed() != derived.is_distributed()) {
+    verdict.add(Compat::Incompatible,
+                derived.is_distributed() ? "DTensor vs Tensor" : "Tensor vs DTensor");
+    return;
+  }
+  if (!base.is_distributed() || ir::same_distribution(base.dist, derived.dist)) return;
+  if (!ir::same_mesh(base.dist->mesh, derived.dist->mesh))
+    verdict.add(Compat::Incompatible, "device mesh '" +
+                                          ir::mesh_reference_text(*derived.dist->mesh) + "' vs '" +
+                                          ir::mesh_reference_text(*base.dist->mesh) + "'");
+  else
+    verdict.add(Compat::Incompatible, "placement '" + ir::placement_text(derived.dist->placement) +
+                                          "' vs '" + ir::placement_text(base.dist->placement) +
+                                          "'");
+}
+
 void check_tensor(arith::Analyzer& analyzer, const ir::TensorSInfo& base,
                   const ir::TensorSInfo& derived, Verdict& verdict) {
+  check_distribution(base, derived, verdict);
+  if (verdict.failed()) return;
   if (!base.dtype.is_void() && !derived.dtype.is_void() && !(base.dtype == derived.dtype))
     verdict.add(Compat::Incompatible,
                 "dtype " + dtype_text(derived.dtype) + " vs " + dtype_text(base.dtype));
@@ -343,6 +365,7 @@ bool equal(arith::Analyzer& analyzer, const StructInfo* a, const StructInfo* b) 
     case SInfoKind::Tensor: {
       const auto *x = ir::cast<ir::TensorSInfo>(a), *y = ir::cast<ir::TensorSInfo>(b);
       return x->ndim == y->ndim && x->dtype == y->dtype && same_vdevice(x->vdevice, y->vdevice) &&
+             ir::same_distribution(x->dist, y->dist) &&
              (x->shape == nullptr) == (y->shape == nullptr) &&
              shapes_equal(analyzer, x->shape, y->shape);
     }
@@ -397,13 +420,17 @@ const StructInfo* lub_shape(arith::Analyzer& analyzer, const ir::ShapeSInfo* a,
 
 const StructInfo* lub_tensor(arith::Analyzer& analyzer, const ir::TensorSInfo* a,
                              const ir::TensorSInfo* b) {
+  // Distributed differently (or only one distributed): nothing tensor-like is common to both.
+  if (!ir::same_distribution(a->dist, b->dist)) return analyzer.arena().make<ir::ObjectSInfo>();
   int ndim = a->ndim == b->ndim ? a->ndim : -1;
   ir::DataType dtype = a->dtype == b->dtype ? a->dtype : ir::DataType::Void();
   const ir::VDevice* vdevice = same_vdevice(a->vdevice, b->vdevice) ? a->vdevice : nullptr;
   const ir::Expr* shape = nullptr;
   if (ndim >= 0 && shapes_equal(analyzer, a->shape, b->shape)) shape = a->shape;
   if (shape == a->shape && ndim == a->ndim && dtype == a->dtype && vdevice == a->vdevice) return a;
-  return analyzer.arena().make<ir::TensorSInfo>(shape, dtype, vdevice, ndim);
+  auto* lub = analyzer.arena().make<ir::TensorSInfo>(shape, dtype, vdevice, ndim);
+  lub->dist = a->dist;
+  return lub;
 }
 
 const StructInfo* lub_tuple(arith::Analyzer& analyzer, const ir::TupleSInfo* a,
@@ -502,7 +529,9 @@ const StructInfo* erase(arith::Analyzer& analyzer, const StructInfo* s, const Sc
       if (const auto* shape = ir::dyn_cast<ir::ShapeExpr>(t->shape))
         drop = any_out_of_scope(shape->values, scope);
       if (!drop) return s;
-      return arena.make<ir::TensorSInfo>(nullptr, t->dtype, t->vdevice, t->ndim, s->span);
+      auto* erased = arena.make<ir::TensorSInfo>(nullptr, t->dtype, t->vdevice, t->ndim, s->span);
+      erased->dist = t->dist;
+      return erased;
     }
     case SInfoKind::Tuple: {
       const auto* t = ir::cast<ir::TupleSInfo>(s);
@@ -660,7 +689,10 @@ const ir::StructInfo* substitute(arith::Analyzer& analyzer, const ir::StructInfo
       auto values = dims(shape->values, changed);
       if (!changed) return s;
       const auto* new_shape = arena.make<ir::ShapeExpr>(std::move(values), shape->span);
-      return arena.make<ir::TensorSInfo>(new_shape, t->dtype, t->vdevice, t->ndim, s->span);
+      auto* substituted =
+          arena.make<ir::TensorSInfo>(new_shape, t->dtype, t->vdevice, t->ndim, s->span);
+      substituted->dist = t->dist;
+      return substituted;
     }
     case SInfoKind::Tuple: {
       const auto* t = ir::cast<ir::TupleSInfo>(s);

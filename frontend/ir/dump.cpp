@@ -627,6 +627,10 @@ class Dumper {
         n.kids.push_back(labeled("ndim", atom(std::to_string(t->ndim))));
         if (t->vdevice) n.kids.push_back(labeled("vdevice", vdevice_ref(t->vdevice)));
         if (t->shape) n.kids.push_back(labeled("shape", expr(t->shape)));
+        if (t->dist) {
+          n.kids.push_back(labeled("device_mesh", atom(mesh_reference_text(*t->dist->mesh))));
+          n.kids.push_back(labeled("placement", atom(placement_text(t->dist->placement))));
+        }
         return n;
       }
       case SInfoKind::Tuple: {

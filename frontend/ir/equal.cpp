@@ -87,7 +87,7 @@ bool structural_equal(const StructInfo* a, const StructInfo* b) {
     case SInfoKind::Tensor: {
       const auto *x = cast<TensorSInfo>(a), *y = cast<TensorSInfo>(b);
       return x->dtype == y->dtype && x->ndim == y->ndim && x->vdevice == y->vdevice &&
-             shape_equal(x->shape, y->shape);
+             same_distribution(x->dist, y->dist) && shape_equal(x->shape, y->shape);
     }
     case SInfoKind::Tuple:
       return all_equal(cast<TupleSInfo>(a)->fields, cast<TupleSInfo>(b)->fields);

@@ -52,6 +52,9 @@ struct Constant : Expr {
   std::vector<int64_t> shape;   // empty: rank 0
   std::vector<uint8_t> data;    // row-major, dtype layout (little endian); empty if unknown
   std::optional<MetadataRef> metadata;
+  // R.dist.const(value, R.DTensor(...)): the DTensor StructInfo the constant is given (TVM takes
+  // it as written); null for every other constant.
+  const StructInfo* dtensor = nullptr;
   Constant(DataType dtype, std::vector<int64_t> shape, std::vector<uint8_t> data,
            std::optional<MetadataRef> metadata, Span span = {})
       : Expr(ExprKind::Constant, span),

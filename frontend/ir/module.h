@@ -46,9 +46,18 @@ struct IRModule {
   // I.module_global_infos: every key as written; "vdevice" is also decoded into `vdevices`.
   Attrs global_infos;
   std::vector<const VDevice*> vdevices;
+  // Every R.device_mesh(...) of the global infos, under any key ("mesh" by convention).
+  std::vector<const DeviceMesh*> device_meshes;
   bool has_metadata_def = false;  // metadata = tvm.ir.load_json(...) was present
   std::vector<GlobalDef> globals;  // in source order
   std::shared_ptr<Arena> arena = std::make_shared<Arena>();  // module-level nodes, GlobalVars
+
+  // The mesh "key[index]" names, or null.
+  const DeviceMesh* find_mesh(std::string_view key, int64_t index) const {
+    for (const DeviceMesh* m : device_meshes)
+      if (m->global_info_key == key && m->index == index) return m;
+    return nullptr;
+  }
 
   const GlobalDef* find(std::string_view name) const {
     for (auto& g : globals)

@@ -1,10 +1,12 @@
-// StructInfo: the six kinds of the seed spec's "Structural Information" (with VDevice).
+// StructInfo: the six kinds of the seed spec's "Structural Information" (with VDevice), and
+// TVM's distributed tensor (DTensor) beside them.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "frontend/ir/attrs.h"
+#include "frontend/ir/distributed.h"
 #include "frontend/ir/dtype.h"
 #include "frontend/ir/prim_expr.h"
 #include "frontend/span.h"
@@ -70,19 +72,32 @@ struct ShapeSInfo : StructInfo {
   static bool classof(const StructInfo* s) { return s->kind == SInfoKind::Shape; }
 };
 
+// A tensor, or with `dist` set a DTensor (TVM's DTensorStructInfo: this tensor part, a device mesh
+// and a placement). A DTensor is a kind of its own for every relation (a DTensor is never a
+// Tensor, nor the reverse); it is a flag on the tensor rather than a seventh SInfoKind so that
+// inference of the tensor part, substitution and erasure apply to both unchanged.
 struct TensorSInfo : StructInfo {
   const Expr* shape = nullptr;  // ShapeExpr, or a Var of shape kind; null when unknown
   DataType dtype;               // void when unknown
   const VDevice* vdevice = nullptr;
-  int ndim = -1;  // -1: unknown rank
+  int ndim = -1;                       // -1: unknown rank
+  const Distribution* dist = nullptr;  // set for a DTensor
   TensorSInfo(const Expr* shape, DataType dtype, const VDevice* vdevice, int ndim, Span span = {})
       : StructInfo(SInfoKind::Tensor, span),
         shape(shape),
         dtype(dtype),
         vdevice(vdevice),
         ndim(ndim) {}
+  bool is_distributed() const { return dist != nullptr; }
   static bool classof(const StructInfo* s) { return s->kind == SInfoKind::Tensor; }
 };
+
+// A DTensor StructInfo (a TensorSInfo with a distribution), or null.
+inline const TensorSInfo* as_dtensor(const StructInfo* s) {
+  if (!s || s->kind != SInfoKind::Tensor) return nullptr;
+  auto* t = static_cast<const TensorSInfo*>(s);
+  return t->dist ? t : nullptr;
+}
 
 struct TupleSInfo : StructInfo {
   std::vector<const StructInfo*> fields;

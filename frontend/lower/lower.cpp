@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "frontend/lower/distributed.h"
 #include "frontend/lower/relax_function.h"
 #include "frontend/lower/relax_lower.h"
 
@@ -426,6 +427,15 @@ class FileLowerer {
       if (path == "vdevice") {
         std::optional<ir::AttrValue> v = lower_vdevice(item, key == "vdevice");
         if (v) items.push_back(std::move(*v));
+      } else if (is_device_mesh_call(ctx_, item)) {
+        // Kept decoded in module.device_meshes (what annotations name as "key[index]"); the
+        // list holds its position so that the printer finds it again.
+        ir::DeviceMesh* mesh = lower_device_mesh(ctx_, *ctx_.module.arena, item);
+        if (!mesh) continue;
+        mesh->global_info_key = key;
+        mesh->index = int(items.size());
+        ctx_.module.device_meshes.push_back(mesh);
+        items.push_back(ir::AttrValue(std::string("device_mesh"), span(item)));
       } else if (path == "dummy_global_info") {
         items.push_back(ir::AttrValue(std::string("dummy_global_info"), span(item)));
       } else {

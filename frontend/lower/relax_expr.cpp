@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "frontend/lower/distributed.h"
 #include "frontend/lower/literals.h"
 #include "frontend/lower/relax_function.h"
 
@@ -781,8 +782,11 @@ bool is_sinfo_ctor(std::string_view path) {
 bool is_unsupported_builder(std::string_view path) {
   return path == "emit" || path == "emit_te" || path == "arg" || path == "func_name" ||
          path == "emit_match_cast" || path == "emit_var_binding" || path == "macro" ||
-         path == "rewriter" || path == "DTensor" || path == "device_mesh" ||
-         path.substr(0, 5) == "dist.";
+         path == "rewriter";
+}
+// A device mesh is global information or part of an annotation, never a Relax value.
+bool is_device_mesh(std::string_view path) {
+  return path == "device_mesh" || path == "dist.device_mesh";
 }
 }  // namespace
 
@@ -860,8 +864,13 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
   }
   if (path == "ExternFunc") return lower_extern_func(node);
   if (path == "call_tir" || path == "call_tir_inplace" || path == "call_tir_with_grad" ||
-      path == "call_dps_packed")
+      path == "call_dps_packed" || path == "dist.call_tir_local_view")
     return lower_call_tir(node, path);
+  // R.dist.call_tir is call_tir with DTensor outputs; the printer chooses the spelling again.
+  if (path == "dist.call_tir") return lower_call_tir(node, "call_tir");
+  if (path == "dist.annotate_sharding" || path == "dist.redistribute")
+    return lower_distribution_op(node, path);
+  if (path == "dist.const") return lower_dist_const(node);
   if (path == "call_packed" || path == "call_pure_packed" || path == "call_inplace_packed")
     return lower_packed(node, path);
   if (path == "print") return lower_print(node, false);
@@ -872,6 +881,12 @@ const ir::Expr* FunctionLowerer::lower_op_call(TSNode node, const std::string& p
   }
   if (path == "output" || path == "func_attr" || path == "dataflow" || path == "function") {
     error(diag::StatementUsedAsExpression{.builtin = "R." + path}, at);
+    return nullptr;
+  }
+  if (is_device_mesh(path)) {
+    error(diag::UnsupportedInRelaxFunction{.construct = "R.device_mesh as a value (it belongs in "
+                                                        "I.module_global_infos or an annotation)"},
+          at);
     return nullptr;
   }
   if (is_unsupported_builder(path)) {
@@ -1073,7 +1088,8 @@ const ir::Expr* FunctionLowerer::lower_call_tir(TSNode node, const std::string& 
   CallArgs args = split_args(node);
   std::unordered_map<std::string, TSNode> p;
   std::vector<std::string_view> params;
-  if (path == "call_tir") params = {"gvar", "args", "out_sinfo", "tir_vars"};
+  if (path == "call_tir" || path == "dist.call_tir_local_view")
+    params = {"gvar", "args", "out_sinfo", "tir_vars"};
   if (path == "call_tir_inplace")
     params = {"gvar", "args", "inplace_indices", "out_sinfo", "tir_vars"};
   if (path == "call_tir_with_grad")
@@ -1372,6 +1388,68 @@ std::optional<ir::AttrValue> FunctionLowerer::lower_attr_value(TSNode node) {
   const ir::Expr* e = lower_expr(node);
   if (!e) return std::nullopt;
   return ir::AttrValue(e, at);
+}
+
+// R.dist.annotate_sharding(input, device_mesh, placement) and R.dist.redistribute(...): the
+// mesh and placement are attributes, kept as TVM prints them ("mesh[0]", "S[1], R"); whether the
+// placement fits the input's rank is the operator's inference to check.
+const ir::Expr* FunctionLowerer::lower_distribution_op(TSNode node, const std::string& path) {
+  CallArgs args = split_args(node);
+  std::unordered_map<std::string, TSNode> p;
+  std::string what = "R." + path;
+  if (!bind_params(node, args, {"input", "device_mesh", "placement"}, p, what)) return nullptr;
+  for (const char* required : {"input", "device_mesh", "placement"}) {
+    if (p.count(required)) continue;
+    error(diag::BuiltinArgumentMissing{.callee = what, .argument = required}, span(node));
+    return nullptr;
+  }
+  const ir::Expr* input = lower_expr(p["input"]);
+  const ir::DeviceMesh* mesh = resolve_device_mesh(ctx_, p["device_mesh"]);
+  if (!input || !mesh) return nullptr;
+  std::optional<ir::Placement> placement = lower_placement(ctx_, p["placement"], *mesh);
+  if (!placement) return nullptr;
+  if (mesh->global_info_key.empty()) {
+    error(diag::MalformedDeviceMeshReference{.mesh = text(p["device_mesh"])},
+          span(p["device_mesh"]));
+    return nullptr;
+  }
+  ir::Attrs attrs;
+  attrs.entries.emplace_back("device_mesh",
+                             ir::AttrValue(ir::mesh_reference_text(*mesh), span(p["device_mesh"])));
+  attrs.entries.emplace_back("placement",
+                             ir::AttrValue(ir::placement_text(*placement), span(p["placement"])));
+  Span callee_span = span(cst().field(node, Field::function));
+  return make<ir::Call>(make<ir::Op>("relax." + path, callee_span),
+                        std::vector<const ir::Expr*>{input}, std::vector<const ir::StructInfo*>{},
+                        std::move(attrs), span(node));
+}
+
+// R.dist.const(value, struct_info): a constant whose StructInfo is the DTensor given; its value
+// takes the DTensor's dtype, as TVM converts it.
+const ir::Expr* FunctionLowerer::lower_dist_const(TSNode node) {
+  CallArgs args = split_args(node);
+  std::unordered_map<std::string, TSNode> p;
+  if (!bind_params(node, args, {"value", "struct_info"}, p, "R.dist.const")) return nullptr;
+  for (const char* required : {"value", "struct_info"}) {
+    if (p.count(required)) continue;
+    error(diag::BuiltinArgumentMissing{.callee = "R.dist.const", .argument = required}, span(node));
+    return nullptr;
+  }
+  const ir::StructInfo* sinfo = lower_sinfo(p["struct_info"], SInfoMode::Body);
+  if (!sinfo) return nullptr;
+  const ir::TensorSInfo* dtensor = ir::as_dtensor(sinfo);
+  if (!dtensor) {
+    error(diag::DistConstNeedsDTensor{.struct_info = text(p["struct_info"])},
+          span(p["struct_info"]));
+    return nullptr;
+  }
+  std::optional<DataType> dtype;
+  if (!dtensor->dtype.is_void()) dtype = dtensor->dtype;
+  const ir::Expr* value = lower_const_value(p["value"], dtype, span(node));
+  if (!value) return nullptr;
+  auto* constant = const_cast<ir::Constant*>(ir::cast<ir::Constant>(value));  // made just now
+  constant->dtensor = dtensor;
+  return constant;
 }
 
 }  // namespace raxc::lower

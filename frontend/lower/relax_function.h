@@ -214,6 +214,13 @@ class FunctionLowerer {
   // ---- annotations (relax_sinfo.cpp)
   const ir::StructInfo* lower_sinfo(TSNode node, SInfoMode mode);
   const ir::StructInfo* lower_tensor_sinfo(TSNode node, TSNode args, SInfoMode mode);
+  // The tensor part of R.Tensor / R.DTensor from its bound "shape", "dtype", "vdevice", "ndim".
+  ir::TensorSInfo* tensor_sinfo_of(Span at, std::unordered_map<std::string, TSNode>& p,
+                                   SInfoMode mode);
+  const ir::StructInfo* lower_dtensor_sinfo(TSNode node, TSNode args, SInfoMode mode);
+  // R.dist.annotate_sharding / R.dist.redistribute (device mesh and placement attributes).
+  const ir::Expr* lower_distribution_op(TSNode node, const std::string& path);
+  const ir::Expr* lower_dist_const(TSNode node);
   const ir::StructInfo* lower_shape_sinfo(TSNode node, TSNode args, SInfoMode mode);
   const ir::StructInfo* lower_prim_sinfo(TSNode node, TSNode args, SInfoMode mode);
   const ir::StructInfo* lower_tuple_sinfo(TSNode node, TSNode args, SInfoMode mode);

@@ -1,4 +1,5 @@
 // StructInfo annotations (text-format.md §4.3) and symbolic shape variables (§4.5, §10 item 1).
+#include "frontend/lower/distributed.h"
 #include "frontend/lower/literals.h"
 #include "frontend/lower/relax_function.h"
 
@@ -39,10 +40,7 @@ const ir::StructInfo* FunctionLowerer::lower_sinfo(TSNode node, SInfoMode mode) 
     }
     return make<ir::ObjectSInfo>(at);
   }
-  if (path == "DTensor") {
-    error(diag::UnsupportedInRelaxFunction{.construct = "distributed annotations (R.DTensor)"}, at);
-    return nullptr;
-  }
+  if (path == "DTensor") return lower_dtensor_sinfo(node, args, mode);
   if (!cst().is(node, Kind::call)) {
     if (std::optional<DataType> dt = tir_dtype_attribute(ctx_, node, &names_))
       return make<ir::PrimSInfo>(*dt, nullptr, at);  // main-2026 `T.int64`
@@ -84,6 +82,12 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
     if (!bind_params(node, args, {"shape", "dtype", "vdevice", "ndim"}, p, "R.Tensor"))
       return nullptr;
   }
+  return tensor_sinfo_of(at, p, mode);
+}
+
+ir::TensorSInfo* FunctionLowerer::tensor_sinfo_of(Span at,
+                                                  std::unordered_map<std::string, TSNode>& p,
+                                                  SInfoMode mode) {
   const ir::Expr* shape = nullptr;
   int ndim = -1;
   bool has_shape = false;
@@ -159,6 +163,34 @@ const ir::StructInfo* FunctionLowerer::lower_tensor_sinfo(TSNode node, TSNode ar
     if (!has_shape || !ir::isa<ir::ShapeExpr>(shape)) ndim = int(imm->value);
   }
   return make<ir::TensorSInfo>(shape, dtype, vdevice, ndim, at);
+}
+
+// R.DTensor(shape=None, dtype=None, device_mesh, placement, ndim=-1): TVM's DTensorStructInfo,
+// a tensor part with the mesh it is spread over and how each mesh dimension splits it.
+const ir::StructInfo* FunctionLowerer::lower_dtensor_sinfo(TSNode node, TSNode args_node,
+                                                           SInfoMode mode) {
+  Span at = span(node);
+  std::unordered_map<std::string, TSNode> p;
+  if (!ts_node_is_null(args_node)) {
+    CallArgs args = split_args(node);
+    if (!bind_params(node, args, {"shape", "dtype", "device_mesh", "placement", "ndim"}, p,
+                     "R.DTensor"))
+      return nullptr;
+  }
+  for (const char* required : {"device_mesh", "placement"}) {
+    if (p.count(required)) continue;
+    error(diag::BuiltinArgumentMissing{.callee = "R.DTensor", .argument = required}, at);
+    return nullptr;
+  }
+  const ir::DeviceMesh* mesh = resolve_device_mesh(ctx_, p["device_mesh"]);
+  if (!mesh) return nullptr;
+  std::optional<ir::Placement> placement = lower_placement(ctx_, p["placement"], *mesh);
+  if (!placement) return nullptr;
+  ir::TensorSInfo* tensor = tensor_sinfo_of(at, p, mode);
+  if (!tensor) return nullptr;
+  if (!check_sharded_axes(ctx_, *placement, tensor->ndim, span(p["placement"]))) return nullptr;
+  tensor->dist = make<ir::Distribution>(ir::Distribution{mesh, std::move(*placement)});
+  return tensor;
 }
 
 // R.Shape(values=None, ndim=-1)

@@ -172,7 +172,7 @@ Lines Printer::module_class() {
         has_vdevice_key = true;
         continue;
       }
-      entries.emplace_back(key, global_info_list(value));
+      entries.emplace_back(key, global_info_list(key, value));
     }
     if (!module_.vdevices.empty() || has_vdevice_key) {
       std::string list = "[";
@@ -298,8 +298,8 @@ std::string Printer::target_doc(const AttrValue& target) {
 }
 
 // A global-info list other than "vdevice": the lowering keeps `I.dummy_global_info()` entries as
-// the string "dummy_global_info".
-std::string Printer::global_info_list(const AttrValue& value) {
+// the string "dummy_global_info", and device meshes as "device_mesh" (decoded in the module).
+std::string Printer::global_info_list(const std::string& key, const AttrValue& value) {
   auto* items = value.get_if<AttrValue::List>();
   if (!items) return attr_value(value).text;
   std::string list = "[";
@@ -307,8 +307,14 @@ std::string Printer::global_info_list(const AttrValue& value) {
     const AttrValue& item = (*items)[i];
     auto* text = item.get_if<std::string>();
     if (i) list += ", ";
-    list += text && *text == "dummy_global_info" ? I("dummy_global_info") + "()"
-                                                 : attr_value(item).text;
+    const DeviceMesh* mesh =
+        text && *text == "device_mesh" ? module_.find_mesh(key, int64_t(i)) : nullptr;
+    if (mesh)
+      list += device_mesh_call(*mesh, true);
+    else if (text && *text == "dummy_global_info")
+      list += I("dummy_global_info") + "()";
+    else
+      list += attr_value(item).text;
   }
   return list + "]";
 }

@@ -153,13 +153,16 @@ class Printer {
   std::string attr_dict(const ir::Attrs& attrs, std::string_view skip_key = {});
   Doc attr_value(const ir::AttrValue& value);
   std::string vdevice_string(const ir::VDevice* vdevice);
-  std::string global_info_list(const ir::AttrValue& value);
+  std::string global_info_list(const std::string& key, const ir::AttrValue& value);
+  std::string dtensor_sinfo(const ir::TensorSInfo* t);
+  std::string device_mesh(const ir::DeviceMesh& mesh);
+  std::string device_mesh_call(const ir::DeviceMesh& mesh, bool in_global_infos);
   std::string target_doc(const ir::AttrValue& target);
 
   // ------------------------------------------------------------------ Relax (relax_printer.cpp)
   struct FunctionState {
-    Lines pre;                   // declarations, R.func_attr, `cls = Module`
-    size_t frame = 0;            // the NameTable frame of the parameters
+    Lines pre;         // declarations, R.func_attr, `cls = Module`
+    size_t frame = 0;  // the NameTable frame of the parameters
     bool module_alias_printed = false;
   };
   Lines relax_function(const ir::Function* f, const std::string& name, bool top_level);

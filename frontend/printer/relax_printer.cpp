@@ -191,7 +191,8 @@ Lines Printer::relax_function(const Function* f, const std::string& name, bool t
   std::vector<std::string> keywords;
   if (!f->is_pure) keywords.push_back("pure=False");
   if (top_level && f->is_private) keywords.push_back("private=True");
-  std::string decorator = "@" + R("function") + (keywords.empty() ? "" : "(" + join(keywords) + ")");
+  std::string decorator =
+      "@" + R("function") + (keywords.empty() ? "" : "(" + join(keywords) + ")");
   Lines body = seq_expr(f->body, nullptr, "");
 
   Lines out;
@@ -256,7 +257,9 @@ std::string Printer::binding_annotation(const Binding* b) {
   if (!s) return "";
   if (auto c = dyn_cast<Call>(b->value)) {
     auto op = dyn_cast<Op>(c->op);
-    if (op && (op->name == "relax.call_tir" || op->name == "relax.call_dps_packed") &&
+    if (op &&
+        (op->name == "relax.call_tir" || op->name == "relax.call_dps_packed" ||
+         op->name == "relax.dist.call_tir_local_view") &&
         c->sinfo_args.size() == 1 && structural_equal(c->sinfo_args[0], s))
       return "";
   }
@@ -274,7 +277,8 @@ void Printer::binding(const Binding* b, Lines& out, std::vector<std::string>* ou
     std::string value = expr(b->value).text;
     std::string target = sinfo(b->match_cast);
     std::string lhs = define();
-    out.add(0, lhs + ": " + annotation + " = " + R("match_cast") + "(" + value + ", " + target + ")");
+    out.add(0,
+            lhs + ": " + annotation + " = " + R("match_cast") + "(" + value + ", " + target + ")");
   } else if (auto i = dyn_cast<If>(b->value)) {
     std::string annotation = binding_annotation(b);
     std::string lhs = define();
@@ -347,6 +351,7 @@ Doc Printer::constant(const Constant* c) {
   // table, which plain text cannot carry; raxc writes every decodable constant inline, as a
   // (nested) list for n-d tensors, which TVM's parser also reads.
   if (auto literal = constant_literal(c)) {
+    if (c->dtensor) return {R("dist.const") + "(" + *literal + ", " + sinfo(c->dtensor) + ")"};
     return {R("const") + "(" + *literal + ", " + quote_string(c->dtype.str()) + ")"};
   }
   uses_metadata_ = true;
@@ -369,7 +374,8 @@ Doc Printer::expr(const Expr* e) {
     }
     case ExprKind::PrimValue:
       return {R("prim_value") + "(" + prim(cast<PrimValue>(e)->value).text + ")"};
-    case ExprKind::StringImm: return {R("str") + "(" + quote_string(cast<StringImm>(e)->value) + ")"};
+    case ExprKind::StringImm:
+      return {R("str") + "(" + quote_string(cast<StringImm>(e)->value) + ")"};
     case ExprKind::DataTypeImm:
       return {R("dtype") + "(" + quote_string(cast<DataTypeImm>(e)->value.str()) + ")"};
     case ExprKind::ShapeExpr: {
@@ -412,8 +418,9 @@ Doc Printer::expr(const Expr* e) {
 
 std::optional<Doc> Printer::call_tir_family(const Call* c, const std::string& op) {
   bool tir = op == "relax.call_tir", inplace = op == "relax.call_tir_inplace",
-       dps = op == "relax.call_dps_packed", grad = op == "relax.call_tir_with_grad";
-  if (!(tir || inplace || dps || grad) || c->args.size() < 2 || c->args.size() > 3 ||
+       dps = op == "relax.call_dps_packed", grad = op == "relax.call_tir_with_grad",
+       local_view = op == "relax.dist.call_tir_local_view";
+  if (!(tir || inplace || dps || grad || local_view) || c->args.size() < 2 || c->args.size() > 3 ||
       c->sinfo_args.size() != 1)
     return std::nullopt;
   std::vector<std::string> args{callee(c->args[0]).text, expr(c->args[1]).text};
@@ -434,12 +441,19 @@ std::optional<Doc> Printer::call_tir_family(const Call* c, const std::string& op
       kwargs.emplace_back("te_grad_name", attr_value(*name).text);
     if (const AttrValue* grad_kwargs = c->attrs.find("te_grad_kwargs")) {
       auto dict = grad_kwargs->get_if<AttrValue::Dict>();
-      if (!dict || !dict->empty()) kwargs.emplace_back("te_grad_kwargs", attr_value(*grad_kwargs).text);
+      if (!dict || !dict->empty())
+        kwargs.emplace_back("te_grad_kwargs", attr_value(*grad_kwargs).text);
     }
     return Doc{R("call_tir_with_grad") + call_args(args, kwargs)};
   }
   if (dps) return Doc{R("call_dps_packed") + call_args(args, kwargs)};
   if (c->args.size() == 3) kwargs.emplace_back("tir_vars", expr(c->args[2]).text);
+  if (local_view) return Doc{R("dist.call_tir_local_view") + call_args(args, kwargs)};
+  // TVM spells a call_tir whose outputs are DTensors R.dist.call_tir.
+  const StructInfo* first_out = c->sinfo_args[0];
+  if (auto t = dyn_cast<TupleSInfo>(first_out))
+    first_out = t->fields.empty() ? nullptr : t->fields[0];
+  if (tir && as_dtensor(first_out)) return Doc{R("dist.call_tir") + call_args(args, kwargs)};
   return Doc{R(inplace ? "call_tir_inplace" : "call_tir") + call_args(args, kwargs)};
 }
 
@@ -494,6 +508,64 @@ std::string Printer::shape_dim(const PrimExpr* e) {
   return text;
 }
 
+// R.DTensor as TVM prints it: positional while shape and dtype are both known, keywords from the
+// first unknown one on; the mesh as "name[index]" when the module declares it.
+std::string Printer::dtensor_sinfo(const TensorSInfo* t) {
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> kwargs;
+  bool keywords = t->shape == nullptr;
+  if (t->shape) {
+    if (auto shape = dyn_cast<ShapeExpr>(t->shape)) {
+      std::vector<std::string> dims;
+      for (const PrimExpr* d : shape->values) dims.push_back(shape_dim(d));
+      args.push_back(tuple_text(dims));
+    } else {
+      args.push_back(expr(t->shape).text);
+    }
+  }
+  if (t->dtype.is_void()) {
+    keywords = true;
+  } else if (keywords) {
+    kwargs.emplace_back("dtype", quote_string(t->dtype.str()));
+  } else {
+    args.push_back(quote_string(t->dtype.str()));
+  }
+  std::string mesh = device_mesh(*t->dist->mesh);
+  std::string placement = quote_string(ir::placement_text(t->dist->placement));
+  if (keywords) {
+    kwargs.emplace_back("device_mesh", mesh);
+    kwargs.emplace_back("placement", placement);
+  } else {
+    args.push_back(mesh);
+    args.push_back(placement);
+  }
+  if (!t->shape && t->ndim != -1) kwargs.emplace_back("ndim", std::to_string(t->ndim));
+  return R("DTensor") + call_args(args, kwargs);
+}
+
+// A declared mesh by its name ("mesh[0]"), an inline one as the R.device_mesh(...) call, whose
+// range TVM prints T.Range outside the global infos.
+std::string Printer::device_mesh(const DeviceMesh& mesh) {
+  if (!mesh.global_info_key.empty()) return quote_string(ir::mesh_reference_text(mesh));
+  return device_mesh_call(mesh, false);
+}
+
+std::string Printer::device_mesh_call(const DeviceMesh& mesh, bool in_global_infos) {
+  std::vector<std::string> dims;
+  for (int64_t d : mesh.shape) dims.push_back(std::to_string(d));
+  std::string devices;
+  if (mesh.device_range) {
+    devices = (in_global_infos ? I("Range") : T("Range")) + "(" +
+              std::to_string(mesh.device_range->first) + ", " +
+              std::to_string(mesh.device_range->second) + ")";
+  } else {
+    std::vector<std::string> ids;
+    for (int64_t d : mesh.device_ids) ids.push_back(std::to_string(d));
+    devices = "[" + join(ids) + "]";
+  }
+  return R("device_mesh") + "(" + tuple_text(dims) + ", " + devices + ")";
+}
+
 std::string Printer::sinfo(const StructInfo* s) {
   if (!s) return R("Object");
   switch (s->kind) {
@@ -517,6 +589,7 @@ std::string Printer::sinfo(const StructInfo* s) {
     }
     case SInfoKind::Tensor: {
       auto t = cast<TensorSInfo>(s);
+      if (t->dist) return dtensor_sinfo(t);
       std::vector<std::string> args;
       std::vector<std::pair<std::string, std::string>> kwargs;
       if (t->shape) {
@@ -548,7 +621,8 @@ std::string Printer::sinfo(const StructInfo* s) {
         std::vector<std::pair<std::string, std::string>> kwargs;
         if (f->ret && !isa<ObjectSInfo>(f->ret)) kwargs.emplace_back("ret", ret);
         if (f->purity) kwargs.emplace_back("purity", "True");
-        if (!f->derive_func.empty()) kwargs.emplace_back("derive_func", quote_string(f->derive_func));
+        if (!f->derive_func.empty())
+          kwargs.emplace_back("derive_func", quote_string(f->derive_func));
         if (kwargs.empty()) return R("Callable");
         return R("Callable") + call_args({}, kwargs);
       }
