@@ -455,26 +455,22 @@ Engine::State* Engine::find(const std::string& key) const {
 }
 
 void Engine::open(const std::string& key, std::string text) {
-  auto st = std::make_unique<State>();
-  st->key = key;
-  frontend::run_with_large_stack([&] {
-    st->doc = std::make_unique<frontend::Document>(std::move(text));
-    st->analyse();
-  });
-  const frontend::LoweringStats& ls = st->doc->stats();
-  st->stats.full = ls.full;
-  st->stats.definitions = st->doc->definitions().size();
-  st->stats.relowered = ls.lowered;
-  impl_->documents[key] = std::move(st);
+  install(key, [&] { return std::make_unique<frontend::Document>(std::move(text)); });
 }
 
 bool Engine::open_like(const std::string& key, const Engine& other) {
   const frontend::Document* source = other.document(key);
   if (!source) return false;
+  install(key, [&] { return std::make_unique<frontend::Document>(*source, nullptr); });
+  return true;
+}
+
+void Engine::install(const std::string& key,
+                     const std::function<std::unique_ptr<frontend::Document>()>& make_document) {
   auto st = std::make_unique<State>();
   st->key = key;
   frontend::run_with_large_stack([&] {
-    st->doc = std::make_unique<frontend::Document>(*source, nullptr);
+    st->doc = make_document();
     st->analyse();
   });
   const frontend::LoweringStats& ls = st->doc->stats();
@@ -482,7 +478,6 @@ bool Engine::open_like(const std::string& key, const Engine& other) {
   st->stats.definitions = st->doc->definitions().size();
   st->stats.relowered = ls.lowered;
   impl_->documents[key] = std::move(st);
-  return true;
 }
 
 bool Engine::update(const std::string& key, std::span<const TextEdit> edits) {

@@ -177,6 +177,9 @@ class Engine {
 
  private:
   State* find(const std::string& key) const;
+  // Opens `key` on the document `make_document` builds (on the large stack) and analyses it.
+  void install(const std::string& key,
+               const std::function<std::unique_ptr<frontend::Document>()>& make_document);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

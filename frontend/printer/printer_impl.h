@@ -155,6 +155,7 @@ class Printer {
   std::string vdevice_string(const ir::VDevice* vdevice);
   std::string global_info_list(const std::string& key, const ir::AttrValue& value);
   std::string dtensor_sinfo(const ir::TensorSInfo* t);
+  std::string tensor_shape(const ir::Expr* shape);
   std::string device_mesh(const ir::DeviceMesh& mesh);
   std::string device_mesh_call(const ir::DeviceMesh& mesh, bool in_global_infos);
   std::string target_doc(const ir::AttrValue& target);

@@ -508,21 +508,22 @@ std::string Printer::shape_dim(const PrimExpr* e) {
   return text;
 }
 
+// A tensor StructInfo's shape argument: a tuple of dimensions, or the shape variable.
+std::string Printer::tensor_shape(const Expr* shape) {
+  auto literal = dyn_cast<ShapeExpr>(shape);
+  if (!literal) return expr(shape).text;
+  std::vector<std::string> dims;
+  for (const PrimExpr* d : literal->values) dims.push_back(shape_dim(d));
+  return tuple_text(dims);
+}
+
 // R.DTensor as TVM prints it: positional while shape and dtype are both known, keywords from the
 // first unknown one on; the mesh as "name[index]" when the module declares it.
 std::string Printer::dtensor_sinfo(const TensorSInfo* t) {
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> kwargs;
   bool keywords = t->shape == nullptr;
-  if (t->shape) {
-    if (auto shape = dyn_cast<ShapeExpr>(t->shape)) {
-      std::vector<std::string> dims;
-      for (const PrimExpr* d : shape->values) dims.push_back(shape_dim(d));
-      args.push_back(tuple_text(dims));
-    } else {
-      args.push_back(expr(t->shape).text);
-    }
-  }
+  if (t->shape) args.push_back(tensor_shape(t->shape));
   if (t->dtype.is_void()) {
     keywords = true;
   } else if (keywords) {
@@ -592,15 +593,7 @@ std::string Printer::sinfo(const StructInfo* s) {
       if (t->dist) return dtensor_sinfo(t);
       std::vector<std::string> args;
       std::vector<std::pair<std::string, std::string>> kwargs;
-      if (t->shape) {
-        if (auto shape = dyn_cast<ShapeExpr>(t->shape)) {
-          std::vector<std::string> dims;
-          for (const PrimExpr* d : shape->values) dims.push_back(shape_dim(d));
-          args.push_back(tuple_text(dims));
-        } else {
-          args.push_back(expr(t->shape).text);
-        }
-      }
+      if (t->shape) args.push_back(tensor_shape(t->shape));
       if (!t->dtype.is_void()) kwargs.emplace_back("dtype", quote_string(t->dtype.str()));
       if (!t->shape && t->ndim != -1) kwargs.emplace_back("ndim", std::to_string(t->ndim));
       if (t->vdevice) kwargs.emplace_back("vdevice", vdevice_string(t->vdevice));
