@@ -54,25 +54,6 @@ struct SignatureKey {
 };
 
 }  // namespace
-}  // namespace raxc::analysis
-
-template <>
-struct std::hash<raxc::analysis::SignatureKey> {
-  size_t operator()(const raxc::analysis::SignatureKey& k) const {
-    size_t h = 0;
-    raxc::hash_combine(h, k.struct_info);
-    raxc::hash_combine(h, k.header);
-    raxc::hash_combine(h, k.unannotated.has_value());
-    if (k.unannotated)
-      for (const auto& [name, id] : *k.unannotated) {
-        raxc::hash_combine(h, name);
-        raxc::hash_combine(h, id);
-      }
-    return h;
-  }
-};
-
-namespace raxc::analysis {
 
 // ------------------------------------------------------------------------------ state
 
@@ -83,6 +64,7 @@ struct Engine::State {
     std::shared_ptr<ir::Arena> def_arena;
     const ir::StructInfo* sinfo = nullptr;
     SignatureKey key;              // what callers' analyses depend on (see compute_signatures)
+    uint64_t version = 0;          // changes exactly when `key` does (0: none given yet)
     SignatureKey annotated;        // the annotations and header alone
     bool return_inferred = false;  // a Relax function without a return annotation
   };
@@ -99,18 +81,21 @@ struct Engine::State {
       std::vector<std::string> owners;
     };
     std::vector<Anchored> diagnostics;
-    // Each global the function names, with its key at the time (nullopt: no such global).
-    std::vector<std::pair<std::string, std::optional<SignatureKey>>> depends;
+    // Each global the function names, with the version of its key at the time (nullopt: no
+    // such global): comparing versions, not printed signatures, keeps a keystroke's check of
+    // every other function's dependencies cheap.
+    std::vector<std::pair<std::string, std::optional<uint64_t>>> depends;
   };
 
   std::unique_ptr<frontend::Document> doc;
   std::unordered_map<std::string, Signature> signatures;
-  Versions unannotated_versions;  // see compute_signatures
+  uint64_t signature_versions = 0;  // the last Signature::version handed out
+  Versions unannotated_versions;    // see compute_signatures
   // The cache of per-function results: each Relax function's analysis by Definition::id, kept
   // across updates while the definition and the signatures it depends on are unchanged.
   std::unordered_map<uint64_t, Analysis> function_analyses;
-  std::vector<Diagnostic> module_diagnostics;  // text offsets
-  std::unordered_map<std::string, const Definition*> by_name;
+  std::vector<Diagnostic> module_diagnostics;                       // text offsets
+  std::unordered_map<std::string_view, const Definition*> by_name;  // views of Definition::name
   // The call edges of every Relax function as of its last lowering, and the definition they were
   // computed from: mutual-recursion verdicts (RX2022, RX2025) of a function depend on the edges
   // of the functions it reaches, not only on their signatures.
@@ -126,7 +111,7 @@ struct Engine::State {
     return it == function_analyses.end() ? nullptr : &it->second;
   }
   const Definition* definition_named(std::string_view name) const {
-    auto it = by_name.find(std::string(name));
+    auto it = by_name.find(name);
     return it == by_name.end() ? nullptr : it->second;
   }
   Analysis::Anchored anchor(Diagnostic d) const;
@@ -137,20 +122,20 @@ struct Engine::State {
   void refresh_signature(Signature& s, const Definition& def);
   std::unordered_set<std::string> update_call_edges();
   bool up_to_date(const Analysis& a) const;
-  std::optional<SignatureKey> key_of(const std::string& global) const {
+  std::optional<uint64_t> version_of(const std::string& global) const {
     auto it = signatures.find(global);
     if (it == signatures.end()) return std::nullopt;
-    return it->second.key;
+    return it->second.version;
   }
   bool errors_confined(const Definition& def, const std::vector<Span>& errors) const;
   Analysis analyse_function(const Definition& def, const std::vector<Span>& errors);
 };
 
 bool Engine::State::up_to_date(const Analysis& a) const {
-  for (const auto& [name, key] : a.depends) {
+  for (const auto& [name, version] : a.depends) {
     auto it = signatures.find(name);
     bool exists = it != signatures.end();
-    if (key.has_value() != exists || (exists && *key != it->second.key)) return false;
+    if (version.has_value() != exists || (exists && *version != it->second.version)) return false;
   }
   return true;
 }
@@ -184,8 +169,11 @@ void Engine::State::compute_signatures() {
       it = ids.count(it->second.def_id) ? std::next(it) : signatures.erase(it);
   }
   auto set_key = [&](Signature& s) {
-    s.key = s.annotated;
-    if (s.return_inferred) s.key.unannotated = unannotated_versions;
+    SignatureKey key = s.annotated;
+    if (s.return_inferred) key.unannotated = unannotated_versions;
+    if (s.version != 0 && key == s.key) return;
+    s.key = std::move(key);
+    s.version = ++signature_versions;
   };
   if (versions != unannotated_versions) {
     unannotated_versions = std::move(versions);
@@ -337,7 +325,7 @@ Engine::State::Analysis Engine::State::analyse_function(const Definition& def,
     referenced.insert(std::move(name));
   for (const std::string& name : referenced) {
     auto it = signatures.find(name);
-    a.depends.emplace_back(name, key_of(name));
+    a.depends.emplace_back(name, version_of(name));
     if (it != signatures.end()) {
       a.keep_alive.push_back(it->second.arena);
       a.keep_alive.push_back(it->second.def_arena);

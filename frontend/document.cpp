@@ -43,17 +43,63 @@ TSPoint advance_point(TSPoint start, std::string_view inserted) {
   return start;
 }
 
-std::vector<std::string> changed_names(const lower::Declarations& before,
-                                       const lower::Declarations& after) {
+// The globals whose declaration facts differ between two outlines (added, removed or changed).
+std::vector<std::string> changed_names(const std::vector<lower::DeclaredStatement>& before,
+                                       const std::vector<lower::DeclaredStatement>& after) {
+  auto same = [](const lower::DeclaredStatement& a, const lower::DeclaredStatement& b) {
+    return a.name == b.name && a.facts == b.facts;
+  };
+  // The usual case, a keystroke that changed no signature: the same globals in the same order.
+  if (std::equal(before.begin(), before.end(), after.begin(), after.end(), same)) return {};
+  std::unordered_map<std::string_view, lower::DeclarationFacts> was;
+  for (const auto& d : before) was.emplace(d.name, d.facts);
   std::vector<std::string> changed;
-  for (const auto& [name, facts] : after) {
-    auto it = before.find(name);
-    if (it == before.end() || it->second != facts) changed.push_back(name);
+  for (const auto& d : after) {
+    auto it = was.find(d.name);
+    if (it == was.end() || it->second != d.facts) changed.push_back(d.name);
+    if (it != was.end()) was.erase(it);
   }
-  for (const auto& [name, facts] : before)
-    if (!after.count(name)) changed.push_back(name);
+  for (const auto& [name, facts] : was) changed.emplace_back(name);
   return changed;
 }
+
+// Where the text changed since the last update: [begin, end) in current offsets holds every
+// byte an edit wrote or moved into place; the text before `begin` is as it was, and the text
+// from `end` on is what was at `end - shift` (`shift`: how much the text grew). A definition
+// outside the range kept its text, so matching it to its old lowering and syntax check needs
+// no comparison of texts: a keystroke costs no pass over the whole file.
+class EditedRange {
+ public:
+  void add(uint32_t begin, uint32_t end, uint32_t inserted) {
+    int64_t growth = int64_t(inserted) - int64_t(end - begin);
+    if (!any_) {
+      begin_ = begin;
+      end_ = begin + inserted;
+    } else {
+      auto moved = [&](uint32_t at, uint32_t inside) {
+        return at < begin ? at : at >= end ? uint32_t(at + growth) : inside;
+      };
+      begin_ = std::min(moved(begin_, begin), begin);
+      end_ = std::max(moved(end_, begin + inserted), begin + inserted);
+    }
+    shift_ += growth;
+    any_ = true;
+  }
+  void reset() { *this = {}; }
+
+  // True when the text [begin, end) was there before the edits, at old_offset(begin).
+  bool unchanged(uint32_t begin, uint32_t end) const {
+    return !any_ || end <= begin_ || begin >= end_;
+  }
+  uint32_t old_offset(uint32_t at) const {
+    return any_ && at >= end_ ? uint32_t(int64_t(at) - shift_) : at;
+  }
+
+ private:
+  bool any_ = false;
+  uint32_t begin_ = 0, end_ = 0;
+  int64_t shift_ = 0;
+};
 
 }  // namespace
 
@@ -66,7 +112,6 @@ struct Document::Impl {
   std::vector<printer::Comment> comments;
   std::shared_ptr<ir::IRModule> header;  // module-level IR, no globals
   lower::HeaderKey header_key;
-  lower::Declarations declarations;
   std::vector<std::shared_ptr<Definition>> definitions;
   ir::IRModule module;
   uint32_t next_ir_offset = 0;
@@ -84,12 +129,22 @@ struct Document::Impl {
     uint32_t row = 0;
     bool has_error = false;
     DefinitionSyntax syntax;
+    uint32_t at = 0;  // where it stood after update number `seen`
+    uint64_t seen = 0;
   };
   std::vector<std::shared_ptr<SyntaxWindow>> windows;  // of the last update's definitions
   std::string gaps;         // the text outside definitions at the last whole-file check
   bool gaps_clean = false;  // ... which reported nothing outside definitions
   bool comments_stale = false;
   size_t full_syntax_checks = 0;
+  // How many more levels the text's brackets may nest before parse_tree must hide some from
+  // tree-sitter: kMaxBracketDepth less the depth the last scan found, less every bracket an edit
+  // inserted or removed since (each moves the depth of the text after it by at most one level).
+  // Negative: scan again. Spares a keystroke the scan of the whole text.
+  int nesting_headroom = -1;
+  EditedRange edited;             // since the last update
+  lower::ModuleOutline declared;  // the last outline's declarations (OutlineReuse)
+  uint64_t updates = 0;
 
   void edit(const TextEdit& e) {
     uint32_t size = uint32_t(text.size());
@@ -100,21 +155,42 @@ struct Document::Impl {
     input.old_end_byte = end;
     input.new_end_byte = begin + uint32_t(e.text.size());
     input.start_point = point_at(text, begin);
-    input.old_end_point =
-        advance_point(input.start_point, std::string_view(text).substr(begin, end - begin));
+    input.old_end_point = advance_point(input.start_point, text_between(begin, end));
     input.new_end_point = advance_point(input.start_point, e.text);
+    nesting_headroom = std::max(
+        -1, nesting_headroom - brackets_in(text_between(begin, end)) - brackets_in(e.text));
     text.replace(begin, end - begin, e.text);
+    edited.add(begin, end, uint32_t(e.text.size()));
     if (tree) ts_tree_edit(tree.get(), &input);
   }
 
+  std::string_view text_between(uint32_t begin, uint32_t end) const {
+    return std::string_view(text).substr(begin, end - begin);
+  }
+
+  static int brackets_in(std::string_view s) {  // at most kMaxBracketDepth + 1
+    size_t count = 0;
+    for (char c : s) count += c == '(' || c == '[' || c == '{' || c == ')' || c == ']' || c == '}';
+    return int(std::min<size_t>(count, kMaxBracketDepth + 1));
+  }
+
   void update() {
-    tree = parse_tree(text, tree.get());
+    ++updates;
+    if (nesting_headroom < 0) nesting_headroom = kMaxBracketDepth - bracket_depth(text);
+    tree = parse_tree(text, tree.get(), nesting_headroom >= 0);
     cst::Cst cst(text);
     TSNode root = ts_tree_root_node(tree.get());
     stats = {};
     run_with_large_stack([&] {
       DiagnosticSink header_sink;
-      lower::ModuleOutline outline = lower::lower_outline(cst, root, header_sink);
+      lower::OutlineReuse reuse{
+          &declared, [&](uint32_t begin, uint32_t end) { return edited.unchanged(begin, end); },
+          [&](uint32_t at) { return edited.old_offset(at); }};
+      lower::ModuleOutline outline = lower::lower_outline(cst, root, header_sink, &reuse);
+      std::vector<lower::DeclaredStatement> declared_before =
+          std::exchange(declared.declared, std::move(outline.declared));
+      declared.declared_under = std::move(outline.declared_under);
+      stats.declarations_reused = outline.declarations_reused;
       std::vector<std::shared_ptr<Definition>> reused = match_definitions(outline, cst);
       std::string new_gaps = gaps_of(outline, cst);
       bool composed =
@@ -134,8 +210,9 @@ struct Document::Impl {
         return;
       }
       header_diagnostics = header_sink.take();
-      lower(cst, outline, std::move(reused));
+      lower(cst, outline, std::move(reused), declared_before);
     });
+    edited.reset();
   }
 
   void full_syntax_check(const cst::Cst& cst, TSNode root, const lower::ModuleOutline& outline) {
@@ -170,7 +247,9 @@ struct Document::Impl {
                                  const cst::Cst& cst) {
     if (error_outside_definitions(root, outline)) return false;
     std::vector<std::shared_ptr<SyntaxWindow>> next(outline.definitions.size());
-    std::unordered_map<std::string_view, std::vector<size_t>> by_text;
+    // Texts that moved are found by length first: hashing every definition's text would cost a
+    // pass over the whole file per keystroke.
+    std::unordered_map<size_t, std::vector<size_t>> by_length;
     bool indexed = false;
     int with_diagnostics = -1;
     for (size_t k = 0; k < outline.definitions.size(); ++k) {
@@ -179,18 +258,21 @@ struct Document::Impl {
       TSPoint start = ts_node_start_point(node);
       bool has_error = ts_node_has_error(node);
       auto fits = [&](const std::shared_ptr<SyntaxWindow>& w) {
-        return w && w->text == node_text && w->column == start.column &&
-               w->has_error == has_error && (!w->syntax.names_lines || w->row == start.row);
+        if (!w) return false;
+        uint32_t was_at = w->seen + 1 == updates ? w->at : UINT32_MAX;
+        return same_text(w->text, was_at, node_text, ts_node_start_byte(node)) &&
+               w->column == start.column && w->has_error == has_error &&
+               (!w->syntax.names_lines || w->row == start.row);
       };
       if (k < windows.size() && fits(windows[k])) {
         next[k] = windows[k];
       } else {
         if (!indexed) {
           for (size_t i = 0; i < windows.size(); ++i)
-            if (windows[i]) by_text[windows[i]->text].push_back(i);
+            if (windows[i]) by_length[windows[i]->text.size()].push_back(i);
           indexed = true;
         }
-        if (auto it = by_text.find(node_text); it != by_text.end())
+        if (auto it = by_length.find(node_text.size()); it != by_length.end())
           for (size_t i : it->second)
             if (fits(windows[i])) next[k] = windows[i];
       }
@@ -203,6 +285,8 @@ struct Document::Impl {
         next[k]->begin = ts_node_start_byte(node);
         next[k]->syntax = check_definition_syntax(cst, node);
       }
+      next[k]->at = ts_node_start_byte(node);
+      next[k]->seen = updates;
       const DefinitionSyntax& ds = next[k]->syntax;
       bool reports =
           !ds.diagnostics.empty() || !ds.check.quarantined.empty() || !ds.check.lowerable;
@@ -300,29 +384,43 @@ struct Document::Impl {
     return out;
   }
 
+  // Whether `old_text`, which stood at `old_begin` before the edits, is the text `now` at
+  // `begin`: known from the edited range alone when the edits left that text alone.
+  bool same_text(std::string_view old_text, uint32_t old_begin, std::string_view now,
+                 uint32_t begin) const {
+    if (old_text.size() != now.size()) return false;
+    if (edited.unchanged(begin, begin + uint32_t(now.size())) &&
+        edited.old_offset(begin) == old_begin)
+      return true;
+    return old_text == now;
+  }
+
   // For each definition of `outline`, the old Definition with the same text (null: none). The
   // same position in the list is tried first (the common case: an edit inside one definition).
   std::vector<std::shared_ptr<Definition>> match_definitions(const lower::ModuleOutline& outline,
                                                              const cst::Cst& cst) {
     std::vector<std::shared_ptr<Definition>> out(outline.definitions.size());
     std::vector<bool> taken(definitions.size(), false);
-    std::unordered_map<std::string_view, std::vector<size_t>> by_text;
+    std::unordered_map<size_t, std::vector<size_t>> by_length;  // see try_composed_syntax_check
     bool indexed = false;
     for (size_t k = 0; k < outline.definitions.size(); ++k) {
       std::string_view node_text = cst.text(outline.definitions[k]);
-      if (k < definitions.size() && !taken[k] && definitions[k]->text == node_text) {
+      uint32_t begin = ts_node_start_byte(outline.definitions[k]);
+      if (k < definitions.size() && !taken[k] &&
+          same_text(definitions[k]->text, definitions[k]->begin, node_text, begin)) {
         out[k] = definitions[k];
         taken[k] = true;
         continue;
       }
       if (!indexed) {
-        for (size_t i = 0; i < definitions.size(); ++i) by_text[definitions[i]->text].push_back(i);
+        for (size_t i = 0; i < definitions.size(); ++i)
+          by_length[definitions[i]->text.size()].push_back(i);
         indexed = true;
       }
-      auto it = by_text.find(node_text);
-      if (it == by_text.end()) continue;
+      auto it = by_length.find(node_text.size());
+      if (it == by_length.end()) continue;
       for (size_t i : it->second)
-        if (!taken[i]) {
+        if (!taken[i] && definitions[i]->text == node_text) {
           out[k] = definitions[i];
           taken[i] = true;
           break;
@@ -331,15 +429,14 @@ struct Document::Impl {
     return out;
   }
 
+  // `declared_before`: the declarations the reused definitions were lowered with.
   void lower(const cst::Cst& cst, lower::ModuleOutline& outline,
-             std::vector<std::shared_ptr<Definition>> reused) {
+             std::vector<std::shared_ptr<Definition>> reused,
+             const std::vector<lower::DeclaredStatement>& declared_before) {
     bool full = !header || outline.header_key != header_key ||
                 next_ir_offset > kIrOffsetLimit - uint32_t(text.size());
     std::vector<std::string> changed;
-    if (full || outline.declarations != declarations) {
-      if (!full) changed = changed_names(declarations, outline.declarations);
-      declarations = outline.declarations;
-    }
+    if (!full) changed = changed_names(declared_before, declared.declared);
     if (full) {
       header = std::shared_ptr<ir::IRModule>(std::move(outline.module));
       header_key = outline.header_key;
@@ -471,6 +568,7 @@ Document::Document(std::string text) : impl_(std::make_unique<Impl>()) {
 
 Document::Document(const Document& other, std::nullptr_t) : impl_(std::make_unique<Impl>()) {
   impl_->text = other.impl_->text;
+  impl_->nesting_headroom = other.impl_->nesting_headroom;
   if (other.impl_->tree) impl_->tree = TreePtr(ts_tree_copy(other.impl_->tree.get()));
   impl_->update();  // parsing with the unedited copy as the old tree reuses all of it
 }

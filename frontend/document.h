@@ -70,10 +70,11 @@ struct Token {
 };
 
 struct LoweringStats {
-  bool full = false;              // the module-level IR changed: everything was lowered again
-  size_t lowered = 0;             // definitions lowered by the last update
-  size_t reused = 0;              // definitions kept as they were
-  bool full_syntax_check = true;  // false: only the changed definitions were syntax-checked
+  bool full = false;               // the module-level IR changed: everything was lowered again
+  size_t lowered = 0;              // definitions lowered by the last update
+  size_t reused = 0;               // definitions kept as they were
+  bool full_syntax_check = true;   // false: only the changed definitions were syntax-checked
+  size_t declarations_reused = 0;  // globals declared from the last outline, not the tree
 };
 
 // Runs `body` on a thread with a large stack and waits for it (also declared in frontend.h): the

@@ -2,10 +2,14 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "frontend/lower/cst.h"
 #include "frontend/lower/lower.h"
@@ -16,38 +20,95 @@ namespace raxc::frontend {
 // The lowering recurses over the tree (up to kMaxTreeDepth levels). Sanitizer builds use
 // several KB of stack per level, more than a default 8 MB thread has (a unit test, an LSP
 // worker); so it runs on a thread of its own with a large stack (reserved, not committed).
+// Each calling thread gets one such thread, started on first use and kept until the caller
+// exits: an editor re-checks on every keystroke, and starting a thread (mapping and faulting in
+// its stack, losing its thread-local caches) each time cost a noticeable part of a re-check.
 namespace {
-// Set on the threads run_with_large_stack() starts: nested calls (the Engine's analysis around
-// a Document's lowering) run in place instead of starting another thread.
+
+// Set on the large-stack threads: nested calls (the Engine's analysis around a Document's
+// lowering) run in place instead of waiting for themselves.
 thread_local bool on_large_stack = false;
+
+class LargeStackThread {
+ public:
+  // False when no thread could be started (then the caller runs the body itself).
+  bool start() {
+    constexpr size_t kStackBytes = size_t(256) << 20;
+    pthread_attr_t attributes;
+    if (pthread_attr_init(&attributes) != 0) return false;
+    started_ = pthread_attr_setstacksize(&attributes, kStackBytes) == 0 &&
+               pthread_create(&thread_, &attributes, &LargeStackThread::main, this) == 0;
+    pthread_attr_destroy(&attributes);
+    return started_;
+  }
+  ~LargeStackThread() {
+    if (!started_) return;
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    pthread_join(thread_, nullptr);
+  }
+
+  void run(const std::function<void()>& body) {
+    std::unique_lock lock(mutex_);
+    job_ = &body;
+    error_ = nullptr;
+    wake_.notify_all();
+    done_.wait(lock, [&] { return job_ == nullptr; });
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  static void* main(void* self) {
+    on_large_stack = true;
+    static_cast<LargeStackThread*>(self)->serve();
+    return nullptr;
+  }
+  void serve() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return job_ != nullptr || stopping_; });
+      if (job_ == nullptr) return;  // stopping, nothing left to run
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        (*job_)();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      error_ = error;
+      job_ = nullptr;
+      done_.notify_all();
+    }
+  }
+
+  pthread_t thread_{};
+  bool started_ = false;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void()>* job_ = nullptr;
+  std::exception_ptr error_;
+  bool stopping_ = false;
+};
+
 }  // namespace
 
 void run_with_large_stack(const std::function<void()>& body) {
   if (on_large_stack) return body();
-  constexpr size_t kStackBytes = size_t(256) << 20;
-  struct Call {
-    const std::function<void()>* body;
-    std::exception_ptr error;
-  } call{&body, nullptr};
-  auto trampoline = [](void* argument) -> void* {
-    Call* c = static_cast<Call*>(argument);
-    on_large_stack = true;
-    try {
-      (*c->body)();
-    } catch (...) {
-      c->error = std::current_exception();
-    }
-    return nullptr;
-  };
-  pthread_attr_t attributes;
-  if (pthread_attr_init(&attributes) != 0) return body();
-  pthread_t thread;
-  bool started = pthread_attr_setstacksize(&attributes, kStackBytes) == 0 &&
-                 pthread_create(&thread, &attributes, trampoline, &call) == 0;
-  pthread_attr_destroy(&attributes);
-  if (!started) return body();  // no thread to be had: use this one
-  pthread_join(thread, nullptr);
-  if (call.error) std::rethrow_exception(call.error);
+  thread_local std::unique_ptr<LargeStackThread> own;
+  thread_local bool unavailable = false;
+  if (!own && !unavailable) {
+    auto thread = std::make_unique<LargeStackThread>();
+    if (thread->start())
+      own = std::move(thread);
+    else
+      unavailable = true;
+  }
+  if (!own) return body();  // no thread to be had: use this one
+  own->run(body);
 }
 
 namespace {
@@ -60,8 +121,6 @@ namespace {
 // stays true). Such a file is reported anyway: nesting past kMaxTreeDepth is RX1010, and the
 // unclosed brackets are syntax errors. Brackets inside strings and comments are counted too;
 // only absurd files differ.
-constexpr int kMaxBracketDepth = 16384;
-
 // The text blanked from the first bracket past kMaxBracketDepth on, or nullopt when there is
 // none.
 std::optional<std::string> without_runaway_nesting(std::string_view text) {
@@ -85,10 +144,23 @@ std::optional<std::string> without_runaway_nesting(std::string_view text) {
 
 }  // namespace
 
-TreePtr parse_tree(std::string_view text, const TSTree* old) {
+int bracket_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+TreePtr parse_tree(std::string_view text, const TSTree* old, bool depth_checked) {
   TSParser* parser = ts_parser_new();
   ts_parser_set_language(parser, tree_sitter_relax());
-  std::optional<std::string> tamed = without_runaway_nesting(text);
+  std::optional<std::string> tamed;
+  if (!depth_checked) tamed = without_runaway_nesting(text);
   if (tamed) {
     text = *tamed;
     old = nullptr;  // the hidden brackets move with every edit: no incremental reuse

@@ -20,8 +20,15 @@ struct TreeDeleter {
 using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
 
 // Parses `text` with the relax grammar; `old` (already edited with ts_tree_edit) makes the
-// parse incremental.
-TreePtr parse_tree(std::string_view text, const TSTree* old = nullptr);
+// parse incremental. Brackets nested past kMaxBracketDepth are hidden from tree-sitter (see
+// frontend.cpp); a caller that knows `text` nests no deeper (bracket_depth) passes
+// `depth_checked` and saves the scan of the whole text.
+TreePtr parse_tree(std::string_view text, const TSTree* old = nullptr, bool depth_checked = false);
+
+inline constexpr int kMaxBracketDepth = 16384;
+// The deepest nesting of ( [ { in `text`, counted as parse_tree's guard counts it: every
+// bracket character, inside strings and comments too, a closing one at depth 0 ignored.
+int bracket_depth(std::string_view text);
 
 struct ParsedFile {
   TreePtr tree;

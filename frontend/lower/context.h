@@ -20,6 +20,7 @@ class Namespaces {
   Namespaces();  // the default environment: R/relax, T/tir/tirx, I/ir, tvm
   const Namespace* find(std::string_view prefix) const;
   void bind(std::string prefix, Namespace ns) { map_[std::move(prefix)] = ns; }
+  bool operator==(const Namespaces&) const = default;
 
  private:
   std::unordered_map<std::string, Namespace> map_;

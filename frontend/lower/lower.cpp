@@ -2,6 +2,7 @@
 // top-level item, module classes with their two-pass declaration of globals.
 #include "frontend/lower/lower.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "frontend/lower/distributed.h"
@@ -20,7 +21,10 @@ class FileLowerer {
   FileLowerer(LowerContext& ctx) : ctx_(ctx), cst_(ctx.cst) {}
 
   // Pass 1 only (the Engine): definitions are collected into `outline`, not lowered.
-  void outline_only(ModuleOutline* outline) { outline_ = outline; }
+  void outline_only(ModuleOutline* outline, const OutlineReuse* reuse) {
+    outline_ = outline;
+    reuse_ = reuse;
+  }
 
   void run(TSNode root) {
     TSNode top{};
@@ -96,9 +100,10 @@ class FileLowerer {
   void note_definition(TSNode def, const std::string& name, const GlobalInfo& info) {
     if (!outline_) return;
     outline_->definitions.push_back(def);
-    outline_->declarations.insert_or_assign(
-        name, DeclarationFacts{static_cast<DeclarationFacts::Kind>(info.kind),
-                               info.has_return_annotation, info.returns_void});
+    DeclarationFacts facts{static_cast<DeclarationFacts::Kind>(info.kind),
+                           info.has_return_annotation, info.returns_void};
+    outline_->declared.push_back(
+        {ts_node_start_byte(def), ts_node_end_byte(def), name, info.name_span, facts});
   }
   Span span(TSNode n) const { return cst_.span(n); }
   std::string text(TSNode n) const { return std::string(cst_.text(n)); }
@@ -271,9 +276,22 @@ class FileLowerer {
     // Pass 1: declare every global, read module attributes and global infos (vdevices must be
     // known before any annotation refers to them).
     std::vector<TSNode> definitions;
+    scope.globals.reserve(stmts.size());
+    if (outline_) outline_->declared.reserve(stmts.size());
+    const std::vector<DeclaredStatement>* reusable = reusable_declarations();
+    if (outline_) outline_->declared_under = std::make_shared<Namespaces>(ctx_.namespaces);
     for (TSNode stmt : stmts) {
       Kind k = cst_.kind(stmt);
-      if (k == Kind::relax_function || k == Kind::prim_function) {
+      if (const DeclaredStatement* old = reusable ? declared_before(*reusable, stmt, k) : nullptr) {
+        GlobalInfo info;
+        info.kind = static_cast<GlobalInfo::Kind>(old->facts.kind);
+        info.has_return_annotation = old->facts.has_return_annotation;
+        info.returns_void = old->facts.returns_void;
+        uint32_t moved = ts_node_start_byte(stmt) - old->begin;  // modulo 2^32: may be negative
+        info.name_span = {old->name_span.begin + moved, old->name_span.end + moved};
+        if (declare_name(scope, stmt, old->name, info)) definitions.push_back(stmt);
+        ++outline_->declarations_reused;
+      } else if (k == Kind::relax_function || k == Kind::prim_function) {
         GlobalInfo info;
         info.kind = k == Kind::relax_function ? GlobalInfo::Kind::Relax : GlobalInfo::Kind::Prim;
         declare_signature(stmt, info);
@@ -305,17 +323,42 @@ class FileLowerer {
   }
 
   bool declare(ModuleScope& scope, TSNode def, TSNode name_node, const GlobalInfo& info) {
-    std::string name = text(name_node);
+    return declare_name(scope, def, text(name_node), info);
+  }
+  // `info.name_span` is where the name is written.
+  bool declare_name(ModuleScope& scope, TSNode def, const std::string& name,
+                    const GlobalInfo& info) {
     if (const GlobalInfo* previous = scope.find(name)) {
-      Diagnostic d =
-          make_diagnostic(diag::DuplicateModuleDefinition{.name = name}, span(name_node));
+      Diagnostic d = make_diagnostic(diag::DuplicateModuleDefinition{.name = name}, info.name_span);
       d.note(previous->name_span, "previous definition of '" + name + "' is here");
       ctx_.diags.report(std::move(d));
       return false;
     }
-    scope.globals[name] = info;
+    scope.globals.emplace(name, info);
     note_definition(def, name, info);
     return true;
+  }
+
+  // The previous outline's declarations, when they were read under the namespaces in force now.
+  const std::vector<DeclaredStatement>* reusable_declarations() const {
+    if (!reuse_ || !reuse_->previous || !reuse_->previous->declared_under) return nullptr;
+    if (!(*reuse_->previous->declared_under == ctx_.namespaces)) return nullptr;
+    return &reuse_->previous->declared;
+  }
+  // The declaration `stmt` (of kind `kind`) had before the edits, when its text is unchanged.
+  const DeclaredStatement* declared_before(const std::vector<DeclaredStatement>& declared,
+                                           TSNode stmt, Kind kind) const {
+    uint32_t begin = ts_node_start_byte(stmt), end = ts_node_end_byte(stmt);
+    if (!reuse_->unchanged(begin, end)) return nullptr;
+    uint32_t was = reuse_->old_offset(begin);
+    auto it =
+        std::lower_bound(declared.begin(), declared.end(), was,
+                         [](const DeclaredStatement& d, uint32_t at) { return d.begin < at; });
+    if (it == declared.end() || it->begin != was || it->end - it->begin != end - begin)
+      return nullptr;
+    static constexpr Kind kStatementOf[] = {Kind::relax_function, Kind::prim_function,
+                                            Kind::binding};  // by DeclarationFacts::Kind
+    return kStatementOf[size_t(it->facts.kind)] == kind ? &*it : nullptr;
   }
 
   bool is_extern_func(TSNode stmt) const {
@@ -537,6 +580,7 @@ class FileLowerer {
   }
 
   LowerContext& ctx_;
+  const OutlineReuse* reuse_ = nullptr;
   const cst::Cst& cst_;
   ModuleOutline* outline_ = nullptr;
 };
@@ -550,12 +594,13 @@ std::unique_ptr<ir::IRModule> lower_file(const cst::Cst& cst, TSNode root, Diagn
   return module;
 }
 
-ModuleOutline lower_outline(const cst::Cst& cst, TSNode root, DiagnosticSink& diags) {
+ModuleOutline lower_outline(const cst::Cst& cst, TSNode root, DiagnosticSink& diags,
+                            const OutlineReuse* reuse) {
   ModuleOutline outline;
   outline.module = std::make_unique<ir::IRModule>();
   LowerContext ctx{cst, diags, *outline.module, Namespaces(), outline.module->arena.get()};
   FileLowerer lowerer(ctx);
-  lowerer.outline_only(&outline);
+  lowerer.outline_only(&outline, reuse);
   lowerer.run(root);
   outline.namespaces = std::make_shared<Namespaces>(ctx.namespaces);
   if (!outline.scope) outline.scope = std::make_shared<ModuleScope>();

@@ -2,7 +2,7 @@
 // parse-time rules and keeps going with the other definitions after an error.
 #pragma once
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,8 +48,14 @@ struct DeclarationFacts {
   bool returns_void = false;
   bool operator==(const DeclarationFacts&) const = default;
 };
-// Every declared global by name.
-using Declarations = std::map<std::string, DeclarationFacts, std::less<>>;
+// A global as pass 1 declared it from its statement (text offsets), kept so that the next
+// outline of an edited document can take it again without reading the statement's tree.
+struct DeclaredStatement {
+  uint32_t begin = 0, end = 0;  // the statement
+  std::string name;
+  Span name_span;
+  DeclarationFacts facts;
+};
 
 struct ModuleOutline {
   // Everything but `globals`: top-level kind, name, attributes, global infos, vdevices.
@@ -58,16 +64,30 @@ struct ModuleOutline {
   // duplicates (already reported) are left out.
   std::vector<TSNode> definitions;
   HeaderKey header_key;
-  // The facts of every declared global: when a global's facts change, the bodies that mention
-  // it are lowered again.
-  Declarations declarations;
   std::shared_ptr<const ModuleScope> scope;
   std::shared_ptr<const Namespaces> namespaces;
+  // Every declared global in source order (duplicates left out): when a global's facts change,
+  // the bodies that mention it are lowered again. For a module class, also the namespaces they
+  // were read under (imports after the class do not count); null for a lone function.
+  std::vector<DeclaredStatement> declared;
+  std::shared_ptr<const Namespaces> declared_under;
+  size_t declarations_reused = 0;  // taken from OutlineReuse instead of the tree
+};
+
+// The outline before some edits, and what they left alone. lower_outline takes a statement's
+// declaration from `previous` when the statement's text is unchanged and was declared under
+// the same namespaces: a keystroke inside one function reads one signature, not every one.
+struct OutlineReuse {
+  const ModuleOutline* previous = nullptr;
+  // True when the text [begin, end) (current offsets) is as it was, at old_offset(begin).
+  std::function<bool(uint32_t begin, uint32_t end)> unchanged;
+  std::function<uint32_t(uint32_t at)> old_offset;
 };
 
 // Pass 1 of lower_file(): imports, module decorators, attributes and global infos, and the
 // declaration of every global. Reports the diagnostics of those parts only.
-ModuleOutline lower_outline(const cst::Cst& cst, TSNode root, DiagnosticSink& diags);
+ModuleOutline lower_outline(const cst::Cst& cst, TSNode root, DiagnosticSink& diags,
+                            const OutlineReuse* reuse = nullptr);
 
 // Lowers one of `outline.definitions` into a GlobalDef with its own arena (nullopt when it
 // failed; the reason is reported). `module` provides the module-level IR (vdevices) the body may

@@ -27,10 +27,14 @@ struct GlobalInfo {
 };
 
 struct ModuleScope {
+  struct NameHash {  // looks names up without copying them into a std::string
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::string class_name;  // empty for a lone function
-  std::unordered_map<std::string, GlobalInfo> globals;
+  std::unordered_map<std::string, GlobalInfo, NameHash, std::equal_to<>> globals;
   const GlobalInfo* find(std::string_view name) const {
-    auto it = globals.find(std::string(name));
+    auto it = globals.find(name);
     return it == globals.end() ? nullptr : &it->second;
   }
 };

@@ -1,0 +1,172 @@
+// What frontend::Document takes over from before an edit without looking at the text again
+// (document.cpp: the edited range, the nesting headroom, OutlineReuse): every shortcut must
+// give what a fresh Document of the same text gives, and the usual keystroke must take it.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "frontend/document.h"
+#include "frontend/frontend.h"
+
+namespace {
+
+using raxc::Diagnostic;
+using raxc::frontend::Document;
+using raxc::frontend::TextEdit;
+
+std::vector<std::string> described(const std::vector<Diagnostic>& diagnostics) {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : diagnostics)
+    out.push_back(std::string(raxc::code(d.id)) + " " + std::to_string(d.span.begin) + "-" +
+                  std::to_string(d.span.end) + " " + d.message);
+  return out;
+}
+
+// The lowered globals, each with its name, kind of body and diagnostics count: what a reused
+// declaration or definition would get wrong.
+std::vector<std::string> globals_of(const Document& doc) {
+  std::vector<std::string> out;
+  for (const auto& def : doc.definitions())
+    out.push_back(
+        def->name + (def->global ? (def->global->function() ? " relax" : " other") : " failed") +
+        " @" + std::to_string(def->begin) + " " + std::to_string(def->diagnostics.size()));
+  return out;
+}
+
+void apply(Document& doc, std::vector<TextEdit> edits) {
+  doc.apply(std::span<const TextEdit>(edits.data(), edits.size()));
+  Document fresh(doc.text());
+  INFO("text:\n" << doc.text());
+  REQUIRE(described(doc.diagnostics()) == described(fresh.diagnostics()));
+  REQUIRE(globals_of(doc) == globals_of(fresh));
+}
+
+uint32_t offset_of(const std::string& text, const std::string& needle) {
+  size_t at = text.find(needle);
+  REQUIRE(at != std::string::npos);
+  return uint32_t(at);
+}
+
+// Two functions of the same length, and one whose return annotation decides how its callers
+// lower (`-> R.Tuple` makes a call of it a statement of its own).
+const char* const kModule = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def first(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = R.add(x, x)
+        return y
+
+    @R.function
+    def second(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = R.exp(x)
+        return y
+
+    @R.function
+    def nothing(x: R.Tensor((4,), dtype="float32")) -> R.Tuple:
+        return R.tuple()
+
+    @R.function
+    def caller(x: R.Tensor((4,), dtype="float32")):
+        cls = Module
+        v = cls.nothing(x)
+        return x
+)";
+
+}  // namespace
+
+TEST_CASE("document: a keystroke in a body reads no other signature", "[document]") {
+  Document doc(kModule);
+  uint32_t at = offset_of(doc.text(), "R.exp(x)") + 6;
+  apply(doc, {{at, at, " "}});
+  CHECK(doc.stats().lowered == 1);
+  CHECK(doc.stats().declarations_reused == 3);  // first, nothing, caller; second was edited
+  apply(doc, {{at, at + 1, ""}});
+  CHECK(doc.stats().declarations_reused == 3);
+}
+
+TEST_CASE("document: definitions that traded places are matched by text", "[document]") {
+  // the bodies of first and second have the same length: after one edit swaps them, each old
+  // definition still stands at its old offset with a text of the same length, but not the same
+  // text.
+  Document doc(kModule);
+  std::string text = doc.text();
+  uint32_t a_at = offset_of(text, "R.add(x, x)"), b_at = offset_of(text, "R.exp(x)");
+  apply(doc, {{b_at, b_at + 8, "R.add(x, x)"}, {a_at, a_at + 11, "R.exp(x)"}});
+  CHECK(doc.stats().lowered == 2);
+  CHECK(doc.definitions()[0]->text.find("R.exp(x)") != std::string::npos);
+  CHECK(doc.definitions()[1]->text.find("R.add(x, x)") != std::string::npos);
+}
+
+TEST_CASE("document: a changed signature is read again and its callers lowered", "[document]") {
+  Document doc(kModule);
+  uint32_t at = offset_of(doc.text(), "-> R.Tuple:");
+  apply(doc, {{at, at + 10, ""}});  // `nothing` no longer returns void
+  CHECK(doc.stats().declarations_reused == 3);
+  CHECK(doc.stats().lowered == 2);  // nothing, and caller, which calls it
+  apply(doc, {{at, at, "-> R.Tuple"}});
+  CHECK(doc.stats().lowered == 2);
+}
+
+TEST_CASE("document: declarations are read again when the imports change", "[document]") {
+  Document doc(kModule);
+  // `R` now names nothing Relax: `-> R.Tuple` is not the void annotation any more.
+  uint32_t at = offset_of(doc.text(), "import relax as R") + 16;
+  apply(doc, {{at, at + 1, "Q"}});
+  CHECK(doc.stats().declarations_reused == 0);
+  apply(doc, {{at, at + 1, "R"}});
+  CHECK(doc.stats().declarations_reused == 0);
+  uint32_t body = offset_of(doc.text(), "R.exp(x)");
+  apply(doc, {{body, body, " "}});
+  CHECK(doc.stats().declarations_reused == 3);
+}
+
+TEST_CASE("document: edits that move text keep the shortcuts exact", "[document]") {
+  Document doc(kModule);
+  // A line added to the first function moves every other one; then edits inside moved
+  // definitions, in one batch and one at a time.
+  uint32_t line = offset_of(doc.text(), "        y = R.add");
+  apply(doc, {{line, line, "        z = x\n"}});
+  CHECK(doc.stats().lowered == 1);
+  uint32_t caller_body = offset_of(doc.text(), "v = cls.nothing(x)");
+  uint32_t b_body = offset_of(doc.text(), "R.exp(x)");
+  apply(doc, {{caller_body, caller_body, "w = x\n        "}, {b_body, b_body + 5, "R.log"}});
+  CHECK(doc.stats().lowered == 2);
+  apply(doc, {{line, line + 14, ""}});
+  CHECK(doc.stats().lowered == 1);
+  // The first definition cut and pasted back.
+  uint32_t a_begin = offset_of(doc.text(), "    @R.function");
+  uint32_t b_begin = offset_of(doc.text(), "    @R.function\n    def second");
+  std::string a_text = doc.text().substr(a_begin, b_begin - a_begin);
+  apply(doc, {{a_begin, b_begin, ""}});
+  CHECK(doc.stats().lowered == 0);
+  apply(doc, {{a_begin, a_begin, a_text}});
+  CHECK(doc.stats().lowered == 1);
+}
+
+TEST_CASE("document: nesting typed past the limit is hidden as a fresh parse hides it",
+          "[document]") {
+  // Brackets open to just under the depth tree-sitter is spared (frontend.h), then typed one
+  // at a time past it: each keystroke's parse must hide what a fresh parse hides (the text from
+  // there on, the names of the next line included).
+  const int start = raxc::frontend::kMaxBracketDepth - 3;
+  std::string text = "x = " + std::string(start, '(') + "\ny = z\n";
+  Document doc(text);
+  auto names_seen = [](const Document& d) {
+    return d.tokens_in({0, uint32_t(d.text().size())}).size();
+  };
+  for (int i = 0; i < 6; ++i) {
+    uint32_t at = 4 + uint32_t(start);
+    apply(doc, {{at, at, "["}});
+    CHECK(names_seen(doc) == names_seen(Document(doc.text())));
+  }
+  CHECK(names_seen(doc) == 1);  // `x`: the line after is hidden
+  // And back under it.
+  for (int i = 0; i < 6; ++i) {
+    apply(doc, {{4, 5, ""}});
+    CHECK(names_seen(doc) == names_seen(Document(doc.text())));
+  }
+  CHECK(names_seen(doc) == 3);
+}
