@@ -18,19 +18,6 @@ namespace {
 // top, the next update lowers everything again from text offsets.
 constexpr uint32_t kIrOffsetLimit = 0xC0000000u;
 
-TSPoint point_at(std::string_view text, uint32_t offset) {
-  TSPoint p{0, 0};
-  uint32_t line_start = 0;
-  const char* data = text.data();
-  for (const char* at = data;
-       (at = static_cast<const char*>(std::memchr(at, '\n', offset - uint32_t(at - data)))); ++at) {
-    ++p.row;
-    line_start = uint32_t(at - data) + 1;
-  }
-  p.column = offset - line_start;
-  return p;
-}
-
 TSPoint advance_point(TSPoint start, std::string_view inserted) {
   for (char c : inserted) {
     if (c == '\n') {
@@ -142,8 +129,9 @@ struct Document::Impl {
   // inserted or removed since (each moves the depth of the text after it by at most one level).
   // Negative: scan again. Spares a keystroke the scan of the whole text.
   int nesting_headroom = -1;
-  EditedRange edited;             // since the last update
-  lower::ModuleOutline declared;  // the last outline's declarations (OutlineReuse)
+  uint32_t row_known_at = 0, known_row = 0;  // point_at: the row of offset row_known_at
+  EditedRange edited;                        // since the last update
+  lower::ModuleOutline declared;             // the last outline's declarations (OutlineReuse)
   uint64_t updates = 0;
 
   void edit(const TextEdit& e) {
@@ -154,7 +142,7 @@ struct Document::Impl {
     input.start_byte = begin;
     input.old_end_byte = end;
     input.new_end_byte = begin + uint32_t(e.text.size());
-    input.start_point = point_at(text, begin);
+    input.start_point = point_at(begin);
     input.old_end_point = advance_point(input.start_point, text_between(begin, end));
     input.new_end_point = advance_point(input.start_point, e.text);
     nesting_headroom = std::max(
@@ -162,6 +150,24 @@ struct Document::Impl {
     text.replace(begin, end - begin, e.text);
     edited.add(begin, end, uint32_t(e.text.size()));
     if (tree) ts_tree_edit(tree.get(), &input);
+  }
+
+  // The row and column of `offset`, counted from the offset asked about last: the text before
+  // an edit's start is left as it was, and edits come close together (a keystroke counts the
+  // lines it moved over, not every line above it).
+  TSPoint point_at(uint32_t offset) {
+    const char* data = text.data();
+    auto newlines = [&](uint32_t from, uint32_t to) {
+      return uint32_t(std::count(data + from, data + to, '\n'));
+    };
+    if (offset >= row_known_at)
+      known_row += newlines(row_known_at, offset);
+    else
+      known_row -= newlines(offset, row_known_at);
+    row_known_at = offset;
+    const void* newline = offset ? memrchr(data, '\n', offset) : nullptr;
+    uint32_t line_start = newline ? uint32_t(static_cast<const char*>(newline) - data) + 1 : 0;
+    return TSPoint{known_row, offset - line_start};
   }
 
   std::string_view text_between(uint32_t begin, uint32_t end) const {

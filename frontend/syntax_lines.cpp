@@ -2,6 +2,7 @@
 // dangling operators, juxtaposed operands and parameters the format forbids, one logical line of
 // the tokenizer at a time. These are inferences: the combination reports them only where the
 // tree also shows an error.
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -141,13 +142,13 @@ class LineChecker {
   }
 
   static bool is_keyword(std::string_view w) {
-    for (std::string_view k :
-         {"and",    "as",     "assert", "break",   "class",    "continue", "def",    "del",
-          "elif",   "else",   "except", "finally", "for",      "from",     "global", "if",
-          "import", "in",     "is",     "lambda",  "nonlocal", "not",      "or",     "pass",
-          "raise",  "return", "try",    "while",   "with",     "yield",    "async",  "await"})
-      if (w == k) return true;
-    return false;
+    static constexpr std::string_view kKeywords[] = {
+        // sorted: two tests per token pair
+        "and",    "as",   "assert", "async",  "await",  "break",   "class",    "continue",
+        "def",    "del",  "elif",   "else",   "except", "finally", "for",      "from",
+        "global", "if",   "import", "in",     "is",     "lambda",  "nonlocal", "not",
+        "or",     "pass", "raise",  "return", "try",    "while",   "with",     "yield"};
+    return std::binary_search(std::begin(kKeywords), std::end(kKeywords), w);
   }
 
   // 'else' / 'elif' must continue an 'if' (or 'for'/'while' for 'else') at the same level.
