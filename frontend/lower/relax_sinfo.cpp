@@ -403,6 +403,14 @@ const ir::PrimExpr* FunctionLowerer::lower_dim(TSNode node, SInfoMode mode,
   if (mode == SInfoMode::MatchCast && cst().is(node, Kind::identifier)) {
     const Name* n = lookup(cst().text(node));
     if (n && n->kind == Name::Kind::Sym && !n->sym->bound) {
+      // Shape dimensions are int64: another integer variable could only stand there cast,
+      // and a cast binds nothing (TVM rejects such a shape).
+      if (n->sym->var->dtype.is_integer() && n->sym->var->dtype != DataType::Int(64)) {
+        error(diag::MatchCastBindsNonInt64Var{.name = std::string(cst().text(node)),
+                                              .dtype = n->sym->var->dtype.str()},
+              span(node));
+        return nullptr;
+      }
       n->sym->bound = true;  // the match_cast binds it (§5.4)
       record_name(span(node), n->sym->var);
       return n->sym->var;
