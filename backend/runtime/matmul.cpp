@@ -27,10 +27,11 @@
 //
 // Threads: the runtime's pool (raxc_parallel_for), only above 8M multiply-adds (~100 µs at full
 // speed; below, waking a worker costs more than it saves). Threads claim units of work (whole
-// products of a batch; column groups; panels of B, packed once for all threads, then blocks of
-// rows) from a counter, so a descheduled thread's share is taken over rather than waited for.
-// The small packing buffers are per thread and kept, so a repeated call touches no fresh pages
-// (first touch costs 10–22 µs per page on this VM); B packed whole for the threads is pooled.
+// products of a batch; column groups; for one large product, steps of one block of B each,
+// packed by the threads together, then tiles of rows) from a counter, so a descheduled
+// thread's share is taken over rather than waited for. The small packing buffers are per
+// thread and kept, so a repeated call touches no fresh pages (first touch costs 10–22 µs per
+// page on this VM); the two blocks of B the threads share are pooled.
 #include <algorithm>
 #include <array>
 #include <atomic>
