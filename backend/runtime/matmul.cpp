@@ -27,10 +27,11 @@
 //
 // Threads: the runtime's pool (raxc_parallel_for), only above 8M multiply-adds (~100 µs at full
 // speed; below, waking a worker costs more than it saves). Threads claim units of work (whole
-// products of a batch; column groups; panels of B, packed once for all threads, then blocks of
-// rows) from a counter, so a descheduled thread's share is taken over rather than waited for.
-// The small packing buffers are per thread and kept, so a repeated call touches no fresh pages
-// (first touch costs 10–22 µs per page on this VM); B packed whole for the threads is pooled.
+// products of a batch; column groups; for one large product, steps of one block of B each,
+// packed by the threads together, then tiles of rows) from a counter, so a descheduled
+// thread's share is taken over rather than waited for. The small packing buffers are per
+// thread and kept, so a repeated call touches no fresh pages (first touch costs 10–22 µs per
+// page on this VM); the two blocks of B the threads share are pooled.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -39,6 +40,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -301,8 +303,92 @@ float* scratch(int which, int64_t floats) {
   return buf.data;
 }
 
+// ---------------------------------------------------------------------------- AVX-512 packing
+//
+// Packing with scalar copies cost 6–9 % of a product's time on one thread (A: a strided gather
+// of 12 rows, ~2.4 cycles per float; B: a memcpy call per 128 bytes), as much as the
+// micro-kernel loses to everything else. These move 16 floats per instruction.
+#ifdef RAXC_MATMUL_X86
+// r[t] holds 16 consecutive floats (columns q = 0..15) of row t, rows 12–15 zero; column q's
+// first 12 rows go to out + 12·q. A 16×16 transpose in registers: rows interleaved in pairs,
+// then pairs of pairs, then 128-bit lanes exchanged twice.
+__attribute__((target("avx512f"), always_inline)) inline void transpose_store_12x16(
+    const __m512 r[16], float* out) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // u[4i + c], 128-bit lane L: column 4L + c of rows 4i .. 4i + 3.
+  for (int i = 0; i < 4; ++i) {
+    __m512d a0 = _mm512_castps_pd(t[4 * i]), a1 = _mm512_castps_pd(t[4 * i + 1]);
+    __m512d a2 = _mm512_castps_pd(t[4 * i + 2]), a3 = _mm512_castps_pd(t[4 * i + 3]);
+    u[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));
+    u[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));
+    u[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
+    u[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
+  }
+  constexpr __mmask16 kRows = (1u << kAvxMR) - 1;
+  for (int c = 0; c < 4; ++c) {
+    __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88);  // lanes 0, 2 of each
+    __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);  // lanes 1, 3
+    __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+    __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+    _mm512_mask_storeu_ps(out + kAvxMR * c, kRows, _mm512_shuffle_f32x4(x0, y0, 0x88));
+    _mm512_mask_storeu_ps(out + kAvxMR * (4 + c), kRows, _mm512_shuffle_f32x4(x1, y1, 0x88));
+    _mm512_mask_storeu_ps(out + kAvxMR * (8 + c), kRows, _mm512_shuffle_f32x4(x0, y0, 0xDD));
+    _mm512_mask_storeu_ps(out + kAvxMR * (12 + c), kRows, _mm512_shuffle_f32x4(x1, y1, 0xDD));
+  }
+}
+
+// pack_a_block for the AVX-512 kernel's 12-row panels: 16 columns of a panel at a time.
+__attribute__((target("avx512f"))) void pack_a_avx512(const float* a, int64_t lda, int64_t mc,
+                                                      int64_t kc, float* out) {
+  for (int64_t i = 0; i < mc; i += kAvxMR) {
+    int64_t h = std::min(kAvxMR, mc - i);
+    const float* rows = a + i * lda;
+    float* dst = out + i * kc;
+    int64_t p = 0;
+    for (; p + 16 <= kc; p += 16, dst += 16 * kAvxMR) {
+      __m512 r[16];
+      for (int t = 0; t < 16; ++t)
+        r[t] = t < h ? _mm512_loadu_ps(rows + t * lda + p) : _mm512_setzero_ps();
+      transpose_store_12x16(r, dst);
+    }
+    for (; p < kc; ++p, dst += kAvxMR)
+      for (int64_t t = 0; t < kAvxMR; ++t) dst[t] = t < h ? rows[t * lda + p] : 0.f;
+  }
+}
+
+// pack_b for the AVX-512 kernel's 32-column panels: a panel row is two vectors.
+__attribute__((target("avx512f"))) void pack_b_avx512(const float* b, int64_t ldb, int64_t kc,
+                                                      int64_t nc, float* out) {
+  for (int64_t j = 0; j < nc; j += kAvxNR) {
+    int64_t w = std::min(kAvxNR, nc - j);
+    const float* src = b + j;
+    float* dst = out + j * kc;
+    if (w == kAvxNR) {
+      for (int64_t p = 0; p < kc; ++p, src += ldb, dst += kAvxNR) {
+        _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
+        _mm512_storeu_ps(dst + 16, _mm512_loadu_ps(src + 16));
+      }
+      continue;
+    }
+    __mmask16 m0 = w >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << w) - 1);
+    __mmask16 m1 = w > 16 ? __mmask16((1u << (w - 16)) - 1) : __mmask16(0);
+    for (int64_t p = 0; p < kc; ++p, src += ldb, dst += kAvxNR) {
+      _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(m0, src));
+      _mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+    }
+  }
+}
+#endif
+
 // B[kc×nc] → panels of nr columns, each k-major (nr floats per k), the last padded with zeros.
 void pack_b(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, float* out) {
+#ifdef RAXC_MATMUL_X86
+  if (nr == kAvxNR) return pack_b_avx512(b, ldb, kc, nc, out);  // only the AVX-512 kernel's NR
+#endif
   for (int64_t j = 0; j < nc; j += nr) {
     int64_t w = std::min(nr, nc - j);
     float* dst = out + j * kc;
@@ -408,6 +494,9 @@ void pack_b_block(const Gemm& g, int64_t pc, int64_t jc, int64_t kc, int64_t nc,
 
 // A[mc×kc] → panels of mr rows, each k-major (mr floats per k), the last padded with zeros.
 void pack_a_block(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t mr, float* out) {
+#ifdef RAXC_MATMUL_X86
+  if (mr == kAvxMR) return pack_a_avx512(a, lda, mc, kc, out);  // only the AVX-512 kernel's MR
+#endif
   for (int64_t i = 0; i < mc; i += mr) {
     int64_t h = std::min(mr, mc - i);
     float* dst = out + i * kc;
@@ -450,6 +539,20 @@ struct APanels {
   int64_t stride(int64_t ir) const { return packed || ir >= full ? 0 : lda; }
 };
 
+// Rows [ic, ic + mc) × columns [jc, jc + nc) of C (+)= A's rows over [pc, pc + kc) times that
+// block of B: packed in `bp` (panels of NR columns, kc floats deep; panel jr at bp + jr · kc) or,
+// when bp is null, read in place. A's rows go through `ap` (pack_a: all of them, else a last
+// partial panel).
+void block_product(const Kernel& kr, const Gemm& g, int64_t ic, int64_t mc, int64_t jc, int64_t nc,
+                   int64_t pc, int64_t kc, const float* bp, float* ap, bool pack_a) {
+  APanels a(kr, g.a + ic * g.lda + pc, g.lda, mc, kc, ap, pack_a);
+  for (int64_t jr = 0; jr < nc; jr += kr.nr)
+    for (int64_t ir = 0; ir < mc; ir += kr.mr)
+      kr.micro(kc, a.at(ir), a.stride(ir), bp ? bp + jr * kc : g.b + pc * g.ldb + jc + jr,
+               bp ? kr.nr : g.ldb, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc,
+               std::min(kr.mr, mc - ir), std::min(kr.nr, nc - jr), pc > 0);
+}
+
 // Rows [i0, i1) × columns [j0, j1) of one product, on this thread.
 void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
   if (i0 >= i1 || j0 >= j1) return;
@@ -474,87 +577,159 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
     for (int64_t pc = 0; pc < g.k; pc += kcb) {
       int64_t kc = std::min(kcb, g.k - pc);
       if (pack_b) pack_b_block(g, pc, jc, kc, nc, kr.nr, bp);
-      for (int64_t ic = i0; ic < i1; ic += mcb) {
-        int64_t mc = std::min(mcb, i1 - ic);
-        APanels a(kr, g.a + ic * g.lda + pc, g.lda, mc, kc, ap, pack);
-        for (int64_t jr = 0; jr < nc; jr += kr.nr)
-          for (int64_t ir = 0; ir < mc; ir += kr.mr)
-            kr.micro(kc, a.at(ir), a.stride(ir), pack_b ? bp + jr * kc : g.b + pc * g.ldb + jc + jr,
-                     pack_b ? kr.nr : g.ldb, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc,
-                     std::min(kr.mr, mc - ir), std::min(kr.nr, nc - jr), pc > 0);
-      }
+      for (int64_t ic = i0; ic < i1; ic += mcb)
+        block_product(kr, g, ic, std::min(mcb, i1 - ic), jc, nc, pc, kc, bp, ap, pack);
     }
   }
 }
-
-// ---------------------------------------------------------------------------- the packed function
 
 // ---------------------------------------------------------------------------- parallel work
 //
 // Threads claim units of work from an atomic counter until none is left, rather than taking a
 // fixed share: on a shared machine a thread can be descheduled for milliseconds, and the
 // others then do its units instead of waiting for them. Units are whole products of a batch,
-// column groups of a product of few rows, or, for one large product, first the panels of B
-// (packed once into a buffer all threads read), then blocks of rows, each packing its own rows
-// of A.
+// column groups of a product of few rows, or the pieces of the steps of one large product
+// (Steps below).
+
+// Spins until `counter` reaches `target`; false when a unit failed meanwhile (its thread has
+// stopped, so the count may never come). Waits are short (another thread finishing a unit it
+// claimed earlier), so the thread spins, and yields only when that one seems descheduled.
+bool wait_for(const std::atomic<int64_t>& counter, int64_t target,
+              const std::atomic<bool>& failed) {
+  for (int spins = 0; counter.load(std::memory_order_acquire) < target; ++spins) {
+    if (failed.load(std::memory_order_relaxed)) return false;
+#ifdef RAXC_MATMUL_X86
+    if (spins < 4096) {
+      _mm_pause();
+      continue;
+    }
+#endif
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+// One large product on several threads, in steps: step s multiplies block (jc, pc) of B (KC
+// rows × NC columns, jc outer) by every row of A. Each step's block is packed by the threads
+// together into one of two shared buffers (s % 2), then every thread multiplies tiles of rows
+// of A (rows × all the block's columns, its own rows of A packed) by it.
+//
+// Why not pack all of B first and then split the rows (as before): every row block then read
+// all of B (4 MiB at 1024²) from the shared L3, where a block of 1 MiB packed just before stays
+// in each core's L2 (2 MiB) across the step as it does on one thread; and the packed copy of a
+// large weight (9 MiB for the transformer's FFN) was held beside the tensors, two blocks here.
+//
+// The units run in one order (per step: its packing, then its tiles) and each waits only for
+// units before it: packing into a buffer for the tiles of two steps back to finish reading it,
+// a tile for its step's packing and for the same tile of the step before (it accumulates into
+// the same C). A thread that finishes early takes the next step's packing while the other ends
+// its tile, so the steps overlap instead of meeting at a barrier; claimed units run at once on
+// a running thread and wait on earlier ones only, so any number of threads finishes (one alone
+// when the pool runs a nested call serially).
+struct Steps {
+  int64_t kcb = 0, ncb = 0, kblocks = 0, count = 0;
+  int64_t packs = 0;            // pack units per step: groups of 8 panels of B
+  int64_t rows = 0, parts = 0;  // tiles per step: row blocks × column parts
+  int64_t panels = 0, mcb = 0;  // A's MR-row panels; rows of the largest row block
+  bool pack_a = false;
+  float* buffer[2] = {nullptr, nullptr};
+  std::unique_ptr<std::atomic<int64_t>[]> packed, computed;  // per step: its units done
+  std::unique_ptr<std::atomic<int64_t>[]> tile_steps;        // per tile: the steps it has done
+
+  int64_t per_step() const { return packs + rows * parts; }
+};
+
+// The steps of `g` on `threads` threads: blocks as on one thread, tiles from A's panels split
+// evenly into a multiple of the threads (about kMC rows each), or columns split too when A has
+// fewer panels than threads.
+void plan_steps(Steps& st, const Kernel& k, const Gemm& g, int threads) {
+  st.kcb = even_block(g.k, kKC, 1);
+  st.ncb = even_block(g.n, kNC, k.nr);
+  st.kblocks = (g.k + st.kcb - 1) / st.kcb;
+  st.count = st.kblocks * ((g.n + st.ncb - 1) / st.ncb);
+  st.packs = (st.ncb + 8 * k.nr - 1) / (8 * k.nr);
+  st.panels = (g.m + k.mr - 1) / k.mr;
+  int64_t blocks = (st.panels + kMC / k.mr - 1) / (kMC / k.mr);
+  st.rows = std::min(st.panels, (blocks + threads - 1) / threads * threads);
+  st.parts = st.rows < threads ? (threads + st.rows - 1) / st.rows : 1;
+  st.mcb = (st.panels + st.rows - 1) / st.rows * k.mr;
+  st.pack_a = st.ncb / st.parts > 8 * k.nr;
+  st.packed.reset(new std::atomic<int64_t>[static_cast<size_t>(st.count)]());
+  st.computed.reset(new std::atomic<int64_t>[static_cast<size_t>(st.count)]());
+  st.tile_steps.reset(new std::atomic<int64_t>[static_cast<size_t>(st.rows * st.parts)]());
+}
+
 struct Job {
-  enum Phase { kBatches, kSmallColumns, kPackB, kRowBlocks };
+  enum Phase { kBatches, kSmallColumns, kSteps };
   const Kernel* kr = nullptr;
   std::vector<Gemm> gemms;  // one per batch element
   Phase phase = kBatches;
   int64_t units = 0;
   std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
   // The product being split, and its blocking.
   const Gemm* g = nullptr;
-  int64_t columns = 0;       // kSmallColumns: columns per unit
-  int64_t kcb = 0, mcb = 0;  // reduction and row blocks
-  int64_t npad = 0;          // N rounded up to whole panels
-  int64_t groups = 0;        // kPackB: column groups per reduction block
-  bool pack_a = false;
-  float* bpacked = nullptr;  // all of B: block pc at pc * npad, panel j at + j * kc
+  int64_t columns = 0;  // kSmallColumns: columns per unit
+  Steps steps;
 
-  void run(int64_t u) {
+  // Runs unit u; false when it had to stop because another unit failed.
+  bool run(int64_t u) {
     const Kernel& k = *kr;
     switch (phase) {
       case kBatches: {
         const Gemm& b = gemms[static_cast<size_t>(u)];
         gemm_block(k, b, 0, b.m, 0, b.n);
-        return;
+        return true;
       }
-      case kSmallColumns: k.small(*g, u * columns, std::min(g->n, (u + 1) * columns)); return;
-      case kPackB: {
-        int64_t pc = u / groups * kcb, kc = std::min(kcb, g->k - pc);
-        int64_t width = 8 * k.nr, j0 = u % groups * width;
-        pack_b_block(*g, pc, j0, kc, std::min(width, g->n - j0), k.nr,
-                     bpacked + pc * npad + j0 * kc);
-        return;
-      }
-      case kRowBlocks: {
-        int64_t ic = u * mcb, mc = std::min(mcb, g->m - ic);
-        float* ap = scratch(1, kcb * (pack_a ? mcb : k.mr));
-        for (int64_t pc = 0; pc < g->k; pc += kcb) {
-          int64_t kc = std::min(kcb, g->k - pc);
-          APanels a(k, g->a + ic * g->lda + pc, g->lda, mc, kc, ap, pack_a);
-          for (int64_t jr = 0; jr < g->n; jr += k.nr)
-            for (int64_t ir = 0; ir < mc; ir += k.mr)
-              k.micro(kc, a.at(ir), a.stride(ir), bpacked + pc * npad + jr * kc, k.nr,
-                      g->c + (ic + ir) * g->ldc + jr, g->ldc, std::min(k.mr, mc - ir),
-                      std::min(k.nr, g->n - jr), pc > 0);
-        }
-        return;
-      }
+      case kSmallColumns: k.small(*g, u * columns, std::min(g->n, (u + 1) * columns)); return true;
+      case kSteps: return run_step(u / steps.per_step(), u % steps.per_step());
     }
+    return true;
+  }
+
+  // Unit i of step s: a group of B's panels to pack, or a tile.
+  bool run_step(int64_t s, int64_t i) {
+    const Kernel& k = *kr;
+    Steps& st = steps;
+    int64_t jc = s / st.kblocks * st.ncb, nc = std::min(st.ncb, g->n - jc);
+    int64_t pc = s % st.kblocks * st.kcb, kc = std::min(st.kcb, g->k - pc);
+    float* buffer = st.buffer[s % 2];
+    if (i < st.packs) {
+      if (s >= 2 && !wait_for(st.computed[s - 2], st.rows * st.parts, failed)) return false;
+      int64_t width = 8 * k.nr, j0 = i * width;
+      if (j0 < nc)
+        pack_b_block(*g, pc, jc + j0, kc, std::min(width, nc - j0), k.nr, buffer + j0 * kc);
+      st.packed[s].fetch_add(1, std::memory_order_release);
+      return true;
+    }
+    int64_t tile = i - st.packs, r = tile / st.parts, q = tile % st.parts;
+    if (!wait_for(st.packed[s], st.packs, failed) || !wait_for(st.tile_steps[tile], s, failed))
+      return false;
+    int64_t i0 = st.panels * r / st.rows * k.mr;
+    int64_t i1 = std::min(g->m, st.panels * (r + 1) / st.rows * k.mr);
+    int64_t bpanels = (nc + k.nr - 1) / k.nr;
+    int64_t j0 = bpanels * q / st.parts * k.nr;
+    int64_t j1 = std::min(nc, bpanels * (q + 1) / st.parts * k.nr);
+    if (i0 < i1 && j0 < j1) {
+      float* ap = scratch(1, st.kcb * (st.pack_a ? st.mcb : k.mr));
+      block_product(k, *g, i0, i1 - i0, jc + j0, j1 - j0, pc, kc, buffer + j0 * kc, ap, st.pack_a);
+    }
+    st.tile_steps[tile].store(s + 1, std::memory_order_release);
+    st.computed[s].fetch_add(1, std::memory_order_release);
+    return true;
   }
 };
 
 // The pool's body: every thread claims units until none is left. Nothing may unwind through
 // the pool, so the one failure possible (a packing buffer that cannot be allocated) becomes a
-// status the caller turns into RX5026.
+// status the caller turns into RX5026; the other threads stop at their next wait.
 int32_t run_units(int64_t, int64_t, void* closure) {
   Job& job = *static_cast<Job*>(closure);
   try {
-    for (int64_t u; (u = job.next.fetch_add(1, std::memory_order_relaxed)) < job.units;) job.run(u);
+    for (int64_t u; (u = job.next.fetch_add(1, std::memory_order_relaxed)) < job.units;)
+      if (!job.run(u)) return 1;
   } catch (...) {
+    job.failed.store(true, std::memory_order_relaxed);
     return 1;
   }
   return 0;
@@ -583,26 +758,18 @@ void split_product(Job& job, const Gemm& g, int threads) {
     job.units = (g.n + job.columns - 1) / job.columns;
     return run_parallel(job, threads);
   }
-  job.kcb = even_block(g.k, kKC, 1);
-  job.mcb = even_block(g.m, kMC, k.mr);
-  // At least two row blocks per thread when the rows allow, for the balance.
-  if ((g.m + job.mcb - 1) / job.mcb < 2 * threads)
-    job.mcb = std::max(k.mr, (g.m + 2 * threads - 1) / (2 * threads) + k.mr - 1) / k.mr * k.mr;
-  job.npad = (g.n + k.nr - 1) / k.nr * k.nr;
-  job.pack_a = g.n > 8 * k.nr;
-  int64_t kblocks = (g.k + job.kcb - 1) / job.kcb;
-  // All of B, packed once for every thread, is pooled memory held only for this product: a
-  // per-thread buffer would keep the largest weight's copy for the process's life.
-  size_t bytes = static_cast<size_t>(kblocks * job.kcb * job.npad) * sizeof(float);
+  Steps& st = job.steps;
+  plan_steps(st, k, g, threads);
+  // The two blocks of B are pooled memory held only for this product: per-thread buffers
+  // would not be shared, and a kept one would hold the largest block for the process's life.
+  size_t block = static_cast<size_t>(st.kcb * st.ncb), buffers = st.count > 1 ? 2 : 1;
+  size_t bytes = buffers * block * sizeof(float);
   std::unique_ptr<void, PooledFree> packed(allocate_storage(bytes), PooledFree{bytes});
   if (!packed) out_of_memory();
-  job.bpacked = static_cast<float*>(packed.get());
-  job.phase = Job::kPackB;
-  job.groups = (g.n + 8 * k.nr - 1) / (8 * k.nr);
-  job.units = kblocks * job.groups;
-  run_parallel(job, threads);
-  job.phase = Job::kRowBlocks;
-  job.units = (g.m + job.mcb - 1) / job.mcb;
+  st.buffer[0] = static_cast<float*>(packed.get());
+  st.buffer[1] = st.buffer[0] + (buffers - 1) * block;
+  job.phase = Job::kSteps;
+  job.units = st.count * st.per_step();
   run_parallel(job, threads);
 }
 
@@ -621,6 +788,8 @@ void run_gemms(Job& job) {
     for (const Gemm& g : job.gemms) split_product(job, g, threads);
   }
 }
+
+// ---------------------------------------------------------------------------- the packed functions
 
 [[noreturn]] void fail(const std::string& message) {
   throw_error("RX5032", {"raxc.matmul_f32 / raxc.linear_f32: " + message});

@@ -106,6 +106,7 @@ struct BlockCache {
   size_t cached = 0;                         // bytes in free_blocks
   size_t handed_out = 0;                     // bytes of pooled blocks in use
   size_t high_water = 0;                     // the most ever in use at once
+  size_t peak = 0;                           // the most in use since reset_pool_peak
 };
 
 BlockCache& block_cache() {
@@ -172,6 +173,7 @@ void* allocate_block(size_t bytes) {
   }
   c.handed_out += bytes;
   c.high_water = std::max(c.high_water, c.handed_out);
+  c.peak = std::max(c.peak, c.handed_out);
   return p;
 }
 
@@ -203,7 +205,13 @@ void free_storage(void* p, size_t bytes) { free_block(p, block_size(std::max<siz
 PoolUsage pool_usage() {
   BlockCache& c = block_cache();
   std::lock_guard<std::mutex> lock(c.mutex);
-  return PoolUsage{c.handed_out, c.cached, c.high_water};
+  return PoolUsage{c.handed_out, c.cached, c.high_water, c.peak};
+}
+
+void reset_pool_peak() {
+  BlockCache& c = block_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.peak = c.handed_out;
 }
 
 std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dtype, Fill fill) {

@@ -24,12 +24,15 @@ int64_t allocation_limit();
 void* allocate_storage(size_t bytes);
 void free_storage(void* p, size_t bytes);
 
-// The pool of large blocks (256 KiB and up): bytes in use, bytes cached for reuse, and the most
-// ever in use at once. in_use + cached never exceeds high_water (tensor.cpp).
+// The pool of large blocks (256 KiB and up): bytes in use, bytes cached for reuse, the most ever
+// in use at once, and the most in use since reset_pool_peak (what one call's workspaces add to
+// its operands: the tests bound a kernel's by it). in_use + cached never exceeds high_water
+// (tensor.cpp).
 struct PoolUsage {
-  size_t in_use = 0, cached = 0, high_water = 0;
+  size_t in_use = 0, cached = 0, high_water = 0, peak = 0;
 };
 PoolUsage pool_usage();
+void reset_pool_peak();
 
 // A dtype as DLPack spells it; bool is kDLUInt with 1 bit (DLPack 0.6 has no kDLBool) stored in
 // one byte.
