@@ -96,10 +96,11 @@ TEST_CASE("linear and conv2d on 2 threads: B packed from a transposed weight and
     int64_t ch = 32, hw = 40, outs = 70;
     auto x = random_tensor({1, ch, hw, hw}, rng), w = random_tensor({outs, ch, 3, 3}, rng);
     auto out = runtime::Tensor::empty({1, outs, hw, hw}, kF32);
-    std::vector<runtime::Value> args{runtime::Value(x), runtime::Value(w)};
-    for (int64_t v : {1, 1, 1, 1, 1, 1, 1, 1, 1})
-      args.push_back(runtime::Value(runtime::Prim{{kDLInt, 64, 1}, v, 0}));
-    args.push_back(runtime::Value(out));
+    // Stride, padding and dilation, all 1 (one list: GCC 12 warns falsely on push_back here).
+    const runtime::Value one(runtime::Prim{{kDLInt, 64, 1}, 1, 0});
+    std::vector<runtime::Value> args{
+        runtime::Value(x),  runtime::Value(w), one, one, one, one, one, one, one, one, one,
+        runtime::Value(out)};
     (*conv)(args);
     int bad = 0;
     const float* xp = x->data_as<float>();
