@@ -13,7 +13,7 @@
 #include "analysis/engine.h"
 #include "backend/exec/checks.h"
 #include "backend/exec/executor.h"
-#include "backend/jit/kernels.h"
+#include "backend/exec/kernels.h"
 #include "backend/runtime/error.h"
 #include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_runtime.h"
