@@ -31,15 +31,23 @@ check() {  # NAME EXPECTED_STATUS EXPECTED_TEXT COMMAND...
     passes=$((passes + 1))
   fi
 }
-# The objects a command loads, one per line (LD_DEBUG writes them to stderr).
-loaded() {
-  LD_DEBUG=files "$@" 2>&1 >/dev/null | sed -n 's/.*file=\([^ ]*\) .*/\1/p'
-}
-# NAME PATTERN COMMAND...: the command must (expect=1) or must not (expect=0) load PATTERN.
+# NAME EXPECT PATTERN COMMAND...: the command runs (exit 0; `raxc lsp` without a client exits
+# 1) and must (EXPECT=1) or must not (EXPECT=0) load an object whose path matches PATTERN, as
+# the dynamic loader's log (LD_DEBUG=files, on stderr) lists them.
 loads() {
   name=$1 expect=$2 pattern=$3
   shift 3
-  if loaded "$@" | grep -q -- "$pattern"; then got=1; else got=0; fi
+  LD_DEBUG=files "$@" > /dev/null 2> "$tmp/ld.log"
+  status=$?
+  if [ "$status" -gt 1 ]; then
+    fail "$name: exit $status"
+    return
+  fi
+  if sed -n 's/.*file=\([^ ]*\) .*/\1/p' "$tmp/ld.log" | grep -q -- "$pattern"; then
+    got=1
+  else
+    got=0
+  fi
   if [ "$got" -eq "$expect" ]; then pass; else fail "$name: loads '$pattern' = $got"; fi
 }
 
