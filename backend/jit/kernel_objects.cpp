@@ -150,17 +150,22 @@ struct Part {
   bool resolved(const llvm::Module& module) {
     auto missing = unresolved_calls(module);
     for (auto& [symbol, callers] : missing) {
+      bool reported = false;
       for (size_t i = 0; i < kernels.size(); ++i) {
         std::string own = "raxc_kernel." + kernels[i]->gvar->name;
         bool calls = std::any_of(callers.begin(), callers.end(), [&](const std::string& c) {
           return c == own || c.starts_with(own + ".");
         });
-        if (calls)
-          sinks[i].report(make_diagnostic(
-              diag::UnsupportedOnCpu{.what = "PrimFunc '" + kernels[i]->gvar->name +
+        // A caller that is no kernel's own (a helper) is charged to the group's first kernel.
+        if (calls || (!reported && i + 1 == kernels.size())) {
+          size_t at = calls ? i : 0;
+          sinks[at].report(make_diagnostic(
+              diag::UnsupportedOnCpu{.what = "PrimFunc '" + kernels[at]->gvar->name +
                                              "' (it calls '" + symbol +
                                              "', which this process does not define)"},
-              kernels[i]->gvar->span));
+              kernels[at]->gvar->span));
+          reported = true;
+        }
       }
     }
     return missing.empty();
