@@ -9,6 +9,8 @@
 // take the executable's own types (IR, diagnostics): both sides are built together from one
 // tree, and the library's references to the frontend, the analysis and the runtime resolve to
 // the executable's copies (it is linked with -rdynamic), so there is one copy of each registry.
+// A function only the code generator calls must still be linked into the executable: otherwise
+// dlopen refuses the library, naming the symbol (RX5034), and every test that compiles fails.
 // No LLVM type crosses this header.
 #pragma once
 #include <cstddef>
