@@ -32,7 +32,9 @@ size_t count_prim_funcs(const ir::IRModule& module) {
 class ScratchDir {
  public:
   ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "raxc-kernels-XXXXXX").string();
+    std::error_code ec;
+    fs::path temp = fs::temp_directory_path(ec);
+    std::string pattern = ((ec ? fs::path("/tmp") : temp) / "raxc-kernels-XXXXXX").string();
     if (mkdtemp(pattern.data())) path_ = pattern;
   }
   ~ScratchDir() {
@@ -110,7 +112,16 @@ std::unique_ptr<KernelLibrary> KernelLibrary::compile(const ir::IRModule& module
     return nullptr;
   }
   std::optional<ScratchDir> scratch;
-  if (entry.empty()) entry = scratch.emplace().path() + "/kernels.so";
+  if (entry.empty()) {
+    if (scratch.emplace().path().empty()) {
+      diags.report(make_diagnostic(
+          diag::UnsupportedOnCpu{.what = "compiling without a writable temporary directory "
+                                         "($TMPDIR, else /tmp)"},
+          Span{}));
+      return nullptr;
+    }
+    entry = scratch->path() + "/kernels.so";
+  }
   if (!codegen->compile_kernels(module, options, entry, diags, st)) return nullptr;
   start = std::chrono::steady_clock::now();
   auto library = open(entry, module, &error);
