@@ -1,7 +1,8 @@
 // `raxc build`: check the module (errors print as `raxc check` prints them, exit 1), legalize
 // it exactly as `raxc run` does, compile the chosen public functions and every function and
 // PrimFunc they reach (backend/codegen/relax_codegen.h), and write the library with
-// backend/jit/library.h. With --emit=so the header is written next to the library: libNAME.so
+// backend/jit/library.h, in the code generator (backend/exec/codegen.h loads it; a missing one
+// is RX5034, exit 2). With --emit=so the header is written next to the library: libNAME.so
 // gets libNAME.h. Usage and I/O errors exit 2 with a coded diagnostic.
 #include "driver/build_command.h"
 
@@ -14,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/engine.h"
+#include "backend/exec/codegen.h"
 #include "backend/fuse/fuse.h"
 #include "backend/io/atomic_file.h"
-#include "backend/jit/library.h"
 #include "driver/commands.h"
 #include "driver/lower_command.h"
 #include "frontend/source.h"
@@ -107,13 +108,19 @@ int run_build(const BuildOptions& options) {
     options.diagnostics.print(file, out);
   };
 
+  Diagnostic unavailable;
+  const backend::CodegenApi* codegen_api = backend::load_codegen(&unavailable);
+  if (!codegen_api) {
+    located({std::move(unavailable)});
+    return kExitUsage;
+  }
   backend::RelaxLibrary library;
   library.module = &module;
   library.function = [&](const ir::GlobalDef& g) -> const ir::Function* {
     const ir::Function* analysed = engine.normalized(options.file, g.gvar->name);
     return analysed && use_lowered ? g.function() : analysed;
   };
-  std::vector<const ir::GlobalDef*> available = backend::public_functions(module);
+  std::vector<const ir::GlobalDef*> available = codegen_api->public_functions(module);
   if (options.entries.empty()) {
     library.entries = available;
   } else {
@@ -147,7 +154,7 @@ int run_build(const BuildOptions& options) {
 
   if (options.emit == "header") {
     std::string text =
-        backend::relax_library_header(library, fs::path(options.output).filename().string());
+        codegen_api->library_header(library, fs::path(options.output).filename().string());
     if (io::Status s = io::write_file_atomic(options.output, {text})) {
       located({make_diagnostic(diag::BuildFailed{.output = options.output, .reason = s->message},
                                Span{})});
@@ -160,15 +167,15 @@ int run_build(const BuildOptions& options) {
   codegen.check_bounds = options.check_bounds;
   DiagnosticSink sink;
   backend::LibraryStats stats;
-  int status = backend::build_library(library, codegen, emit_kind(options.emit), options.output,
-                                      sink, &stats);
+  int status = codegen_api->build_library(library, codegen, emit_kind(options.emit), options.output,
+                                          sink, &stats);
   if (status != 0) {
     located(sink.take());
     return status == 1 ? kExitErrors : kExitUsage;
   }
   if (options.emit == "so") {
     std::string header = header_path(options.output);
-    std::string text = backend::relax_library_header(library, fs::path(header).filename().string());
+    std::string text = codegen_api->library_header(library, fs::path(header).filename().string());
     if (io::Status s = io::write_file_atomic(header, {text})) {
       located({make_diagnostic(diag::BuildFailed{.output = header, .reason = s->message}, Span{})});
       return kExitUsage;

@@ -1,7 +1,7 @@
 // `raxc run FILE.rx [ARG...]`: check the module with the analysis engine, compile its PrimFuncs
-// (backend/jit), build the entry's arguments (backend/exec/arguments.h), run it (backend/exec)
-// and print the result like numpy, as JSON, or into .npy files. Every failure a user can cause
-// is a coded diagnostic: errors of the module (exit 1, as `raxc check` prints them), bad
+// (backend/exec/kernels.h), build the entry's arguments (backend/exec/arguments.h), run it
+// (backend/exec) and print the result like numpy, as JSON, or into .npy files. Every failure a user
+// can cause is a coded diagnostic: errors of the module (exit 1, as `raxc check` prints them), bad
 // arguments or unreadable inputs (exit 2), compile and run-time errors located in the .rx text
 // (exit 1).
 #include "driver/run_command.h"
@@ -16,11 +16,11 @@
 #include "analysis/engine.h"
 #include "backend/exec/arguments.h"
 #include "backend/exec/executor.h"
+#include "backend/exec/kernels.h"
 #include "backend/exec/packed.h"
 #include "backend/fuse/fuse.h"
 #include "backend/io/print.h"
 #include "backend/io/save.h"
-#include "backend/jit/kernels.h"
 #include "backend/runtime/raxc_runtime.h"
 #include "driver/commands.h"
 #include "driver/import_command.h"
@@ -61,6 +61,14 @@ std::string function_list(const ir::IRModule& module) {
     names += (names.empty() ? "" : ", ") + g.gvar->name;
   }
   return names.empty() ? "no Relax function" : names;
+}
+
+// A failed compile exits 1, but a code generator that does not load (RX5034) is the
+// installation's problem, not the module's: 2.
+int compile_failure_status(const std::vector<Diagnostic>& ds) {
+  bool unavailable =
+      std::any_of(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.id == DiagId::RX5034; });
+  return unavailable ? kExitUsage : kExitErrors;
 }
 
 void print_result(const runtime::Value& result, const RunOptions& options) {
@@ -233,8 +241,9 @@ int run_run(const RunOptions& options) {
     if (!ir) {
       std::vector<Diagnostic> ds;
       for (Diagnostic& d : sink.take()) ds.push_back(doc.to_text(std::move(d)));
+      int status = compile_failure_status(ds);
       report(std::move(ds));
-      return kExitErrors;
+      return status;
     }
     std::cout << *ir;
     return kExitClean;
@@ -286,8 +295,9 @@ int run_run(const RunOptions& options) {
   if (!kernels) {
     std::vector<Diagnostic> ds;
     for (Diagnostic& d : compile_sink.take()) ds.push_back(doc.to_text(std::move(d)));
+    int status = compile_failure_status(ds);
     report(std::move(ds));
-    return kExitErrors;
+    return status;
   }
 
   backend::Program program{&module, normalized, {}};

@@ -2,7 +2,6 @@
 
 #include <malloc.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -809,32 +808,8 @@ std::vector<bool> Server::follow_edits_locked(const Document& document, const Sn
 
 // ---------------------------------------------------------------------------- stdio
 
-namespace {
-
-// The raxc executable links LLVM for its backend; the language server never runs it. Loading
-// libLLVM runs its static constructors, scattered over its code, and the kernel maps the pages
-// around each one: about 40 MiB of resident code the server does not use. Those pages are
-// read-only views of the library file, so dropping them loses nothing (one that is ever
-// executed again is read back from the page cache). Writable and read-only data mappings are
-// left alone: relocated data must stay.
-void release_unused_library_code() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (line.find("libLLVM") == std::string::npos) continue;
-    unsigned long begin = 0, end = 0;
-    char permissions[5] = {};
-    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &begin, &end, permissions) != 3) continue;
-    if (std::string_view(permissions) != "r-xp") continue;
-    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-  }
-}
-
-}  // namespace
-
 int run_stdio(const ServerOptions& options) {
   signal(SIGPIPE, SIG_IGN);  // a vanished client is an output error, not a signal
-  release_unused_library_code();
   FdSource source(STDIN_FILENO);
   MessageReader reader(source);
   MessageWriter writer(fd_sink(STDOUT_FILENO));

@@ -21,8 +21,9 @@ class Module;
 namespace raxc::backend {
 
 // SLEEF, the vector math library generated loops call (vector_math.h): loaded into the process
-// when code is generated, so the JIT resolves its functions, and linked by `raxc build` when
-// the optimised module calls it. Where it is missing the calls stay scalar libm calls.
+// when code is generated (so its functions count as defined when the kernels are checked
+// before linking), and linked by `raxc build` and into `raxc run`'s kernels when the optimised
+// module calls it. Where it is missing the calls stay scalar libm calls.
 inline constexpr const char* kSleefLibrary = "libsleef.so.3";
 bool calls_sleef(const llvm::Module& module);
 

@@ -113,7 +113,7 @@ const char* sleef_suffix(std::string_view base) {
   return nullptr;
 }
 
-// Loading SLEEF process-wide (RTLD_GLOBAL) is also what lets the JIT resolve its symbols.
+// Loaded process-wide (RTLD_GLOBAL): the check of the kernels' calls before linking finds it.
 bool sleef_available() {
   static const bool loaded = dlopen(kSleefLibrary, RTLD_NOW | RTLD_GLOBAL) != nullptr;
   return loaded;

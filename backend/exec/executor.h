@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "backend/jit/kernels.h"
+#include "backend/exec/kernels.h"
 #include "backend/runtime/value.h"
 #include "frontend/diagnostics.h"
 #include "frontend/ir/module.h"

@@ -1,7 +1,7 @@
-// What the JIT (kernels.cpp) and ahead-of-time compilation (library.cpp) share: LLVM's native
-// target set up once, this machine's CPU with all its features as the target (the measured
-// choice of ../shared/research/backend.md: code for the host, FMA contraction allowed), and
-// LLVM's O3 pipeline. One definition, so `raxc run` and `raxc build` compile the same code.
+// What `raxc run`'s kernels (kernel_objects.cpp) and `raxc build` (library.cpp) share: LLVM's
+// native target set up once, this machine's CPU with all its features as the target (the
+// measured choice of ../shared/research/backend.md: code for the host, FMA contraction allowed),
+// and LLVM's O3 pipeline. One definition, so `raxc run` and `raxc build` compile the same code.
 #pragma once
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/IR/Module.h>

@@ -95,43 +95,45 @@ std::vector<std::string> split_words(const std::string& text) {
   return words;
 }
 
-// Links `object` into a shared library at `output`: built under a temporary name in the same
+// Links `objects` into a shared library at `output` with `cc -shared ARGS...` (the objects'
+// paths inserted where ARGS holds "{objects}"): built under a temporary name in the same
 // directory and renamed over the target, so a failed link leaves any existing file alone.
-std::optional<std::string> link(const std::string& object, const fs::path& output,
-                                const std::string& prefix, bool with_sleef) {
-  const char* env_archive = std::getenv("RAXC_RUNTIME_LIB");
-  std::string archive = env_archive && *env_archive ? env_archive : RAXC_RUNTIME_ARCHIVE;
-  if (archive.empty() || !fs::exists(archive))
-    return "the runtime library '" + archive + "' does not exist (set RAXC_RUNTIME_LIB)";
+std::optional<std::string> link(const std::vector<std::string>& objects, const fs::path& output,
+                                const std::vector<std::string>& args,
+                                const std::string& version_script = {}) {
   fs::path dir = output.parent_path().empty() ? fs::path(".") : output.parent_path();
   std::string stem = "." + output.filename().string() + ".raxc-tmp-" + std::to_string(getpid());
-  fs::path obj = dir / (stem + ".o"), script = dir / (stem + ".map"), log = dir / (stem + ".log");
-  fs::path temp = dir / (stem + ".so");
+  std::vector<fs::path> objs;
+  for (size_t i = 0; i < objects.size(); ++i)
+    objs.push_back(dir / (stem + std::to_string(i) + ".o"));
+  fs::path script = dir / (stem + ".map"), log = dir / (stem + ".log"), temp = dir / (stem + ".so");
   auto cleanup = [&] {
     std::error_code ec;
-    for (const fs::path& p : {obj, script, log, temp}) fs::remove(p, ec);
+    for (const fs::path& p : objs) fs::remove(p, ec);
+    for (const fs::path& p : {script, log, temp}) fs::remove(p, ec);
   };
-  {
-    std::ofstream o(obj, std::ios::binary);
-    o.write(object.data(), static_cast<std::streamsize>(object.size()));
-    std::ofstream m(script);
-    m << "{\n  global:\n    " << prefix << "*;\n    raxc_value_*;\n    raxc_last_error;\n"
-      << "    raxc_set_num_threads;\n    raxc_num_threads;\n    raxc_load_plugin;\n"
-      << "    raxc_register_function;\n    raxc_plugin_fail;\n  local: *;\n};\n";
-    if (!o || !m) {
-      cleanup();
-      return "cannot write temporary files in '" + dir.string() + "'";
-    }
+  bool written = true;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    std::ofstream o(objs[i], std::ios::binary);
+    o.write(objects[i].data(), static_cast<std::streamsize>(objects[i].size()));
+    written = written && o.good();
+  }
+  if (!version_script.empty())
+    written = written && (std::ofstream(script) << version_script).good();
+  if (!written) {
+    cleanup();
+    return "cannot write temporary files in '" + dir.string() + "'";
   }
   const char* env_cc = std::getenv("RAXC_CC");
-  std::vector<std::string> argv{
-      env_cc && *env_cc ? env_cc : "cc", "-shared", "-o", temp.string(), obj.string(),
-      // The packed-function registry a program fills before it
-      // calls an entry, even when no entry makes a packed call.
-      "-Wl,--undefined=raxc_load_plugin", archive, "-Wl,--version-script=" + script.string(),
-      "-Wl,-Bsymbolic", "-lstdc++", "-lm", "-pthread"};
-  if (with_sleef) argv.push_back(std::string("-l:") + kSleefLibrary);
-  for (const std::string& f : split_words(RAXC_RUNTIME_LINK_FLAGS)) argv.push_back(f);
+  std::vector<std::string> argv{env_cc && *env_cc ? env_cc : "cc", "-shared", "-o", temp.string()};
+  for (const std::string& a : args) {
+    if (a == "{objects}")
+      for (const fs::path& p : objs) argv.push_back(p.string());
+    else if (a == "{version-script}")
+      argv.push_back("-Wl,--version-script=" + script.string());
+    else
+      argv.push_back(a);
+  }
   int status = run_process(argv, log);
   if (status != 0) {
     std::string why = status < 0 ? "cannot run the C compiler '" + argv[0] + "'"
@@ -148,6 +150,42 @@ std::optional<std::string> link(const std::string& object, const fs::path& outpu
   cleanup();
   return std::nullopt;
 }
+
+// A library `raxc build` writes: the object with the runtime archive linked in, exporting the
+// entries (`prefix`*) and the runtime's C API.
+std::optional<std::string> link_library(const std::string& object, const fs::path& output,
+                                        const std::string& prefix, bool with_sleef) {
+  const char* env_archive = std::getenv("RAXC_RUNTIME_LIB");
+  std::string archive = env_archive && *env_archive ? env_archive : RAXC_RUNTIME_ARCHIVE;
+  if (archive.empty() || !fs::exists(archive))
+    return "the runtime library '" + archive + "' does not exist (set RAXC_RUNTIME_LIB)";
+  std::ostringstream script;
+  script << "{\n  global:\n    " << prefix << "*;\n    raxc_value_*;\n    raxc_last_error;\n"
+         << "    raxc_set_num_threads;\n    raxc_num_threads;\n    raxc_load_plugin;\n"
+         << "    raxc_register_function;\n    raxc_plugin_fail;\n  local: *;\n};\n";
+  std::vector<std::string> args{"{objects}",
+                                // The packed-function registry a program fills before it
+                                // calls an entry, even when no entry makes a packed call.
+                                "-Wl,--undefined=raxc_load_plugin", archive, "{version-script}",
+                                "-Wl,-Bsymbolic", "-lstdc++", "-lm", "-pthread"};
+  if (with_sleef) args.push_back(std::string("-l:") + kSleefLibrary);
+  for (const std::string& f : split_words(RAXC_RUNTIME_LINK_FLAGS)) args.push_back(f);
+  return link({object}, output, args, script.str());
+}
+
+}  // namespace
+
+std::optional<std::string> link_kernels(const std::vector<std::string>& objects,
+                                        const std::string& output, bool with_sleef) {
+  // No C start files and no libc to search: the kernels define no constructors, and what they
+  // call (the runtime, libc, libgcc's helpers) resolves from the process that loads them, as
+  // the JIT resolved it. This halves the time cc takes.
+  std::vector<std::string> args{"-nostdlib", "{objects}", "-lm"};
+  if (with_sleef) args.push_back(std::string("-l:") + kSleefLibrary);
+  return link(objects, output, args);
+}
+
+namespace {
 
 int write_failed(DiagnosticSink& diags, const std::string& output, const std::string& why) {
   diags.report(make_diagnostic(diag::BuildFailed{.output = output, .reason = why}, Span{}));
@@ -196,7 +234,7 @@ int build_library(const RelaxLibrary& library, const CodegenOptions& options, Em
     return 0;
   }
   start = std::chrono::steady_clock::now();
-  std::optional<std::string> why = link(bytes, output, library.prefix, calls_sleef(module));
+  std::optional<std::string> why = link_library(bytes, output, library.prefix, calls_sleef(module));
   st.link_ms = ms_since(start);
   if (why) return write_failed(diags, output, *why);
   return 0;

@@ -10,7 +10,8 @@ EXAMPLES (with --raxc). Each trigger and fix is run the way its fence's info str
   rx               raxc check example.rx      (all of them in one raxc process)
   rx check FLAGS   raxc check FLAGS example.rx
   rx run ARGS      raxc run example.rx ARGS
-  console          each `$ ...` line, in a scratch directory (`raxc` is the raxc under test)
+  console          each `$ ...` line, in a scratch directory (`raxc` is the raxc under test,
+                   also after `env NAME=VALUE...`)
 The trigger must report the section's code (or the code its "Trigger (reported as RXnnnn" line
 names, for checks that an earlier one pre-empts: only codes listed in golden_exemptions.txt);
 the fix must report neither that code nor any other error or warning. So the text a person
@@ -169,8 +170,15 @@ def run_examples(raxc, parsed, known):
                     outputs, exits = "", True
                     for command in [l[2:] for l in text.splitlines() if l.startswith("$ ")]:
                         words = shlex.split(command)
-                        if words and words[0] == "raxc":
-                            words[0] = raxc
+                        # `raxc ...`, or `env NAME=VALUE... raxc ...` (an environment variable
+                        # the example is about)
+                        at = 0
+                        if words and words[0] == "env":
+                            at = 1
+                            while at < len(words) and "=" in words[at]:
+                                at += 1
+                        if at < len(words) and words[at] == "raxc":
+                            words[at] = raxc
                         p = subprocess.run(words, cwd=directory, capture_output=True, encoding="utf-8", errors="replace",
                                            timeout=120)
                         outputs += p.stdout + p.stderr

@@ -13,7 +13,7 @@
 #include "analysis/engine.h"
 #include "backend/exec/checks.h"
 #include "backend/exec/executor.h"
-#include "backend/jit/kernels.h"
+#include "backend/exec/kernels.h"
 #include "backend/runtime/error.h"
 #include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_runtime.h"
@@ -687,4 +687,37 @@ class Module:
   REQUIRE(call_kernel(kTriangle, "triangle", {a, b}) == 0);
   CHECK(b->get_f64(0) == 11.0);
   CHECK(b->get_f64(1) == 11.0);
+}
+
+TEST_CASE("kernels: a T.call_extern of a function the process lacks is refused at its PrimFunc",
+          "[backend]") {
+  // The kernels are one shared object loaded with RTLD_NOW: a symbol nobody defines would make
+  // the whole object fail to load, so it is found before linking and charged to its caller.
+  auto source = [](const char* callee) {
+    return std::string(R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def fine(a: T.Buffer((2,), "float32")):
+        a[0] = T.float32(1.0)
+
+    @T.prim_func(private=True)
+    def calls(a: T.Buffer((2,), "float32")):
+        a[0] = T.call_extern("float32", ")") +
+           callee + R"(", a[1])
+)";
+  };
+  frontend::ParsedFile file = frontend::parse_file(source("raxc_no_such_function"));
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  CHECK_FALSE(backend::KernelLibrary::compile(*file.module, {}, sink, nullptr));
+  REQUIRE(sink.diagnostics().size() == 1);
+  CHECK(sink.diagnostics()[0].message.find("'calls'") != std::string::npos);
+  CHECK(sink.diagnostics()[0].message.find("raxc_no_such_function") != std::string::npos);
+  // Near miss: a C library function the process has (libm's expf).
+  frontend::ParsedFile ok = frontend::parse_file(source("expf"));
+  DiagnosticSink none;
+  auto kernels = backend::KernelLibrary::compile(*ok.module, {}, none, nullptr);
+  REQUIRE(kernels);
+  CHECK(kernels->find("calls") != nullptr);
 }

@@ -1,26 +1,25 @@
-// Host target, O3 and ORC LLJIT for the module's PrimFuncs (see kernels.h). Settings follow
-// what ../shared/research/backend.md measured: the host CPU name and features (not "generic"),
-// aggressive code generation, FP contraction into FMA allowed, the data layout and triple set
-// on the module before optimisation so the vectoriser sees the real target.
-#include "backend/jit/kernels.h"
+// Host target and O3 for the module's PrimFuncs, linked into a shared object (kernel_objects.h).
+// Settings follow what ../shared/research/backend.md measured: the host CPU name and features
+// (not "generic"), aggressive code generation, FP contraction into FMA allowed, the data layout
+// and triple set on the module before optimisation so the vectoriser sees the real target.
+#include "backend/jit/kernel_objects.h"
 
-#include <llvm/ExecutionEngine/Orc/Core.h>
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <dlfcn.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "backend/jit/host_target.h"
-#include "backend/jit/object_cache.h"
+#include "backend/jit/library.h"
 #include "frontend/ir/visitor.h"
 
 namespace raxc::backend {
@@ -95,51 +94,33 @@ void report_llvm_error(DiagnosticSink& diags, const std::string& what) {
       diag::UnsupportedOnCpu{.what = "the LLVM step failed: " + what + ";"}, Span{}));
 }
 
-}  // namespace
-
-struct KernelLibrary::Impl {
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-};
-
-KernelLibrary::KernelLibrary() : impl_(std::make_unique<Impl>()) {}
-KernelLibrary::~KernelLibrary() = default;
-
-RaxcPackedFunc KernelLibrary::find(std::string_view global) const {
-  auto it = kernels_.find(std::string(global));
-  return it == kernels_.end() ? nullptr : it->second;
-}
-
-std::unique_ptr<KernelLibrary> KernelLibrary::compile(const ir::IRModule& module,
-                                                      const CodegenOptions& options,
-                                                      DiagnosticSink& diags, CompileStats* stats,
-                                                      bool use_cache) {
-  CompileStats local;
-  CompileStats& st = stats ? *stats : local;
-  std::optional<ObjectCache> cache = use_cache ? ObjectCache::open() : std::nullopt;
-  DiagnosticSink attempt;
-  std::unique_ptr<KernelLibrary> library =
-      compile_with(module, options, attempt, st, cache ? &*cache : nullptr, CacheUse::Load);
-  if (!library && st.cached) {
-    // A cached object that does not load (written by a different build, damaged): compile
-    // again and replace it.
-    st = CompileStats{};
-    return compile_with(module, options, diags, st, &*cache, CacheUse::Replace);
+// The functions `module` declares, calls and that the process loading the kernels does not
+// define (a T.call_extern of a name no library has), each with the kernels calling it.
+std::map<std::string, std::vector<std::string>> unresolved_calls(const llvm::Module& module) {
+  std::map<std::string, std::vector<std::string>> missing;
+  for (const llvm::Function& f : module.functions()) {
+    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
+    if (dlsym(RTLD_DEFAULT, f.getName().str().c_str())) continue;
+    std::vector<std::string>& callers = missing[f.getName().str()];
+    for (const llvm::User* user : f.users())
+      if (auto* call = llvm::dyn_cast<llvm::CallBase>(user))
+        callers.push_back(call->getFunction()->getName().str());
   }
-  for (Diagnostic& d : attempt.take()) diags.report(std::move(d));
-  return library;
+  return missing;
 }
 
 // One group of kernels compiled to an object file on its own thread, with its own LLVM context
 // and target machine (neither may be shared between threads).
-struct KernelLibrary::Part {
+struct Part {
   std::vector<const ir::GlobalDef*> kernels;
   std::vector<DiagnosticSink> sinks;  // per kernel
   std::string llvm_error;             // an LLVM step that failed
   CompileStats stats;
-  std::unique_ptr<llvm::MemoryBuffer> object;
+  std::optional<std::string> object;
+  bool calls_sleef = false;
 
   void compile(const std::string& name, llvm::orc::JITTargetMachineBuilder jtmb,
-               const CodegenOptions& options, const ObjectCache* cache, CacheUse use) {
+               const CodegenOptions& options) {
     auto tm = jtmb.createTargetMachine();
     if (!tm) {
       llvm_error = llvm::toString(tm.takeError());
@@ -149,45 +130,58 @@ struct KernelLibrary::Part {
     llvm::LLVMContext context;
     std::unique_ptr<llvm::Module> llvm_module = generate(kernels, name, context, options, sinks);
     stats.kernels = kernels.size();
-    if (!llvm_module) return;
+    if (!llvm_module || !resolved(*llvm_module)) return;
     llvm_module->setDataLayout((*tm)->createDataLayout());
     llvm_module->setTargetTriple((*tm)->getTargetTriple().str());
     stats.codegen_ms = ms_since(start);
 
-    // Machine code: from the cache, or O3 and the target's code generator (then cached).
-    std::string key;
-    if (cache) {
-      key = ObjectCache::key(*llvm_module, **tm);
-      if (use == CacheUse::Load) object = cache->load(key);
-      stats.cached = object != nullptr;
-    }
-    if (object) return;
     start = std::chrono::steady_clock::now();
     optimize_o3(*llvm_module, **tm);
     stats.optimize_ms = ms_since(start);
     start = std::chrono::steady_clock::now();
-    std::optional<std::string> code =
-        machine_code(*llvm_module, **tm, llvm::CodeGenFileType::ObjectFile);
-    if (!code) {
-      llvm_error = "the target cannot emit an object file";
-      return;
-    }
-    if (cache) cache->store(key, *code);
-    object = llvm::MemoryBuffer::getMemBufferCopy(*code, name + ".o");
+    object = machine_code(*llvm_module, **tm, llvm::CodeGenFileType::ObjectFile);
+    if (!object) llvm_error = "the target cannot emit an object file";
+    calls_sleef = backend::calls_sleef(*llvm_module);
     stats.jit_ms = ms_since(start);
+  }
+
+  // False after reporting each function the kernels call that the process does not define, at
+  // the kernel calling it: the shared object would not load.
+  bool resolved(const llvm::Module& module) {
+    auto missing = unresolved_calls(module);
+    for (auto& [symbol, callers] : missing) {
+      bool reported = false;
+      for (size_t i = 0; i < kernels.size(); ++i) {
+        std::string own = "raxc_kernel." + kernels[i]->gvar->name;
+        bool calls = std::any_of(callers.begin(), callers.end(), [&](const std::string& c) {
+          return c == own || c.starts_with(own + ".");
+        });
+        // A caller that is no kernel's own (a helper) is charged to the group's first kernel.
+        if (calls || (!reported && i + 1 == kernels.size())) {
+          size_t at = calls ? i : 0;
+          sinks[at].report(make_diagnostic(
+              diag::UnsupportedOnCpu{.what = "PrimFunc '" + kernels[at]->gvar->name +
+                                             "' (it calls '" + symbol +
+                                             "', which this process does not define)"},
+              kernels[at]->gvar->span));
+          reported = true;
+        }
+      }
+    }
+    return missing.empty();
   }
 };
 
-std::unique_ptr<KernelLibrary> KernelLibrary::compile_with(const ir::IRModule& module,
-                                                           const CodegenOptions& options,
-                                                           DiagnosticSink& diags, CompileStats& st,
-                                                           const ObjectCache* cache, CacheUse use) {
+}  // namespace
+
+bool compile_kernels(const ir::IRModule& module, const CodegenOptions& options,
+                     const std::string& output, DiagnosticSink& diags, CompileStats& st) {
   initialize_llvm();
   std::string error;
-  auto jtmb = host_target(&error);
+  auto jtmb = host_target(&error, /*pic=*/true);
   if (!jtmb) {
     report_llvm_error(diags, error);
-    return nullptr;
+    return false;
   }
 
   // The kernels are compiled in groups, one thread each, up to the machine's cores: O3 and
@@ -197,21 +191,22 @@ std::unique_ptr<KernelLibrary> KernelLibrary::compile_with(const ir::IRModule& m
     parts.emplace_back().kernels = std::move(group);
   std::vector<std::thread> threads;
   for (size_t i = 1; i < parts.size(); ++i)
-    threads.emplace_back([&, i] {
-      parts[i].compile(module.name + "." + std::to_string(i), *jtmb, options, cache, use);
-    });
-  if (!parts.empty()) parts[0].compile(module.name, *jtmb, options, cache, use);
+    threads.emplace_back(
+        [&, i] { parts[i].compile(module.name + "." + std::to_string(i), *jtmb, options); });
+  if (!parts.empty()) parts[0].compile(module.name, *jtmb, options);
   for (std::thread& t : threads) t.join();
 
   // The stats sum the groups' times: on parallel threads, more than the wall time taken.
-  bool ok = true;
+  bool ok = true, sleef = false;
+  std::vector<std::string> objects;
   for (Part& part : parts) {
     st.kernels += part.stats.kernels;
     st.codegen_ms += part.stats.codegen_ms;
     st.optimize_ms += part.stats.optimize_ms;
     st.jit_ms += part.stats.jit_ms;
-    st.cached |= part.stats.cached;
-    ok &= part.object != nullptr;
+    ok &= part.object.has_value();
+    sleef |= part.calls_sleef;
+    if (part.object) objects.push_back(std::move(*part.object));
   }
   // Refusals in the module's order (module.globals is one vector: its addresses are in order);
   // then LLVM's failures.
@@ -224,65 +219,20 @@ std::unique_ptr<KernelLibrary> KernelLibrary::compile_with(const ir::IRModule& m
     for (Diagnostic& d : sink->take()) diags.report(std::move(d));
   for (Part& part : parts)
     if (!part.llvm_error.empty()) report_llvm_error(diags, part.llvm_error);
-  if (!ok) return nullptr;
+  if (!ok) return false;
 
   auto start = std::chrono::steady_clock::now();
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
-  if (!jit) {
-    report_llvm_error(diags, llvm::toString(jit.takeError()));
-    return nullptr;
-  }
-  llvm::orc::JITDylib& dylib = (*jit)->getMainJITDylib();
-  // The runtime's entry points, by address: no reliance on the executable exporting them.
-  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), (*jit)->getDataLayout());
-  llvm::orc::SymbolMap runtime;
-  auto add = [&](const char* name, auto* fn) {
-    runtime[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(reinterpret_cast<void*>(fn)),
-                             llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
-  };
-  add("raxc_fail", &raxc_fail);
-  add("raxc_workspace_alloc", &raxc_workspace_alloc);
-  add("raxc_workspace_free", &raxc_workspace_free);
-  add("raxc_parallel_for", &raxc_parallel_for);
-  if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
-    report_llvm_error(diags, llvm::toString(std::move(err)));
-    return nullptr;
-  }
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      (*jit)->getDataLayout().getGlobalPrefix());
-  if (!process) {
-    report_llvm_error(diags, llvm::toString(process.takeError()));
-    return nullptr;
-  }
-  dylib.addGenerator(std::move(*process));
-
-  for (Part& part : parts)
-    if (auto err = (*jit)->addObjectFile(std::move(part.object))) {
-      report_llvm_error(diags, llvm::toString(std::move(err)));
-      return nullptr;
-    }
-  std::unique_ptr<KernelLibrary> library(new KernelLibrary());
-  for (const ir::GlobalDef& g : module.globals) {
-    if (!g.prim_func()) continue;
-    auto symbol = (*jit)->lookup("raxc_kernel." + g.gvar->name);
-    if (!symbol) {
-      // An unresolved external (a T.call_extern of a function the process does not have).
-      std::string message = llvm::toString(symbol.takeError());
-      diags.report(make_diagnostic(
-          diag::UnsupportedOnCpu{.what = "PrimFunc '" + g.gvar->name + "' (" + message + ")"},
-          g.gvar->span));
-      return nullptr;
-    }
-    library->kernels_[g.gvar->name] = symbol->toPtr<RaxcPackedFunc>();
+  if (std::optional<std::string> why = link_kernels(objects, output, sleef)) {
+    report_llvm_error(diags, "linking the kernels: " + *why);
+    return false;
   }
   st.jit_ms += ms_since(start);
-  library->impl_->jit = std::move(*jit);
-  return library;
+  return true;
 }
 
-std::optional<std::string> KernelLibrary::llvm_ir(const ir::IRModule& module,
-                                                  const CodegenOptions& options, bool optimize_it,
-                                                  DiagnosticSink& diags) {
+std::optional<std::string> kernels_llvm_ir(const ir::IRModule& module,
+                                           const CodegenOptions& options, bool optimize_it,
+                                           DiagnosticSink& diags) {
   initialize_llvm();
   std::string error;
   auto jtmb = host_target(&error);
