@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "frontend/frontend.h"
 #include "frontend/lower/cst.h"
