@@ -11,27 +11,15 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "backend/fuse/stage.h"
 #include "frontend/ir/equal.h"
 #include "frontend/ir/visitor.h"
 #include "frontend/ir/walks.h"
 
 namespace raxc::backend {
 
-namespace {
-
-using Exprs = std::vector<const ir::PrimExpr*>;
-
-// A kernel that is one loop nest writing each element of its one output once.
-struct Stage {
-  const ir::PrimFunc* func = nullptr;
-  const ir::Block* root = nullptr;
-  std::vector<const ir::For*> loops;  // outermost first
-  const ir::Block* block = nullptr;
-  const ir::BufferStore* store = nullptr;
-  std::vector<const ir::Buffer*> inputs;  // the call's arguments, in order
-  // Every parameter in order (the inputs, then the output): as written, and its buffer.
-  std::vector<std::pair<ir::PrimFuncParam, const ir::Buffer*>> params;
-};
+// The shared pieces (stage.h).
+namespace fusion {
 
 // The buffer of a parameter: declared in place (T.Buffer) or by T.match_buffer of its handle.
 const ir::Buffer* buffer_of(const ir::PrimFunc& f, const ir::PrimFuncParam& p) {
@@ -41,7 +29,9 @@ const ir::Buffer* buffer_of(const ir::PrimFunc& f, const ir::PrimFuncParam& p) {
   return nullptr;
 }
 
+namespace {
 bool is_var(const ir::PrimExpr* e, const ir::PrimVar* v) { return e == v; }
+}  // namespace
 
 std::optional<Stage> single_stage(const ir::PrimFunc& f) {
   Stage s;
@@ -91,6 +81,28 @@ std::optional<Stage> single_stage(const ir::PrimFunc& f) {
   if (!pure) return std::nullopt;
   return s;
 }
+
+// `R.call_tir(gv, (args...), out_sinfo=R.Tensor(...))` without tir_vars.
+const ir::Call* as_call_tir(const ir::Expr* e) {
+  const auto* call = e ? ir::dyn_cast<ir::Call>(e) : nullptr;
+  const auto* op = call ? ir::dyn_cast<ir::Op>(call->op) : nullptr;
+  if (!op || op->name != "relax.call_tir" || call->args.size() != 2 ||
+      !ir::isa<ir::GlobalVar>(call->args[0]) || !ir::isa<ir::Tuple>(call->args[1]) ||
+      call->sinfo_args.size() != 1 || !ir::isa<ir::TensorSInfo>(call->sinfo_args[0]))
+    return nullptr;
+  return call;
+}
+
+}  // namespace fusion
+
+namespace {
+
+using fusion::as_call_tir;
+using fusion::single_stage;
+using fusion::Stage;
+using fusion::UseCounts;
+
+using Exprs = std::vector<const ir::PrimExpr*>;
 
 // Rebuilds a PrimExpr with variables and loads replaced (null from a callback: keep).
 class Substitute {
@@ -249,33 +261,6 @@ const ir::PrimFunc* fuse(const Stage& producer, const Stage& consumer, size_t k,
   f->body = root;
   return f;
 }
-
-// `R.call_tir(gv, (args...), out_sinfo=R.Tensor(...))` without tir_vars.
-const ir::Call* as_call_tir(const ir::Expr* e) {
-  const auto* call = e ? ir::dyn_cast<ir::Call>(e) : nullptr;
-  const auto* op = call ? ir::dyn_cast<ir::Op>(call->op) : nullptr;
-  if (!op || op->name != "relax.call_tir" || call->args.size() != 2 ||
-      !ir::isa<ir::GlobalVar>(call->args[0]) || !ir::isa<ir::Tuple>(call->args[1]) ||
-      call->sinfo_args.size() != 1 || !ir::isa<ir::TensorSInfo>(call->sinfo_args[0]))
-    return nullptr;
-  return call;
-}
-
-// How often each variable is used in a function (its definitions aside).
-class UseCounts : public ir::Visitor {
- public:
-  explicit UseCounts(const ir::Function* f) { visit(f); }
-  size_t of(const ir::Var* v) const {
-    auto it = counts_.find(v);
-    return it == counts_.end() ? 0 : it->second;
-  }
-
- private:
-  void on_expr(const ir::Expr* e) override {
-    if (const auto* v = ir::dyn_cast<ir::Var>(e)) ++counts_[v];
-  }
-  std::unordered_map<const ir::Var*, size_t> counts_;
-};
 
 // The globals a module's Relax functions refer to.
 std::set<std::string> called_names(const ir::IRModule& m) {
@@ -446,6 +431,11 @@ class Pass {
 
 }  // namespace
 
-FuseStats fuse_elementwise(LoweredModule& lowered) { return Pass(lowered).run(); }
+FuseStats fuse_elementwise(LoweredModule& lowered) {
+  size_t epilogues = fuse_epilogues(lowered);
+  FuseStats stats = Pass(lowered).run();
+  stats.epilogues = epilogues;
+  return stats;
+}
 
 }  // namespace raxc::backend

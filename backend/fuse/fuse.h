@@ -21,9 +21,19 @@ namespace raxc::backend {
 
 struct FuseStats {
   size_t fused_calls = 0;  // producer calls folded into their consumer
+  size_t epilogues = 0;    // products that took the kernels after them as their epilogue
 };
 
-// Rewrites the module's Relax functions in place; new PrimFuncs are added to its globals.
+// Rewrites the module's Relax functions in place; new PrimFuncs are added to its globals. First
+// the epilogues (fuse_epilogues), then the element-wise chains left.
 FuseStats fuse_elementwise(LoweredModule& lowered);
+
+// Epilogue fusion (epilogue.cpp): a float32 product `R.call_dps_packed("raxc.matmul_f32" |
+// "raxc.linear_f32", ...)` whose result is used once, by a kernel multiplying it by a scalar,
+// adding a bias along the last axis, applying GELU or ReLU, adding a residual of the result's
+// shape (each step optional, in that order, each intermediate used once) becomes one call of
+// "raxc.matmul_bias_gelu_residual_f32" and the like (the runtime's matmul_builtins), with the
+// scale, bias and residual after the operands. The products fused, counted.
+size_t fuse_epilogues(LoweredModule& lowered);
 
 }  // namespace raxc::backend

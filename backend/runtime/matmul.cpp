@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -77,6 +78,21 @@ struct Conv2d {
   int64_t stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w;
 };
 
+// What happens to each element of C once its sum is complete, while its tile is still in L1
+// (a fused epilogue, backend/fuse/epilogue.cpp): it is multiplied by a scale, the bias of its
+// column added, the activation applied, then the element of a residual tensor at the same
+// index added. Applied
+// by the thread that finished the tile's last block of the reduction, so C makes no second pass
+// through memory.
+enum class Activation : uint8_t { kNone, kGelu, kRelu };
+struct Epilogue {
+  const float* scale = nullptr;  // one float
+  const float* bias = nullptr;   // n floats, one per column
+  Activation act = Activation::kNone;
+  const float* residual = nullptr;  // laid out as C (its row stride ldc)
+  bool any() const { return scale || bias || act != Activation::kNone || residual; }
+};
+
 struct Gemm {
   const float* a;
   const float* b;
@@ -87,6 +103,7 @@ struct Gemm {
   // When set, B is the column matrix of this convolution's image `b` (C·KH·KW × OH·OW, never
   // stored): its panels are packed straight from the image.
   const Conv2d* conv;
+  Epilogue epi = {};
 };
 
 // Whether B may be read in place: only when it is a plain matrix.
@@ -101,10 +118,14 @@ using MicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const floa
 // Columns [j0, j1) of C for an m ≤ kSmallM product, unpacked.
 using SmallKernel = void (*)(const Gemm& g, int64_t j0, int64_t j1);
 
+// g's epilogue on rows [i0, i0 + rows) × columns [j0, j0 + cols) of C.
+using EpilogueKernel = void (*)(const Gemm& g, int64_t i0, int64_t rows, int64_t j0, int64_t cols);
+
 struct Kernel {
   int64_t mr, nr;
   MicroKernel micro;
   SmallKernel small;
+  EpilogueKernel epilogue;
 };
 
 // A[mc×kc] → panels of mr rows, each k-major (mr floats per k), the last padded with zeros.
@@ -142,6 +163,37 @@ void small_generic(const Gemm& g, int64_t j0, int64_t j1) {
   }
 }
 
+// GELU as the generated code computes it (legalization's x · (0.5 + erf(x · √½) · 0.5), erf
+// the rational approximation of backend/codegen/vector_math.cpp: x·P(x²)/Q(x²) on [-4, 4]),
+// so a fused product rounds as the separate kernel did.
+constexpr float kErfP[] = {1.967192328e-08f, -1.942187023e-06f, 1.412652185e-04f, 3.699838348e-03f,
+                           5.057508006e-02f, 2.000434868e-01f,  1.128379115e+00f};
+constexpr float kErfQ[] = {9.539218874e-04f, 1.435406281e-02f, 1.150345719e-01f, 5.106157212e-01f,
+                           1.0f};
+constexpr float kSqrtHalf = 0.70710678118654757f;
+
+float gelu_scalar(float x) {
+  float c = std::min(std::max(x * kSqrtHalf, -4.0f), 4.0f), t = c * c;
+  float p = kErfP[0], q = kErfQ[0];
+  for (size_t i = 1; i < std::size(kErfP); ++i) p = std::fma(p, t, kErfP[i]);
+  for (size_t i = 1; i < std::size(kErfQ); ++i) q = std::fma(q, t, kErfQ[i]);
+  float erf = c * p / q;
+  return x * (0.5f + erf * 0.5f);
+}
+
+void epilogue_generic(const Gemm& g, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
+  const Epilogue& e = g.epi;
+  for (int64_t i = i0; i < i0 + rows; ++i)
+    for (int64_t j = j0; j < j0 + cols; ++j) {
+      float& x = g.c[i * g.ldc + j];
+      if (e.scale) x *= *e.scale;
+      if (e.bias) x += e.bias[j];
+      if (e.act == Activation::kGelu) x = gelu_scalar(x);
+      if (e.act == Activation::kRelu) x = std::max(x, 0.0f);
+      if (e.residual) x += e.residual[i * g.ldc + j];
+    }
+}
+
 // ---------------------------------------------------------------------------- AVX-512 kernels
 #ifdef RAXC_MATMUL_X86
 constexpr int64_t kAvxMR = 12, kAvxNR = 32;
@@ -156,10 +208,6 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
   __m512 acc[kAvxMR][NV];
   for (int r = 0; r < kAvxMR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
-  // The C tile is read (accumulate) and written after the loop: start bringing it in now.
-  for (int r = 0; r < kAvxMR; ++r)
-    for (int v = 0; v < NV; ++v)
-      _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16 * v), _MM_HINT_T0);
   __mmask16 mask[2];
   mask[0] = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
   mask[1] = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
@@ -171,17 +219,30 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
   const float* a3 = a + 3 * lda;
   const float* a6 = a + 6 * lda;
   const float* a9 = a + 9 * lda;
+  // The C tile is read (accumulate) and written after the loop: it is prefetched kPrefetchC
+  // steps before the end (~400 cycles, an L3 access), not at the start. With C's rows 4 or
+  // 16 KiB apart (N = 1024, 4096) its 12 rows fall in one set of L1, where the streaming panels
+  // of A and B evicted lines fetched 3000 cycles earlier before they were used.
+  constexpr int64_t kPrefetchC = 32;
+  int64_t late = std::max<int64_t>(0, kc - kPrefetchC);
+  for (int half = 0; half < 2; ++half) {
+    if (half == 1)
+      for (int r = 0; r < kAvxMR; ++r)
+        for (int v = 0; v < NV; ++v)
+          _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16 * v), _MM_HINT_T0);
+    int64_t p0 = half == 0 ? 0 : late, p1 = half == 0 ? late : kc;
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p) {
-    __m512 b[NV];
-    for (int v = 0; v < NV; ++v)
-      b[v] = kEdge ? _mm512_maskz_loadu_ps(mask[v], bp + p * ldb + 16 * v)
-                   : _mm512_loadu_ps(bp + p * ldb + 16 * v);
+    for (int64_t p = p0; p < p1; ++p) {
+      __m512 b[NV];
+      for (int v = 0; v < NV; ++v)
+        b[v] = kEdge ? _mm512_maskz_loadu_ps(mask[v], bp + p * ldb + 16 * v)
+                     : _mm512_loadu_ps(bp + p * ldb + 16 * v);
 #pragma GCC unroll 12
-    for (int r = 0; r < kAvxMR; ++r) {
-      const float* base = r < 3 ? a0 : r < 6 ? a3 : r < 9 ? a6 : a9;
-      __m512 x = _mm512_set1_ps(kPackedA ? a[p * kAvxMR + r] : base[(r % 3) * lda + p]);
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
+      for (int r = 0; r < kAvxMR; ++r) {
+        const float* base = r < 3 ? a0 : r < 6 ? a3 : r < 9 ? a6 : a9;
+        __m512 x = _mm512_set1_ps(kPackedA ? a[p * kAvxMR + r] : base[(r % 3) * lda + p]);
+        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
+      }
     }
   }
   // Edge tiles store through masks: columns past nr are never written, rows past mr skipped.
@@ -269,14 +330,59 @@ __attribute__((target("avx512f,fma"))) void small_avx512(const Gemm& g, int64_t 
 }
 #endif
 
+#ifdef RAXC_MATMUL_X86
+// gelu_scalar on 16 lanes (the same operations in the same order).
+__attribute__((target("avx512f,fma"), always_inline)) inline __m512 gelu_avx512(__m512 x) {
+  __m512 c = _mm512_mul_ps(x, _mm512_set1_ps(kSqrtHalf));
+  c = _mm512_min_ps(_mm512_max_ps(c, _mm512_set1_ps(-4.0f)), _mm512_set1_ps(4.0f));
+  __m512 t = _mm512_mul_ps(c, c);
+  __m512 p = _mm512_set1_ps(kErfP[0]), q = _mm512_set1_ps(kErfQ[0]);
+  for (size_t i = 1; i < std::size(kErfP); ++i) p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(kErfP[i]));
+  for (size_t i = 1; i < std::size(kErfQ); ++i) q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(kErfQ[i]));
+  __m512 erf = _mm512_div_ps(_mm512_mul_ps(c, p), q);
+  __m512 half = _mm512_set1_ps(0.5f);
+  return _mm512_mul_ps(x, _mm512_add_ps(half, _mm512_mul_ps(erf, half)));
+}
+
+template <Activation kAct>
+__attribute__((target("avx512f,fma"))) void epilogue_avx512_t(const Gemm& g, int64_t i0,
+                                                              int64_t rows, int64_t j0,
+                                                              int64_t cols) {
+  const Epilogue& e = g.epi;
+  __m512 scale = _mm512_set1_ps(e.scale ? *e.scale : 1.0f);
+  for (int64_t i = i0; i < i0 + rows; ++i) {
+    float* c = g.c + i * g.ldc + j0;
+    const float* res = e.residual ? e.residual + i * g.ldc + j0 : nullptr;
+    for (int64_t j = 0; j < cols; j += 16) {
+      __mmask16 m = cols - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (cols - j)) - 1);
+      __m512 x = _mm512_maskz_loadu_ps(m, c + j);
+      if (e.scale) x = _mm512_mul_ps(x, scale);
+      if (e.bias) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, e.bias + j0 + j));
+      if constexpr (kAct == Activation::kGelu) x = gelu_avx512(x);
+      if constexpr (kAct == Activation::kRelu) x = _mm512_max_ps(x, _mm512_setzero_ps());
+      if (res) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, res + j));
+      _mm512_mask_storeu_ps(c + j, m, x);
+    }
+  }
+}
+
+void epilogue_avx512(const Gemm& g, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
+  switch (g.epi.act) {
+    case Activation::kGelu: return epilogue_avx512_t<Activation::kGelu>(g, i0, rows, j0, cols);
+    case Activation::kRelu: return epilogue_avx512_t<Activation::kRelu>(g, i0, rows, j0, cols);
+    case Activation::kNone: return epilogue_avx512_t<Activation::kNone>(g, i0, rows, j0, cols);
+  }
+}
+#endif
+
 const Kernel& kernel() {
   static const Kernel chosen = [] {
 #ifdef RAXC_MATMUL_X86
     if (!std::getenv("RAXC_MATMUL_GENERIC") && __builtin_cpu_supports("avx512f") &&
         __builtin_cpu_supports("fma"))
-      return Kernel{kAvxMR, kAvxNR, micro_avx512, small_avx512};
+      return Kernel{kAvxMR, kAvxNR, micro_avx512, small_avx512, epilogue_avx512};
 #endif
-    return Kernel{kGenericMR, kGenericNR, micro_generic, small_generic};
+    return Kernel{kGenericMR, kGenericNR, micro_generic, small_generic, epilogue_generic};
   }();
   return chosen;
 }
@@ -360,25 +466,32 @@ __attribute__((target("avx512f"))) void pack_a_avx512(const float* a, int64_t ld
   }
 }
 
-// pack_b for the AVX-512 kernel's 32-column panels: a panel row is two vectors.
+// pack_b for the AVX-512 kernel's 32-column panels: a panel row is two vectors. B is read row
+// by row (each row's nc floats scattered to the panels) rather than panel by panel: a panel's
+// column strip is 128 bytes from each of kc rows, every one in another page when B's rows are
+// long (16 KiB for the MLP's 4096-column weight), which the hardware prefetcher does not follow
+// across pages, so every row cost a memory latency; a row segment is one sequential run it
+// streams, and the next rows are prefetched while this one is copied. That made packing 13 %
+// of the MLP's products (M = 256 amortises each packed float over few rows).
 __attribute__((target("avx512f"))) void pack_b_avx512(const float* b, int64_t ldb, int64_t kc,
                                                       int64_t nc, float* out) {
-  for (int64_t j = 0; j < nc; j += kAvxNR) {
-    int64_t w = std::min(kAvxNR, nc - j);
-    const float* src = b + j;
-    float* dst = out + j * kc;
-    if (w == kAvxNR) {
-      for (int64_t p = 0; p < kc; ++p, src += ldb, dst += kAvxNR) {
-        _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
-        _mm512_storeu_ps(dst + 16, _mm512_loadu_ps(src + 16));
-      }
-      continue;
+  constexpr int64_t kAhead = 4;  // rows prefetched ahead of the one being copied
+  int64_t full = nc / kAvxNR * kAvxNR, w = nc - full;
+  __mmask16 m0 = w >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << w) - 1);
+  __mmask16 m1 = w > 16 ? __mmask16((1u << (w - 16)) - 1) : __mmask16(0);
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* src = b + p * ldb;
+    if (p + kAhead < kc)
+      for (int64_t j = 0; j < nc; j += 16)
+        _mm_prefetch(reinterpret_cast<const char*>(src + kAhead * ldb + j), _MM_HINT_T0);
+    float* dst = out + p * kAvxNR;
+    for (int64_t j = 0; j < full; j += kAvxNR, dst += kc * kAvxNR) {
+      _mm512_storeu_ps(dst, _mm512_loadu_ps(src + j));
+      _mm512_storeu_ps(dst + 16, _mm512_loadu_ps(src + j + 16));
     }
-    __mmask16 m0 = w >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << w) - 1);
-    __mmask16 m1 = w > 16 ? __mmask16((1u << (w - 16)) - 1) : __mmask16(0);
-    for (int64_t p = 0; p < kc; ++p, src += ldb, dst += kAvxNR) {
-      _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(m0, src));
-      _mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+    if (w > 0) {
+      _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(m0, src + full));
+      _mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(m1, src + full + 16));
     }
   }
 }
@@ -516,20 +629,29 @@ int64_t even_block(int64_t extent, int64_t block, int64_t grain) {
   return std::max(grain, (size + grain - 1) / grain * grain);
 }
 
+// How block_product takes A's rows: read in place, packed by it, or packed already.
+enum class AMode { kInPlace, kPack, kPacked };
+
 // The rows [ic, ic + mc) × [pc, pc + kc) of A as the micro-kernel takes them: all packed into
-// `ap` (kc × mc floats), or read in place with only a last partial panel packed (into `ap`,
-// kc × MR floats) once, rather than by every micro-kernel call that meets it.
+// `ap` (kc × mc floats; by the caller when kPacked), or read in place with only a last partial
+// panel packed (into `ap`, kc × MR floats) once, rather than by every micro-kernel call that
+// meets it.
 struct APanels {
   const float* a;
   int64_t lda, kc, full;
   float* ap;
   bool packed;
   APanels(const Kernel& k, const float* a, int64_t lda, int64_t mc, int64_t kc, float* ap,
-          bool pack)
-      : a(a), lda(lda), kc(kc), full(pack ? 0 : mc / k.mr * k.mr), ap(ap), packed(pack) {
-    if (pack)
+          AMode mode)
+      : a(a),
+        lda(lda),
+        kc(kc),
+        full(mode != AMode::kInPlace ? 0 : mc / k.mr * k.mr),
+        ap(ap),
+        packed(mode != AMode::kInPlace) {
+    if (mode == AMode::kPack)
       pack_a_block(a, lda, mc, kc, k.mr, ap);
-    else if (full < mc)
+    else if (mode == AMode::kInPlace && full < mc)
       pack_a_block(a + full * lda, lda, mc - full, kc, k.mr, ap);
   }
   // The panel starting at row ir: its pointer and row stride (0: packed).
@@ -541,16 +663,25 @@ struct APanels {
 
 // Rows [ic, ic + mc) × columns [jc, jc + nc) of C (+)= A's rows over [pc, pc + kc) times that
 // block of B: packed in `bp` (panels of NR columns, kc floats deep; panel jr at bp + jr · kc) or,
-// when bp is null, read in place. A's rows go through `ap` (pack_a: all of them, else a last
-// partial panel).
+// when bp is null, read in place. A's rows go through `ap` (APanels).
 void block_product(const Kernel& kr, const Gemm& g, int64_t ic, int64_t mc, int64_t jc, int64_t nc,
-                   int64_t pc, int64_t kc, const float* bp, float* ap, bool pack_a) {
-  APanels a(kr, g.a + ic * g.lda + pc, g.lda, mc, kc, ap, pack_a);
+                   int64_t pc, int64_t kc, const float* bp, float* ap, AMode a_mode) {
+  APanels a(kr, g.a + ic * g.lda + pc, g.lda, mc, kc, ap, a_mode);
+  // The last block of the reduction completes each tile: its epilogue follows at once.
+  bool epilogue = pc + kc == g.k && g.epi.any();
   for (int64_t jr = 0; jr < nc; jr += kr.nr)
-    for (int64_t ir = 0; ir < mc; ir += kr.mr)
+    for (int64_t ir = 0; ir < mc; ir += kr.mr) {
+      int64_t mr = std::min(kr.mr, mc - ir), nr = std::min(kr.nr, nc - jr);
       kr.micro(kc, a.at(ir), a.stride(ir), bp ? bp + jr * kc : g.b + pc * g.ldb + jc + jr,
-               bp ? kr.nr : g.ldb, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc,
-               std::min(kr.mr, mc - ir), std::min(kr.nr, nc - jr), pc > 0);
+               bp ? kr.nr : g.ldb, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc, mr, nr, pc > 0);
+      if (epilogue) kr.epilogue(g, ic + ir, mr, jc + jr, nr);
+    }
+}
+
+// Columns [j0, j1) of a product of at most kSmallM rows (unpacked), then their epilogue.
+void small_product(const Kernel& kr, const Gemm& g, int64_t j0, int64_t j1) {
+  kr.small(g, j0, j1);
+  if (g.epi.any()) kr.epilogue(g, 0, g.m, j0, j1 - j0);
 }
 
 // Rows [i0, i1) × columns [j0, j1) of one product, on this thread.
@@ -558,9 +689,11 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
   if (i0 >= i1 || j0 >= j1) return;
   if (g.k == 0) {
     for (int64_t i = i0; i < i1; ++i) std::memset(g.c + i * g.ldc + j0, 0, (j1 - j0) * 4);
+    if (g.epi.any()) kr.epilogue(g, i0, i1 - i0, j0, j1 - j0);
     return;
   }
-  if (i1 - i0 <= kSmallM && i0 == 0 && i1 == g.m && b_in_place_ok(g)) return kr.small(g, j0, j1);
+  if (i1 - i0 <= kSmallM && i0 == 0 && i1 == g.m && b_in_place_ok(g))
+    return small_product(kr, g, j0, j1);
   int64_t kcb = even_block(g.k, kKC, 1);
   int64_t mcb = even_block(i1 - i0, kMC, kr.mr);
   int64_t ncb = even_block(j1 - j0, kNC, kr.nr);
@@ -571,6 +704,26 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
   // would cost a good part of the product, and its rows are too few to conflict in the cache.
   bool pack_b = !b_in_place_ok(g) || g.k * (j1 - j0) > 16 * 1024;
   float* bp = pack_b ? scratch(0, kcb * ncb) : nullptr;
+  // A's rows for a block of the reduction all packed (at most 256 KiB, M ≤ 256 at KC = 256) and
+  // B of several blocks of columns: A is packed once per block of the reduction, pc outside jc,
+  // rather than once per block of B's columns (four times for the MLP's 256 × 1024 · 1024 ×
+  // 4096, 4 % of its time).
+  int64_t rows = (i1 - i0 + kr.mr - 1) / kr.mr * kr.mr;
+  if (pack && rows * kcb <= 64 * 1024 && j1 - j0 > ncb) {
+    float* ap = scratch(1, kcb * rows);
+    for (int64_t pc = 0; pc < g.k; pc += kcb) {
+      int64_t kc = std::min(kcb, g.k - pc);
+      pack_a_block(g.a + i0 * g.lda + pc, g.lda, i1 - i0, kc, kr.mr, ap);
+      for (int64_t jc = j0; jc < j1; jc += ncb) {
+        int64_t nc = std::min(ncb, j1 - jc);
+        if (pack_b) pack_b_block(g, pc, jc, kc, nc, kr.nr, bp);
+        for (int64_t ic = i0; ic < i1; ic += mcb)
+          block_product(kr, g, ic, std::min(mcb, i1 - ic), jc, nc, pc, kc, bp, ap + (ic - i0) * kc,
+                        AMode::kPacked);
+      }
+    }
+    return;
+  }
   float* ap = scratch(1, kcb * (pack ? mcb : kr.mr));
   for (int64_t jc = j0; jc < j1; jc += ncb) {
     int64_t nc = std::min(ncb, j1 - jc);
@@ -578,7 +731,8 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
       int64_t kc = std::min(kcb, g.k - pc);
       if (pack_b) pack_b_block(g, pc, jc, kc, nc, kr.nr, bp);
       for (int64_t ic = i0; ic < i1; ic += mcb)
-        block_product(kr, g, ic, std::min(mcb, i1 - ic), jc, nc, pc, kc, bp, ap, pack);
+        block_product(kr, g, ic, std::min(mcb, i1 - ic), jc, nc, pc, kc, bp, ap,
+                      pack ? AMode::kPack : AMode::kInPlace);
     }
   }
 }
@@ -681,7 +835,9 @@ struct Job {
         gemm_block(k, b, 0, b.m, 0, b.n);
         return true;
       }
-      case kSmallColumns: k.small(*g, u * columns, std::min(g->n, (u + 1) * columns)); return true;
+      case kSmallColumns:
+        small_product(k, *g, u * columns, std::min(g->n, (u + 1) * columns));
+        return true;
       case kSteps: return run_step(u / steps.per_step(), u % steps.per_step());
     }
     return true;
@@ -712,7 +868,8 @@ struct Job {
     int64_t j1 = std::min(nc, bpanels * (q + 1) / st.parts * k.nr);
     if (i0 < i1 && j0 < j1) {
       float* ap = scratch(1, st.kcb * (st.pack_a ? st.mcb : k.mr));
-      block_product(k, *g, i0, i1 - i0, jc + j0, j1 - j0, pc, kc, buffer + j0 * kc, ap, st.pack_a);
+      block_product(k, *g, i0, i1 - i0, jc + j0, j1 - j0, pc, kc, buffer + j0 * kc, ap,
+                    st.pack_a ? AMode::kPack : AMode::kInPlace);
     }
     st.tile_steps[tile].store(s + 1, std::memory_order_release);
     st.computed[s].fetch_add(1, std::memory_order_release);
@@ -792,7 +949,7 @@ void run_gemms(Job& job) {
 // ---------------------------------------------------------------------------- the packed functions
 
 [[noreturn]] void fail(const std::string& message) {
-  throw_error("RX5032", {"raxc.matmul_f32 / raxc.linear_f32: " + message});
+  throw_error("RX5032", {"raxc.matmul_f32 / raxc.linear_f32 (or a fused form): " + message});
 }
 
 const Tensor& float32_tensor(const std::vector<Value>& args, size_t i, const char* what,
@@ -812,12 +969,64 @@ std::string shape_text(const std::vector<int64_t>& s) {
   return out + (s.size() == 1 ? ",)" : ")");
 }
 
-Value matmul_f32(const std::vector<Value>& args) {
-  if (args.size() != 3)
-    fail("expects (a, b, out), got " + std::to_string(args.size()) + " arguments");
+// The epilogue a packed function's name asks for: "raxc.matmul_bias_gelu_residual_f32" is
+// "raxc.matmul_f32" followed by a bias add, GELU and a residual add; its arguments are the
+// operands, then the scale (a 0-d tensor), the bias (n,) and the residual (shaped as the
+// result) when named, then out.
+struct EpilogueForm {
+  bool scale = false;
+  bool bias = false;
+  Activation act = Activation::kNone;
+  bool residual = false;
+  size_t extra() const { return size_t(scale) + size_t(bias) + size_t(residual); }
+  std::string suffix() const {
+    std::string s = scale ? "_scale" : "";
+    s += bias ? "_bias" : "";
+    s += act == Activation::kGelu ? "_gelu" : act == Activation::kRelu ? "_relu" : "";
+    return s + (residual ? "_residual" : "");
+  }
+  std::string operands() const {
+    return std::string(scale ? ", scale" : "") + (bias ? ", bias" : "") +
+           (residual ? ", residual" : "");
+  }
+};
+
+// The bias and residual tensors of an epilogue (arguments `first` on), checked against the
+// result, into g.epi.
+Epilogue epilogue_of(const EpilogueForm& form, const std::vector<Value>& args, size_t first,
+                     const Tensor& out) {
+  Epilogue e;
+  e.act = form.act;
+  int64_t n = out.ndim() > 0 ? out.shape().back() : 1;
+  if (form.scale) {
+    const Tensor& scale = float32_tensor(args, first++, "scale", false);
+    if (scale.ndim() != 0) fail("scale " + shape_text(scale.shape()) + " is not a scalar");
+    e.scale = scale.data_as<float>();
+  }
+  if (form.bias) {
+    const Tensor& bias = float32_tensor(args, first++, "bias", true);
+    if (bias.ndim() != 1 || bias.shape()[0] != n)
+      fail("bias " + shape_text(bias.shape()) + " is not one value per column of the output " +
+           shape_text(out.shape()));
+    e.bias = bias.data_as<float>();
+  }
+  if (form.residual) {
+    const Tensor& residual = float32_tensor(args, first, "residual", false);
+    if (residual.shape() != out.shape())
+      fail("residual " + shape_text(residual.shape()) + " is not shaped as the output " +
+           shape_text(out.shape()));
+    e.residual = residual.data_as<float>();
+  }
+  return e;
+}
+
+Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form) {
+  if (args.size() != 3 + form.extra())
+    fail("expects (a, b" + form.operands() + ", out), got " + std::to_string(args.size()) +
+         " arguments");
   const Tensor& a = float32_tensor(args, 0, "a", true);
   const Tensor& b = float32_tensor(args, 1, "b", true);
-  const Tensor& out = float32_tensor(args, 2, "out", false);
+  const Tensor& out = float32_tensor(args, args.size() - 1, "out", false);
   const auto& as = a.shape();
   const auto& bs = b.shape();
   size_t ra = as.size(), rb = bs.size();
@@ -844,6 +1053,7 @@ Value matmul_f32(const std::vector<Value>& args) {
     fail("operands " + shape_text(as) + " and " + shape_text(bs) + " do not give the output " +
          shape_text(out.shape()));
   if (out.numel() == 0) return Value{Tuple{}};
+  Epilogue epi = epilogue_of(form, args, 2, out);
 
   int64_t count = 1;
   for (int64_t d : batch) count *= d;
@@ -857,7 +1067,8 @@ Value matmul_f32(const std::vector<Value>& args) {
   // product per batch element that packs B again and splits fewer rows over the threads.
   if (ra > 1 && count > 1 &&
       std::all_of(bbatch.begin(), bbatch.end(), [](int64_t e) { return e == 1; })) {
-    job.gemms.push_back(Gemm{ap, bp, cp, count * m, n, k, k, rb > 1 ? n : 1, n, false, nullptr});
+    job.gemms.push_back(
+        Gemm{ap, bp, cp, count * m, n, k, k, rb > 1 ? n : 1, n, false, nullptr, epi});
     run_gemms(job);
     return Value{Tuple{}};
   }
@@ -876,8 +1087,10 @@ Value matmul_f32(const std::vector<Value>& args) {
         boff = boff * ext + (ext == 1 ? 0 : index[d]);
       }
     }
+    Epilogue at = epi;  // the residual's element q, as C's
+    if (at.residual) at.residual += q * m * n;
     job.gemms.push_back(Gemm{ap + aoff * m * k, bp + boff * k * n, cp + q * m * n, m, n, k, k,
-                             rb > 1 ? n : 1, n, false, nullptr});
+                             rb > 1 ? n : 1, n, false, nullptr, at});
     for (size_t d = nb; d-- > 0;) {  // the next batch index, row-major
       if (++index[d] < batch[d]) break;
       index[d] = 0;
@@ -889,41 +1102,32 @@ Value matmul_f32(const std::vector<Value>& args) {
 }
 
 // "raxc.linear_f32"(x, w[, bias], out): out = x · wᵀ (+ bias), R.linear in float32; x (..., in),
-// w (out, in), bias (out,). The weight is packed from its rows (a transposed B); the bias is
-// added to each row of the result afterwards.
-Value linear_f32(const std::vector<Value>& args) {
-  const char* usage = "expects (x, w, out) or (x, w, bias, out), got ";
-  if (args.size() != 3 && args.size() != 4)
-    fail(usage + std::to_string(args.size()) + " arguments");
-  bool has_bias = args.size() == 4;
+// w (out, in), bias (out,). The weight is packed from its rows (a transposed B); the bias is the
+// product's epilogue, as is the rest of a fused one ("raxc.linear_bias_gelu_f32", EpilogueForm).
+Value linear_f32(const std::vector<Value>& args, EpilogueForm form) {
+  if (form.suffix().empty() && args.size() == 4) form.bias = true;  // the plain name's bias
+  if (args.size() != 3 + form.extra())
+    fail("expects (x, w" + form.operands() + ", out)" +
+         (form.suffix().empty() ? " or (x, w, bias, out)" : "") + ", got " +
+         std::to_string(args.size()) + " arguments");
   const Tensor& x = float32_tensor(args, 0, "x", true);
   const Tensor& w = float32_tensor(args, 1, "w", true);
-  const Tensor* bias = has_bias ? &float32_tensor(args, 2, "bias", true) : nullptr;
   const Tensor& out = float32_tensor(args, args.size() - 1, "out", false);
   const auto& xs = x.shape();
   int64_t k = xs.back();
   int64_t n = w.ndim() == 2 ? w.shape()[0] : -1;
   std::vector<int64_t> expected(xs.begin(), xs.end() - 1);
   expected.push_back(n);
-  bool ok = w.ndim() == 2 && w.shape()[1] == k && out.shape() == expected &&
-            (!bias || (bias->ndim() == 1 && bias->shape()[0] == n));
-  if (!ok)
-    fail("x " + shape_text(xs) + ", w " + shape_text(w.shape()) +
-         (bias ? ", bias " + shape_text(bias->shape()) : std::string()) +
-         " do not give the output " + shape_text(out.shape()));
+  if (w.ndim() != 2 || w.shape()[1] != k || out.shape() != expected)
+    fail("x " + shape_text(xs) + " and w " + shape_text(w.shape()) + " do not give the output " +
+         shape_text(out.shape()));
   if (out.numel() == 0) return Value{Tuple{}};
   int64_t m = out.numel() / n;
   Job job;
   job.kr = &kernel();
   job.gemms.push_back(Gemm{x.data_as<float>(), w.data_as<float>(), out.data_as<float>(), m, n, k, k,
-                           k, n, true, nullptr});
+                           k, n, true, nullptr, epilogue_of(form, args, 2, out)});
   run_gemms(job);
-  if (bias) {
-    const float* b = bias->data_as<float>();
-    float* c = out.data_as<float>();
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * n + j] += b[j];
-  }
   return Value{Tuple{}};
 }
 
@@ -989,9 +1193,23 @@ Value conv2d_nchw_f32(const std::vector<Value>& args) {
 }  // namespace
 
 std::vector<std::pair<const char*, PackedFunction>> matmul_builtins() {
-  return {{"raxc.matmul_f32", matmul_f32},
-          {"raxc.linear_f32", linear_f32},
-          {"raxc.conv2d_nchw_f32", conv2d_nchw_f32}};
+  std::vector<std::pair<const char*, PackedFunction>> all;
+  // Every epilogue form: a scale or not, a bias or not, an activation or not, a residual or
+  // not. The names live as long as the process (the registry is built once).
+  static std::vector<std::string> names;
+  names.reserve(2 * 8 * 3);                // no reallocation: the pointers taken below stay valid
+  for (int flags = 0; flags < 8; ++flags)  // scale, bias, residual
+    for (Activation act : {Activation::kNone, Activation::kGelu, Activation::kRelu}) {
+      EpilogueForm form{(flags & 1) != 0, (flags & 2) != 0, act, (flags & 4) != 0};
+      names.push_back("raxc.matmul" + form.suffix() + "_f32");
+      all.emplace_back(names.back().c_str(),
+                       [form](const std::vector<Value>& args) { return matmul_f32(args, form); });
+      names.push_back("raxc.linear" + form.suffix() + "_f32");
+      all.emplace_back(names.back().c_str(),
+                       [form](const std::vector<Value>& args) { return linear_f32(args, form); });
+    }
+  all.emplace_back("raxc.conv2d_nchw_f32", conv2d_nchw_f32);
+  return all;
 }
 
 }  // namespace raxc::runtime

@@ -141,6 +141,24 @@ expect_status 0 "$raxc" check "$tmp/fused.rx"
 expect_status 0 "$raxc" lower "$root/test/cases/run/fusion.rx" -o "$tmp/unfused.rx"
 grep -q "fused_" "$tmp/unfused.rx" && fail "raxc lower without --fuse fused kernels"
 
+# raxc lower --fuse: a product and the bias, activation and residual kernels after it become one
+# packed call with the epilogue in its name (backend/fuse/epilogue.cpp); the near misses of the
+# same golden keep the plain product (a bias along the rows; a product also used elsewhere) or
+# fold only what comes in order (ReLU, then a bias add that stays a kernel).
+expect_status 0 "$raxc" lower --fuse "$root/test/cases/run/epilogue_fusion.rx" -o "$tmp/epi.rx"
+expect_in "$tmp/epi.rx" 'h = R.call_dps_packed("raxc.matmul_bias_gelu_f32", (x, w1, b1)'
+expect_in "$tmp/epi.rx" 'r = R.call_dps_packed("raxc.matmul_bias_f32", (h, w2, b2)'
+expect_in "$tmp/epi.rx" 'R.call_dps_packed("raxc.matmul_scale_bias_gelu_residual_f32", (x, w, R.const(0.5, "float32"), b, res)'
+expect_in "$tmp/epi.rx" 'm = R.call_dps_packed("raxc.matmul_f32", (x, w)'
+expect_in "$tmp/epi.rx" 'R.call_dps_packed("raxc.matmul_relu_f32", (x, w)'
+expect_in "$tmp/epi.rx" 'r = R.call_dps_packed("raxc.linear_bias_gelu_f32", (x, w, b)'
+grep -A3 "def row_bias" "$tmp/epi.rx" | grep -q 'R.call_dps_packed("raxc.matmul_f32", (x, w)' ||
+  fail "row_bias: the product with a bias along the rows is not left as it is"
+[ "$(grep -c '"raxc.matmul_f32"' "$tmp/epi.rx")" -eq 2 ] || fail "a near miss took an epilogue"
+expect_status 0 "$raxc" check "$tmp/epi.rx"
+expect_status 0 "$raxc" lower "$root/test/cases/run/epilogue_fusion.rx" -o "$tmp/epi_plain.rx"
+grep -q "matmul_bias" "$tmp/epi_plain.rx" && fail "raxc lower without --fuse fused an epilogue"
+
 if [ "$failures" -ne 0 ]; then
   echo "driver_cli_test: $failures failure(s)"
   exit 1

@@ -1,0 +1,305 @@
+// Epilogue fusion (fuse.h, before the element-wise fusion): a float32 product legalized to the
+// runtime's `R.call_dps_packed("raxc.matmul_f32", (a, b))` (or "raxc.linear_f32") followed by
+// kernels that each take its result as their only use, in the order
+//
+//   scale    out[i] = lv[i] * s                      (either operand order; s 0-d, a constant
+//                                                     such as attention's 1/√d)
+//   bias     out[..., j] = lv[..., j] + bias[j]      (either operand order; bias 1-D, (n,))
+//   act      GELU as legalized (x · (0.5 + erf(x · √½) · 0.5)) or ReLU (max(x, 0))
+//   residual out[i] = lv[i] + r[i]                   (r shaped as the result)
+//
+// each optional and in that order, becomes one call of the packed function naming them,
+// `R.call_dps_packed("raxc.matmul_bias_gelu_f32", (a, b, bias))`, whose kernel applies them to
+// each tile of the product while it is in cache (runtime/matmul.cpp) instead of passing over
+// the result again. The kernels are recognised by their formula (fusion::single_stage, then the
+// exact shapes above), not by their names, so a user's kernel of that form fuses too and one
+// that differs (a bias along another axis, a cast, another constant) does not. The fused call
+// takes the place of the last kernel of the chain, where every operand it reads is defined;
+// outside a dataflow block only kernel calls (which write fresh tensors only) may stand between.
+#include <string>
+#include <vector>
+
+#include "backend/fuse/fuse.h"
+#include "backend/fuse/stage.h"
+#include "frontend/ir/equal.h"
+
+namespace raxc::backend {
+namespace {
+
+enum class Step { kNone, kScale, kBias, kGelu, kRelu, kResidual };
+
+// One kernel of a chain: what it applies and which of its inputs is the other operand.
+struct Classified {
+  Step step = Step::kNone;
+  size_t other = 0;
+};
+
+bool is_f32(ir::DataType t) { return t == ir::DataType::Float(32); }
+
+bool is_float(const ir::PrimExpr* e, double value) {
+  const auto* f = ir::dyn_cast<ir::FloatImm>(e);
+  return f && is_f32(f->dtype) && f->value == value;
+}
+
+// The formula of a stage, read against the input that is the product's result.
+class Formula {
+ public:
+  Formula(const fusion::Stage& s, size_t product) : s_(s), x_(s.inputs[product]) {}
+
+  Classified classify() const {
+    const ir::PrimExpr* v = s_.store->value;
+    const ir::Buffer* out = s_.store->buffer;
+    if (!is_f32(out->dtype) || !is_f32(x_->dtype) || !same_shape(x_, out)) return {};
+    if (s_.inputs.size() == 1 && is_gelu(v)) return {Step::kGelu, 0};
+    if (s_.inputs.size() == 1 && is_relu(v)) return {Step::kRelu, 0};
+    bool add = v->kind == ir::PrimKind::Add, mul = v->kind == ir::PrimKind::Mul;
+    if (s_.inputs.size() != 2 || !(add || mul) || !is_f32(v->dtype)) return {};
+    const auto* both = ir::cast<ir::PrimBinary>(v);
+    const ir::PrimExpr* other = is_x(both->a) ? both->b : is_x(both->b) ? both->a : nullptr;
+    const auto* load = other ? ir::dyn_cast<ir::BufferLoad>(other) : nullptr;
+    if (!load || load->buffer == x_ || !is_f32(load->buffer->dtype)) return {};
+    size_t index = s_.inputs[0] == load->buffer ? 0 : 1;
+    if (s_.inputs[index] != load->buffer) return {};
+    if (mul)  // a scalar: no index, no shape
+      return load->indices.empty() && load->buffer->shape.empty() ? Classified{Step::kScale, index}
+                                                                  : Classified{};
+    if (at_every_axis(load) && same_shape(load->buffer, out)) return {Step::kResidual, index};
+    if (load->buffer->shape.size() == 1 && load->indices.size() == 1 &&
+        load->indices[0] == s_.block->iter_vars.back().var &&
+        ir::structural_equal(load->buffer->shape[0], out->shape.back()))
+      return {Step::kBias, index};
+    return {};
+  }
+
+ private:
+  static bool same_shape(const ir::Buffer* a, const ir::Buffer* b) {
+    if (a->shape.size() != b->shape.size()) return false;
+    for (size_t d = 0; d < a->shape.size(); ++d)
+      if (!ir::structural_equal(a->shape[d], b->shape[d])) return false;
+    return true;
+  }
+
+  // A load at exactly the block variables, element for element.
+  bool at_every_axis(const ir::BufferLoad* load) const {
+    const auto& vars = s_.block->iter_vars;
+    if (load->indices.size() != vars.size()) return false;
+    for (size_t d = 0; d < vars.size(); ++d)
+      if (load->indices[d] != vars[d].var) return false;
+    return true;
+  }
+
+  // The product's element at the output's index.
+  bool is_x(const ir::PrimExpr* e) const {
+    const auto* load = ir::dyn_cast<ir::BufferLoad>(e);
+    return load && load->buffer == x_ && is_f32(load->dtype) && at_every_axis(load);
+  }
+
+  static const ir::PrimBinary* binary(const ir::PrimExpr* e, ir::PrimKind kind) {
+    return e->kind == kind && is_f32(e->dtype) ? ir::cast<ir::PrimBinary>(e) : nullptr;
+  }
+
+  // x * (0.5 + erf(x * 0.70710678118654757) * 0.5), legalization's gelu_rule for float32.
+  bool is_gelu(const ir::PrimExpr* v) const {
+    const auto* outer = binary(v, ir::PrimKind::Mul);
+    if (!outer || !is_x(outer->a)) return false;
+    const auto* sum = binary(outer->b, ir::PrimKind::Add);
+    if (!sum || !is_float(sum->a, 0.5)) return false;
+    const auto* scaled = binary(sum->b, ir::PrimKind::Mul);
+    if (!scaled || !is_float(scaled->b, 0.5)) return false;
+    const auto* erf = ir::dyn_cast<ir::PrimCall>(scaled->a);
+    if (!erf || erf->op != "tir.erf" || erf->args.size() != 1 || !is_f32(erf->dtype)) return false;
+    const auto* arg = binary(erf->args[0], ir::PrimKind::Mul);
+    return arg && is_x(arg->a) && is_float(arg->b, 0.70710678118654757);
+  }
+
+  bool is_relu(const ir::PrimExpr* v) const {
+    const auto* m = binary(v, ir::PrimKind::Max);
+    return m && is_x(m->a) && is_float(m->b, 0.0);
+  }
+
+  const fusion::Stage& s_;
+  const ir::Buffer* x_;
+};
+
+// A product call: `R.call_dps_packed("raxc.matmul_f32" | "raxc.linear_f32", (...))`.
+const ir::Call* as_product(const ir::Expr* e, bool* linear) {
+  const auto* call = e ? ir::dyn_cast<ir::Call>(e) : nullptr;
+  const auto* op = call ? ir::dyn_cast<ir::Op>(call->op) : nullptr;
+  if (!op || op->name != "relax.call_dps_packed" || call->args.size() != 2 ||
+      !ir::isa<ir::Tuple>(call->args[1]) || call->sinfo_args.size() != 1)
+    return nullptr;
+  const auto* f = ir::dyn_cast<ir::ExternFunc>(call->args[0]);
+  if (!f || (f->global_symbol != "raxc.matmul_f32" && f->global_symbol != "raxc.linear_f32"))
+    return nullptr;
+  *linear = f->global_symbol == "raxc.linear_f32";
+  return call;
+}
+
+// The chain found from one product.
+struct Chain {
+  std::vector<size_t> members;  // binding indices: the product, then each kernel folded
+  bool scale = false, bias = false, residual = false;
+  Step act = Step::kNone;
+  std::vector<const ir::Expr*> operands;  // the packed call's operands, in order
+
+  std::string symbol(bool linear) const {
+    std::string s = linear ? "raxc.linear" : "raxc.matmul";
+    if (scale) s += "_scale";
+    if (bias) s += "_bias";
+    if (act == Step::kGelu) s += "_gelu";
+    if (act == Step::kRelu) s += "_relu";
+    if (residual) s += "_residual";
+    return s + "_f32";
+  }
+};
+
+class EpiloguePass {
+ public:
+  explicit EpiloguePass(LoweredModule& lowered)
+      : m_(lowered.module), arena_(*lowered.module.arena) {}
+
+  size_t run() {
+    for (ir::GlobalDef& g : m_.globals)
+      if (const ir::Function* f = g.function()) {
+        const ir::Function* fused = rewrite(f);
+        if (fused != f) {
+          g.value = fused;
+          g.arena = m_.arena;
+        }
+      }
+    return fused_;
+  }
+
+ private:
+  const ir::Function* rewrite(const ir::Function* f) {
+    fusion::UseCounts uses(f);
+    std::vector<const ir::BindingBlock*> blocks;
+    bool changed = false;
+    for (const ir::BindingBlock* block : f->body->blocks) {
+      const ir::BindingBlock* b = rewrite(block, uses);
+      changed |= b != block;
+      blocks.push_back(b);
+    }
+    if (!changed) return f;
+    auto* copy = arena_.make<ir::Function>(*f);
+    copy->body = arena_.make<ir::SeqExpr>(std::move(blocks), f->body->body, f->body->span);
+    return copy;
+  }
+
+  const ir::BindingBlock* rewrite(const ir::BindingBlock* block, const fusion::UseCounts& uses) {
+    const auto& in = block->bindings;
+    std::vector<const ir::Binding*> out(in.begin(), in.end());
+    std::vector<bool> dropped(in.size(), false);
+    bool changed = false;
+    for (size_t i = 0; i < in.size(); ++i) {
+      bool linear = false;
+      const ir::Call* product =
+          dropped[i] || in[i]->is_match_cast() ? nullptr : as_product(in[i]->value, &linear);
+      if (!product) continue;
+      Chain chain = follow(*block, i, *product, linear, uses);
+      if (chain.members.size() < 2) continue;
+      size_t last = chain.members.back();
+      const ir::Call* tail = ir::cast<ir::Call>(in[last]->value);
+      auto* call = arena_.make<ir::Call>(
+          product->op,
+          std::vector<const ir::Expr*>{
+              arena_.make<ir::ExternFunc>(chain.symbol(linear), nullptr, product->args[0]->span),
+              arena_.make<ir::Tuple>(chain.operands, product->args[1]->span)},
+          tail->sinfo_args, product->attrs, tail->span);
+      auto* binding = arena_.make<ir::Binding>(*in[last]);
+      binding->value = call;
+      out[last] = binding;
+      for (size_t k = 0; k + 1 < chain.members.size(); ++k) dropped[chain.members[k]] = true;
+      changed = true;
+      ++fused_;
+    }
+    if (!changed) return block;
+    auto* copy = arena_.make<ir::BindingBlock>(*block);
+    copy->bindings.clear();
+    for (size_t i = 0; i < out.size(); ++i)
+      if (!dropped[i]) copy->bindings.push_back(out[i]);
+    return copy;
+  }
+
+  // The kernels that fold into the product at binding `at`, in order.
+  Chain follow(const ir::BindingBlock& block, size_t at, const ir::Call& product, bool linear,
+               const fusion::UseCounts& uses) {
+    Chain chain;
+    chain.members.push_back(at);
+    const auto* args = ir::cast<ir::Tuple>(product.args[1]);
+    chain.operands = args->fields;
+    chain.bias = linear && args->fields.size() == 3;  // R.linear's own bias
+    const ir::Var* result = block.bindings[at]->var;
+    while (uses.of(result) == 1) {
+      size_t next = consumer(block, chain.members.back(), result);
+      if (next == 0) break;
+      const ir::Binding* b = block.bindings[next];
+      const ir::Call* call = fusion::as_call_tir(b->value);
+      Classified c = classify(*call, result);
+      bool fresh = !chain.scale && !chain.bias && chain.act == Step::kNone && !chain.residual;
+      bool fits =
+          (c.step == Step::kScale && fresh) ||
+          (c.step == Step::kBias && !chain.bias && chain.act == Step::kNone && !chain.residual) ||
+          ((c.step == Step::kGelu || c.step == Step::kRelu) && chain.act == Step::kNone &&
+           !chain.residual) ||
+          (c.step == Step::kResidual && !chain.residual);
+      if (!fits || (!block.is_dataflow && !only_kernels_between(block, chain.members.back(), next)))
+        break;
+      if (c.step == Step::kScale || c.step == Step::kBias || c.step == Step::kResidual)
+        chain.operands.push_back(ir::cast<ir::Tuple>(call->args[1])->fields[c.other]);
+      chain.scale |= c.step == Step::kScale;
+      chain.bias |= c.step == Step::kBias;
+      chain.residual |= c.step == Step::kResidual;
+      if (c.step == Step::kGelu || c.step == Step::kRelu) chain.act = c.step;
+      chain.members.push_back(next);
+      result = b->var;
+    }
+    return chain;
+  }
+
+  // The binding after `from` whose kernel call takes `v` as an argument (0: none).
+  static size_t consumer(const ir::BindingBlock& block, size_t from, const ir::Var* v) {
+    for (size_t i = from + 1; i < block.bindings.size(); ++i) {
+      const ir::Binding* b = block.bindings[i];
+      const ir::Call* call = b->is_match_cast() ? nullptr : fusion::as_call_tir(b->value);
+      if (!call) continue;
+      for (const ir::Expr* field : ir::cast<ir::Tuple>(call->args[1])->fields)
+        if (field == v) return i;
+    }
+    return 0;
+  }
+
+  static bool only_kernels_between(const ir::BindingBlock& block, size_t from, size_t to) {
+    for (size_t i = from + 1; i < to; ++i)
+      if (block.bindings[i]->is_match_cast() || !fusion::as_call_tir(block.bindings[i]->value))
+        return false;
+    return true;
+  }
+
+  // What the kernel of `call` applies to `v`, one of its arguments.
+  Classified classify(const ir::Call& call, const ir::Var* v) {
+    const std::string& name = ir::cast<ir::GlobalVar>(call.args[0])->name;
+    const ir::GlobalDef* g = m_.find(name);
+    if (!g || !g->prim_func()) return {};
+    std::optional<fusion::Stage> stage = fusion::single_stage(*g->prim_func());
+    const auto& fields = ir::cast<ir::Tuple>(call.args[1])->fields;
+    if (!stage || fields.size() != stage->inputs.size()) return {};
+    size_t at = 0;
+    while (at < fields.size() && fields[at] != v) ++at;
+    Classified c = Formula(*stage, at).classify();
+    // The other operand must be a different tensor (a product added to itself is no bias).
+    bool binary = c.step == Step::kScale || c.step == Step::kBias || c.step == Step::kResidual;
+    if (binary && fields[c.other] == v) return {};
+    return c;
+  }
+
+  ir::IRModule& m_;
+  ir::Arena& arena_;
+  size_t fused_ = 0;
+};
+
+}  // namespace
+
+size_t fuse_epilogues(LoweredModule& lowered) { return EpiloguePass(lowered).run(); }
+
+}  // namespace raxc::backend

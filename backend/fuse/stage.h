@@ -1,0 +1,54 @@
+// What the fusion passes share (fuse.cpp, epilogue.cpp): the recognition of a kernel that is one
+// loop nest writing each element of its one output once (a "stage", whose formula can be
+// inlined or classified), the form of an R.call_tir they rewrite, and use counts.
+#pragma once
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "frontend/ir/module.h"
+#include "frontend/ir/visitor.h"
+
+namespace raxc::backend::fusion {
+
+// A kernel that is one loop nest writing each element of its one output once.
+struct Stage {
+  const ir::PrimFunc* func = nullptr;
+  const ir::Block* root = nullptr;
+  std::vector<const ir::For*> loops;  // outermost first
+  const ir::Block* block = nullptr;
+  const ir::BufferStore* store = nullptr;
+  std::vector<const ir::Buffer*> inputs;  // the call's arguments, in order
+  // Every parameter in order (the inputs, then the output): as written, and its buffer.
+  std::vector<std::pair<ir::PrimFuncParam, const ir::Buffer*>> params;
+};
+
+// The buffer of a parameter: declared in place (T.Buffer) or by T.match_buffer of its handle.
+const ir::Buffer* buffer_of(const ir::PrimFunc& f, const ir::PrimFuncParam& p);
+
+// f as a stage: spatial loops from 0 over its output's shape, the block variables bound to
+// them, one store at exactly those variables of a formula that loads inputs only and calls
+// nothing with effects; nullopt otherwise.
+std::optional<Stage> single_stage(const ir::PrimFunc& f);
+
+// `R.call_tir(gv, (args...), out_sinfo=R.Tensor(...))` without tir_vars; null otherwise.
+const ir::Call* as_call_tir(const ir::Expr* e);
+
+// How often each variable is used in a function (its definitions aside).
+class UseCounts : public ir::Visitor {
+ public:
+  explicit UseCounts(const ir::Function* f) { visit(f); }
+  size_t of(const ir::Var* v) const {
+    auto it = counts_.find(v);
+    return it == counts_.end() ? 0 : it->second;
+  }
+
+ private:
+  void on_expr(const ir::Expr* e) override {
+    if (const auto* v = ir::dyn_cast<ir::Var>(e)) ++counts_[v];
+  }
+  std::unordered_map<const ir::Var*, size_t> counts_;
+};
+
+}  // namespace raxc::backend::fusion

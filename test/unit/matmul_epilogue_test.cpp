@@ -1,0 +1,169 @@
+// The fused epilogues of the matmul kernels (backend/runtime/matmul.cpp): "raxc.matmul_bias_f32",
+// "raxc.matmul_scale_bias_gelu_residual_f32" and the like apply a scale, a bias per column, GELU
+// or ReLU and a residual to each tile of the product once its reduction is complete. Checked
+// against a float64 product with the epilogue applied in float64 (std::erf), on shapes that reach
+// each path that writes C: the packed blocks (a reduction of several 256-deep blocks, so an
+// epilogue applied before the last one is caught, and partial edge tiles), the unpacked path of at
+// most 4 rows, an empty reduction, a batch with its own B per element (the residual offset per
+// element), the 2-thread steps, and R.linear's transposed weight; and the packing of B row by
+// row at its edges (widths not a multiple of the 32-column panel).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/runtime/error.h"
+#include "backend/runtime/packed.h"
+#include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/tensor.h"
+
+using namespace raxc;
+
+namespace {
+
+const DLDataType kF32{kDLFloat, 32, 1};
+
+runtime::TensorPtr random_tensor(std::vector<int64_t> shape, std::mt19937& rng, float scale = 1) {
+  auto t = runtime::Tensor::empty(std::move(shape), kF32);
+  REQUIRE(t);
+  std::uniform_real_distribution<float> draw(-scale, scale);
+  for (int64_t i = 0; i < t->numel(); ++i) t->data_as<float>()[i] = draw(rng);
+  return t;
+}
+
+struct Form {
+  bool scale;
+  bool bias;
+  const char* act;  // "", "gelu", "relu"
+  bool residual;
+  std::string symbol(const char* base) const {
+    std::string s = std::string("raxc.") + base + (scale ? "_scale" : "") + (bias ? "_bias" : "");
+    if (*act) s += std::string("_") + act;
+    return s + (residual ? "_residual" : "") + "_f32";
+  }
+};
+
+struct Shape {
+  int64_t batch, m, n, k;
+  bool shared_b;  // B (k, n) shared by every batch element
+};
+
+// Elements of the fused call's result off the float64 reference by more than float32 rounding
+// and the erf approximation (6 ulp) allow.
+int wrong_elements(const Form& f, const Shape& s, bool linear, int threads, std::mt19937& rng,
+                   std::string symbol = "") {
+  auto a = random_tensor({s.batch, s.m, s.k}, rng);
+  auto b = linear       ? random_tensor({s.n, s.k}, rng)
+           : s.shared_b ? random_tensor({s.k, s.n}, rng)
+                        : random_tensor({s.batch, s.k, s.n}, rng);
+  auto scale = random_tensor({}, rng, 2);
+  auto bias = random_tensor({s.n}, rng, 4);
+  auto residual = random_tensor({s.batch, s.m, s.n}, rng);
+  auto out = runtime::Tensor::empty({s.batch, s.m, s.n}, kF32);
+  REQUIRE(out);
+  std::vector<runtime::Value> args{runtime::Value(a), runtime::Value(b)};
+  if (f.scale) args.emplace_back(scale);
+  if (f.bias) args.emplace_back(bias);
+  if (f.residual) args.emplace_back(residual);
+  args.emplace_back(out);
+  auto fn = runtime::find_packed(symbol.empty() ? f.symbol(linear ? "linear" : "matmul") : symbol);
+  REQUIRE(fn);
+  raxc_set_num_threads(threads);
+  (*fn)(args);
+  raxc_set_num_threads(0);
+  const float *ap = a->data_as<float>(), *bp = b->data_as<float>();
+  int bad = 0;
+  for (int64_t q = 0; q < s.batch; ++q)
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t j = 0; j < s.n; ++j) {
+        double x = 0;
+        for (int64_t p = 0; p < s.k; ++p) {
+          double y = linear       ? bp[j * s.k + p]
+                     : s.shared_b ? bp[p * s.n + j]
+                                  : bp[(q * s.k + p) * s.n + j];
+          x += double(ap[(q * s.m + i) * s.k + p]) * y;
+        }
+        int64_t at = (q * s.m + i) * s.n + j;
+        if (f.scale) x *= scale->data_as<float>()[0];
+        if (f.bias) x += bias->data_as<float>()[j];
+        if (std::string(f.act) == "gelu") x = 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+        if (std::string(f.act) == "relu") x = std::max(x, 0.0);
+        if (f.residual) x += residual->data_as<float>()[at];
+        double got = out->data_as<float>()[at];
+        if (!(std::fabs(got - x) <= 1e-4 * (1 + std::sqrt(double(s.k))) + 1e-5 * std::fabs(x)))
+          ++bad;
+      }
+  return bad;
+}
+
+const std::vector<Form> kForms = {{false, true, "", false},     {false, true, "gelu", false},
+                                  {false, true, "relu", false}, {false, true, "", true},
+                                  {false, true, "gelu", true},  {false, false, "gelu", false},
+                                  {false, false, "", true},     {false, false, "relu", true},
+                                  {true, false, "", false},     {true, true, "gelu", true}};
+
+}  // namespace
+
+TEST_CASE("matmul epilogues on one thread: every path that writes C", "[backend]") {
+  // 131 × 1057 × 600: three 200-deep blocks of the reduction (an epilogue applied before the
+  // last would be summed over), a partial 12-row panel and a partial 32-column panel; 3 rows:
+  // the unpacked path; k = 0: C is zeros, then the epilogue; a batch of 2 with its own B.
+  std::vector<Shape> shapes = {{1, 131, 1057, 600, true},
+                               {1, 3, 70, 40, true},
+                               {1, 13, 33, 0, true},
+                               {2, 25, 47, 300, false},
+                               {3, 10, 40, 20, true}};
+  std::mt19937 rng(21);
+  for (const Form& f : kForms)
+    for (const Shape& s : shapes) {
+      CAPTURE(f.symbol("matmul"), s.batch, s.m, s.n, s.k);
+      CHECK(wrong_elements(f, s, false, 1, rng) == 0);
+    }
+}
+
+TEST_CASE("matmul epilogues on 2 threads: the tiles of the last step apply it", "[backend]") {
+  // Above the threads' threshold: one product split into steps (two blocks of B's columns,
+  // three of the reduction); 5 rows: column groups of the unpacked path.
+  std::vector<Shape> shapes = {{1, 131, 1100, 517, true}, {1, 4, 2100, 1000, true}};
+  std::mt19937 rng(22);
+  for (const Form& f : {kForms[1], kForms[4], kForms[6], kForms[9]})
+    for (const Shape& s : shapes) {
+      CAPTURE(f.symbol("matmul"), s.m, s.n, s.k);
+      CHECK(wrong_elements(f, s, false, 2, rng) == 0);
+    }
+}
+
+TEST_CASE("linear epilogues: the transposed weight, its own bias and a fused GELU", "[backend]") {
+  std::mt19937 rng(23);
+  for (const Form& f : {Form{false, true, "", false}, Form{false, true, "gelu", true},
+                        Form{false, false, "relu", false}})
+    for (int threads : {1, 2}) {
+      CAPTURE(f.symbol("linear"), threads);
+      CHECK(wrong_elements(f, {1, 129, 300, 260, true}, true, threads, rng) == 0);
+    }
+  // The unfused name with its optional bias is the bias form.
+  CHECK(wrong_elements({false, true, "", false}, {1, 20, 50, 30, true}, true, 1, rng,
+                       "raxc.linear_f32") == 0);
+}
+
+TEST_CASE("matmul epilogues refuse a bias or residual of the wrong shape", "[backend]") {
+  std::mt19937 rng(24);
+  auto a = random_tensor({4, 8}, rng), b = random_tensor({8, 6}, rng);
+  auto out = runtime::Tensor::empty({4, 6}, kF32);
+  auto bias_rows = random_tensor({4}, rng);  // one per row: the wrong axis
+  auto fn = runtime::find_packed("raxc.matmul_bias_f32");
+  REQUIRE(fn);
+  CHECK_THROWS_AS(
+      (*fn)({runtime::Value(a), runtime::Value(b), runtime::Value(bias_rows), runtime::Value(out)}),
+      runtime::RuntimeError);
+  auto residual = random_tensor({6, 4}, rng);
+  auto res_fn = runtime::find_packed("raxc.matmul_residual_f32");
+  REQUIRE(res_fn);
+  CHECK_THROWS_AS((*res_fn)({runtime::Value(a), runtime::Value(b), runtime::Value(residual),
+                             runtime::Value(out)}),
+                  runtime::RuntimeError);
+  // Too few arguments for the form.
+  CHECK_THROWS_AS((*fn)({runtime::Value(a), runtime::Value(b), runtime::Value(out)}),
+                  runtime::RuntimeError);
+}
