@@ -79,13 +79,22 @@ class Formula {
     return true;
   }
 
-  // A load at exactly the block variables, element for element.
+  // A load at exactly the block variables, element for element (an axis of extent 1 may be
+  // indexed by 0, as legalization writes it).
   bool at_every_axis(const ir::BufferLoad* load) const {
     const auto& vars = s_.block->iter_vars;
-    if (load->indices.size() != vars.size()) return false;
+    if (load->indices.size() != vars.size() || load->buffer->shape.size() != vars.size())
+      return false;
     for (size_t d = 0; d < vars.size(); ++d)
-      if (load->indices[d] != vars[d].var) return false;
+      if (load->indices[d] != vars[d].var &&
+          !(is_int(load->indices[d], 0) && is_int(load->buffer->shape[d], 1)))
+        return false;
     return true;
+  }
+
+  static bool is_int(const ir::PrimExpr* e, int64_t value) {
+    const auto* i = ir::dyn_cast<ir::IntImm>(e);
+    return i && i->value == value;
   }
 
   // The product's element at the output's index.
