@@ -198,14 +198,14 @@ class EpiloguePass {
   const ir::BindingBlock* rewrite(const ir::BindingBlock* block, const fusion::UseCounts& uses) {
     const auto& in = block->bindings;
     std::vector<const ir::Binding*> out(in.begin(), in.end());
-    std::vector<bool> dropped(in.size(), false);
+    std::vector<bool> dropped(in.size(), false), claimed(in.size(), false);
     bool changed = false;
     for (size_t i = 0; i < in.size(); ++i) {
       bool linear = false;
       const ir::Call* product =
-          dropped[i] || in[i]->is_match_cast() ? nullptr : as_product(in[i]->value, &linear);
+          claimed[i] || in[i]->is_match_cast() ? nullptr : as_product(in[i]->value, &linear);
       if (!product) continue;
-      Chain chain = follow(*block, i, *product, linear, uses);
+      Chain chain = follow(*block, i, *product, linear, uses, claimed);
       if (chain.members.size() < 2) continue;
       size_t last = chain.members.back();
       const ir::Call* tail = ir::cast<ir::Call>(in[last]->value);
@@ -219,6 +219,7 @@ class EpiloguePass {
       binding->value = call;
       out[last] = binding;
       for (size_t k = 0; k + 1 < chain.members.size(); ++k) dropped[chain.members[k]] = true;
+      for (size_t member : chain.members) claimed[member] = true;
       changed = true;
       ++fused_;
     }
@@ -231,8 +232,10 @@ class EpiloguePass {
   }
 
   // The kernels that fold into the product at binding `at`, in order.
+  // A binding already in a chain (the last kernel of one, now its fused call) is in no other:
+  // in `R.add(R.matmul(x, w1), R.matmul(x, w2))` the second product is the first's residual.
   Chain follow(const ir::BindingBlock& block, size_t at, const ir::Call& product, bool linear,
-               const fusion::UseCounts& uses) {
+               const fusion::UseCounts& uses, const std::vector<bool>& claimed) {
     Chain chain;
     chain.members.push_back(at);
     const auto* args = ir::cast<ir::Tuple>(product.args[1]);
@@ -241,7 +244,7 @@ class EpiloguePass {
     const ir::Var* result = block.bindings[at]->var;
     while (uses.of(result) == 1) {
       size_t next = consumer(block, chain.members.back(), result);
-      if (next == 0) break;
+      if (next == 0 || claimed[next]) break;
       const ir::Binding* b = block.bindings[next];
       const ir::Call* call = fusion::as_call_tir(b->value);
       Classified c = classify(*call, result);

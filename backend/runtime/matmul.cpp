@@ -81,9 +81,8 @@ struct Conv2d {
 // What happens to each element of C once its sum is complete, while its tile is still in L1
 // (a fused epilogue, backend/fuse/epilogue.cpp): it is multiplied by a scale, the bias of its
 // column added, the activation applied, then the element of a residual tensor at the same
-// index added. Applied
-// by the thread that finished the tile's last block of the reduction, so C makes no second pass
-// through memory.
+// index added. The thread that finished the tile's last block of the reduction applies it, so
+// C makes no second pass through memory.
 enum class Activation : uint8_t { kNone, kGelu, kRelu };
 struct Epilogue {
   const float* scale = nullptr;  // one float

@@ -153,9 +153,10 @@ expect_in "$tmp/epi.rx" 'm = R.call_dps_packed("raxc.matmul_f32", (x, w)'
 expect_in "$tmp/epi.rx" 'R.call_dps_packed("raxc.matmul_relu_f32", (x, w)'
 expect_in "$tmp/epi.rx" 'r = R.call_dps_packed("raxc.linear_bias_gelu_f32", (x, w, b)'
 expect_in "$tmp/epi.rx" 'r = R.call_dps_packed("raxc.matmul_bias_residual_f32", (x, w, b, res)'
+expect_in "$tmp/epi.rx" 'r = R.call_dps_packed("raxc.matmul_residual_f32", (x, w1, lv1)'
 grep -A3 "def row_bias" "$tmp/epi.rx" | grep -q 'R.call_dps_packed("raxc.matmul_f32", (x, w)' ||
   fail "row_bias: the product with a bias along the rows is not left as it is"
-[ "$(grep -c '"raxc.matmul_f32"' "$tmp/epi.rx")" -eq 2 ] || fail "a near miss took an epilogue"
+[ "$(grep -c '"raxc.matmul_f32"' "$tmp/epi.rx")" -eq 3 ] || fail "a near miss took an epilogue"
 expect_status 0 "$raxc" check "$tmp/epi.rx"
 expect_status 0 "$raxc" lower "$root/test/cases/run/epilogue_fusion.rx" -o "$tmp/epi_plain.rx"
 grep -q "matmul_bias" "$tmp/epi_plain.rx" && fail "raxc lower without --fuse fused an epilogue"
