@@ -51,6 +51,37 @@ std::vector<std::string> changed_names(const std::vector<lower::DeclaredStatemen
   return changed;
 }
 
+// Whether two syntax trees of one text have the same nodes (kind and extent, in order).
+// ts_tree_get_changed_ranges is no help here: it does not look inside ERROR nodes, where two
+// recoveries differ.
+bool same_shape(TSNode a, TSNode b) {
+  TSTreeCursor x = ts_tree_cursor_new(a), y = ts_tree_cursor_new(b);
+  bool same = true;
+  for (;;) {
+    TSNode m = ts_tree_cursor_current_node(&x), n = ts_tree_cursor_current_node(&y);
+    if (ts_node_symbol(m) != ts_node_symbol(n) || ts_node_start_byte(m) != ts_node_start_byte(n) ||
+        ts_node_end_byte(m) != ts_node_end_byte(n) ||
+        ts_node_child_count(m) != ts_node_child_count(n)) {
+      same = false;
+      break;
+    }
+    if (ts_tree_cursor_goto_first_child(&x)) {
+      ts_tree_cursor_goto_first_child(&y);
+      continue;
+    }
+    bool more = false;
+    while (!(more = ts_tree_cursor_goto_next_sibling(&x))) {
+      if (!ts_tree_cursor_goto_parent(&x)) break;
+      ts_tree_cursor_goto_parent(&y);
+    }
+    if (!more) break;
+    ts_tree_cursor_goto_next_sibling(&y);
+  }
+  ts_tree_cursor_delete(&x);
+  ts_tree_cursor_delete(&y);
+  return same;
+}
+
 // Where the text changed since the last update: [begin, end) in current offsets holds every
 // byte an edit wrote or moved into place; the text before `begin` is as it was, and the text
 // from `end` on is what was at `end - shift` (`shift`: how much the text grew). A definition
@@ -134,6 +165,7 @@ struct Document::Impl {
   EditedRange edited;                        // since the last update
   lower::ModuleOutline declared;             // the last outline's declarations (OutlineReuse)
   uint64_t updates = 0;
+  bool tree_from_scratch = false;  // the tree was parsed without an old tree (settle)
 
   void edit(const TextEdit& e) {
     uint32_t size = uint32_t(text.size());
@@ -181,10 +213,12 @@ struct Document::Impl {
     return int(std::min<size_t>(count, kMaxBracketDepth + 1));
   }
 
-  void update() {
+  // Parses the edited text (re-using the old tree) unless `parsed` is given, and lowers it.
+  void update(TreePtr parsed = nullptr) {
     ++updates;
     if (nesting_headroom < 0) nesting_headroom = kMaxBracketDepth - bracket_depth(text);
-    tree = parse_tree(text, tree.get(), nesting_headroom >= 0);
+    tree_from_scratch = parsed || !tree;
+    tree = parsed ? std::move(parsed) : parse_tree(text, tree.get(), nesting_headroom >= 0);
     cst::Cst cst(text);
     TSNode root = ts_tree_root_node(tree.get());
     stats = {};
@@ -220,6 +254,30 @@ struct Document::Impl {
       lower(cst, outline, std::move(reused), declared_before);
     });
     edited.reset();
+  }
+
+  bool settled() const {
+    return tree_from_scratch || !ts_node_has_error(ts_tree_root_node(tree.get()));
+  }
+
+  bool settle() {
+    if (settled()) return false;
+    TreePtr fresh = parse_tree(text, nullptr, nesting_headroom >= 0);
+    if (same_shape(ts_tree_root_node(tree.get()), ts_tree_root_node(fresh.get()))) {
+      tree_from_scratch = true;
+      return false;
+    }
+    // Nothing of the old state is kept: its definitions, syntax windows and outline were read
+    // from the other tree, and a definition's text alone does not say which tree it came from.
+    definitions.clear();
+    windows.clear();
+    gaps.clear();
+    gaps_clean = false;
+    declared = {};
+    header.reset();
+    edited.reset();
+    update(std::move(fresh));
+    return true;
   }
 
   void full_syntax_check(const cst::Cst& cst, TSNode root, const lower::ModuleOutline& outline) {
@@ -578,6 +636,7 @@ Document::Document(const Document& other, std::nullptr_t) : impl_(std::make_uniq
   impl_->nesting_headroom = other.impl_->nesting_headroom;
   if (other.impl_->tree) impl_->tree = TreePtr(ts_tree_copy(other.impl_->tree.get()));
   impl_->update();  // parsing with the unedited copy as the old tree reuses all of it
+  impl_->tree_from_scratch = other.impl_->tree_from_scratch;  // the same tree
 }
 
 Document::~Document() = default;
@@ -588,6 +647,9 @@ void Document::apply(std::span<const TextEdit> edits) {
   for (const TextEdit& e : edits) impl_->edit(e);
   impl_->update();
 }
+
+bool Document::settle() { return impl_->settle(); }
+bool Document::settled() const { return impl_->settled(); }
 
 void Document::replace(std::string text) {
   TextEdit all{0, uint32_t(impl_->text.size()), std::move(text)};

@@ -170,3 +170,40 @@ TEST_CASE("document: nesting typed past the limit is hidden as a fresh parse hid
   }
   CHECK(names_seen(doc) == 3);
 }
+
+// Tree-sitter's incremental re-parse recovers from `y = x` becoming `y =:` differently from a
+// parse of the final text from scratch (found by searching random edits of this module): it
+// reports the ':' where a fresh parse reports the '='. What the document reports may differ
+// until it is settled, and must equal a fresh parse's after.
+TEST_CASE("document: settling gives what a fresh parse gives after error recovery", "[document]") {
+  const std::string valid = R"(# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            y = x
+            R.output(y)
+        return y
+)";
+  Document doc(valid);
+  CHECK(doc.settled());  // parsed from scratch
+  CHECK_FALSE(doc.settle());
+  TextEdit edit{offset_of(valid, "x\n            R.output") - 1, 0, ":"};
+  edit.end = edit.begin + 2;  // " x" -> ":"
+  doc.apply(std::span<const TextEdit>(&edit, 1));
+  Document fresh(doc.text());
+  INFO("text:\n" << doc.text());
+  REQUIRE_FALSE(doc.settled());
+  CHECK(described(doc.diagnostics()) != described(fresh.diagnostics()));
+  REQUIRE(doc.settle());
+  CHECK(doc.settled());
+  CHECK(described(doc.diagnostics()) == described(fresh.diagnostics()));
+  CHECK(globals_of(doc) == globals_of(fresh));
+  CHECK_FALSE(doc.settle());  // once is enough
+
+  // Text without syntax errors needs no second parse, whatever its edits.
+  doc.replace(valid);
+  CHECK(doc.settled());
+}
