@@ -75,6 +75,8 @@ struct LoweringStats {
   size_t reused = 0;               // definitions kept as they were
   bool full_syntax_check = true;   // false: only the changed definitions were syntax-checked
   size_t declarations_reused = 0;  // globals declared from the last outline, not the tree
+  size_t definitions_syntax_checked = 0;  // by the composed check (the changed ones)
+  bool syntax_checked_beside = false;     // ... one of them beside the outline (second core)
 };
 
 // Runs `body` on a thread with a large stack and waits for it (also declared in frontend.h): the

@@ -87,6 +87,27 @@ TEST_CASE("document: a keystroke in a body reads no other signature", "[document
   CHECK(doc.stats().declarations_reused == 3);
 }
 
+TEST_CASE("document: the edited definition is syntax-checked beside the outline", "[document]") {
+  Document doc(kModule);
+  uint32_t at = offset_of(doc.text(), "R.exp(x)") + 6;
+  apply(doc, {{at, at, " "}});  // the first keystroke checks every definition once
+  apply(doc, {{at, at + 1, ""}});
+  apply(doc, {{at, at, " "}});  // a keystroke in a body: found from the tree before the outline
+  CHECK_FALSE(doc.stats().full_syntax_check);
+  CHECK(doc.stats().definitions_syntax_checked == 1);
+  CHECK(doc.stats().syntax_checked_beside);
+  apply(doc, {{at, at, "="}});  // the same with a syntax error, which the check reports
+  CHECK(doc.stats().syntax_checked_beside);
+  CHECK_FALSE(doc.diagnostics().empty());
+  apply(doc, {{at, at + 1, ""}});
+
+  // Edits in two definitions: the one found beside is one of them, the other checked after.
+  uint32_t other = offset_of(doc.text(), "R.add(x, x)") + 6;
+  apply(doc, {{at, at, " "}, {other, other, " "}});
+  CHECK(doc.stats().definitions_syntax_checked == 2);
+  CHECK_FALSE(doc.stats().syntax_checked_beside);  // no one definition holds both edits
+}
+
 TEST_CASE("document: definitions that traded places are matched by text", "[document]") {
   // the bodies of first and second have the same length: after one edit swaps them, each old
   // definition still stands at its old offset with a text of the same length, but not the same
