@@ -207,6 +207,10 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
   __m512 acc[kAvxMR][NV];
   for (int r = 0; r < kAvxMR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+  // The C tile is read (accumulate) and written after the loop: start bringing it in now.
+  for (int r = 0; r < kAvxMR; ++r)
+    for (int v = 0; v < NV; ++v)
+      _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16 * v), _MM_HINT_T0);
   __mmask16 mask[2];
   mask[0] = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
   mask[1] = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
@@ -218,30 +222,17 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
   const float* a3 = a + 3 * lda;
   const float* a6 = a + 6 * lda;
   const float* a9 = a + 9 * lda;
-  // The C tile is read (accumulate) and written after the loop: it is prefetched kPrefetchC
-  // steps before the end (~400 cycles, an L3 access), not at the start. With C's rows 4 or
-  // 16 KiB apart (N = 1024, 4096) its 12 rows fall in one set of L1, where the streaming panels
-  // of A and B evicted lines fetched 3000 cycles earlier before they were used.
-  constexpr int64_t kPrefetchC = 32;
-  int64_t late = std::max<int64_t>(0, kc - kPrefetchC);
-  for (int half = 0; half < 2; ++half) {
-    if (half == 1)
-      for (int r = 0; r < kAvxMR; ++r)
-        for (int v = 0; v < NV; ++v)
-          _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16 * v), _MM_HINT_T0);
-    int64_t p0 = half == 0 ? 0 : late, p1 = half == 0 ? late : kc;
 #pragma GCC unroll 4
-    for (int64_t p = p0; p < p1; ++p) {
-      __m512 b[NV];
-      for (int v = 0; v < NV; ++v)
-        b[v] = kEdge ? _mm512_maskz_loadu_ps(mask[v], bp + p * ldb + 16 * v)
-                     : _mm512_loadu_ps(bp + p * ldb + 16 * v);
+  for (int64_t p = 0; p < kc; ++p) {
+    __m512 b[NV];
+    for (int v = 0; v < NV; ++v)
+      b[v] = kEdge ? _mm512_maskz_loadu_ps(mask[v], bp + p * ldb + 16 * v)
+                   : _mm512_loadu_ps(bp + p * ldb + 16 * v);
 #pragma GCC unroll 12
-      for (int r = 0; r < kAvxMR; ++r) {
-        const float* base = r < 3 ? a0 : r < 6 ? a3 : r < 9 ? a6 : a9;
-        __m512 x = _mm512_set1_ps(kPackedA ? a[p * kAvxMR + r] : base[(r % 3) * lda + p]);
-        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
-      }
+    for (int r = 0; r < kAvxMR; ++r) {
+      const float* base = r < 3 ? a0 : r < 6 ? a3 : r < 9 ? a6 : a9;
+      __m512 x = _mm512_set1_ps(kPackedA ? a[p * kAvxMR + r] : base[(r % 3) * lda + p]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
     }
   }
   // Edge tiles store through masks: columns past nr are never written, rows past mr skipped.
