@@ -25,6 +25,11 @@
 // would cost more than it saves). A few rows (M ≤ 4, GEMV) skip packing altogether: they stream
 // B once, row by row, which is bandwidth-bound.
 //
+// Epilogues: "raxc.matmul_bias_gelu_f32" and the other names matmul_builtins registers are the
+// same products followed by a scale, a bias per column, GELU or ReLU and a residual (what
+// backend/fuse/epilogue.cpp folds into a product), applied to each micro-kernel tile by the
+// thread that completes it, right after its last block of the reduction, while it is in L1.
+//
 // Threads: the runtime's pool (raxc_parallel_for), only above 8M multiply-adds (~100 µs at full
 // speed; below, waking a worker costs more than it saves). Threads claim units of work (whole
 // products of a batch; column groups; for one large product, steps of one block of B each,
