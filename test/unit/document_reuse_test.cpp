@@ -228,3 +228,24 @@ class Module:
   doc.replace(valid);
   CHECK(doc.settled());
 }
+
+// A line of a definition that starts left of the definition's own column leaves the class body
+// for the whole-file check: here `[` typed over the indentation of a `def` line, whose bracket
+// then joins the lines after it. The definition's own check cannot see that, so the whole
+// file is checked again (found by random edits of test/cases/run/tir_control.rx).
+TEST_CASE("document: a line left of its definition's column is checked with the whole file",
+          "[document]") {
+  const std::string text = R"(@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def first(n: T.int32) -> T.int32:
+        T.attr(0, "pragma_scope", "seq")
+    @R.function(pure=False)
+    def main(a: R.Tensor((2, 3), "float32")):
+        cls = Module
+)";
+  Document doc(text);
+  uint32_t at = offset_of(doc.text(), "    def first");
+  apply(doc, {{at, at + 2, "["}});  // "[  def first(...": compared with a fresh Document
+  CHECK(doc.stats().full_syntax_check);
+}
