@@ -249,3 +249,22 @@ class Module:
   apply(doc, {{at, at + 2, "["}});  // "[  def first(...": compared with a fresh Document
   CHECK(doc.stats().full_syntax_check);
 }
+
+// An indentation error at a definition's first line is about the lines before it: a keystroke
+// inside the definition must not lose it (found by random edits of test/cases/ops/binary.rx).
+TEST_CASE("document: an indentation error at a definition's start survives edits inside it",
+          "[document]") {
+  Document doc(R"(@I.ir_module
+class Module:
+   I.module_global_infos({"vdevice": [I.vdevice("llvm")]})
+
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")):
+        a = R.add(x, x)
+        return a
+)");
+  REQUIRE_FALSE(doc.diagnostics().empty());  // '@R.function' is indented past the line above
+  uint32_t at = offset_of(doc.text(), "R.add(x, x)") + 6;
+  apply(doc, {{at, at, " "}});  // compared with a fresh Document
+  apply(doc, {{at, at + 1, ""}});
+}
