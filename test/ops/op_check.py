@@ -539,13 +539,13 @@ for family in ("matmul", "matmul_portable"):
 # Fused epilogues (backend/fuse/epilogue.cpp → "raxc.matmul_bias_gelu_f32" and the like): the
 # product and the kernels after it run as one packed call, here on both micro-kernels (the
 # portable one applies them with scalar code): a bias and GELU on a partial tile, a bias, ReLU
-# and a residual past MC, KC and NC, and attention's scale on a batch.
-def epilogue64(scale=None, bias=False, act=None, residual=False):
+# and a residual past MC, KC and NC, and a scalar's scale on a batch (attention's 1/√d).
+def epilogue64(scale=False, bias=False, act=None, residual=False):
     def ref(a, b, *rest):
         rest = list(rest)
         y = np.matmul(a.astype(np.float64), b.astype(np.float64))
-        if scale is not None:
-            y = y * scale
+        if scale:
+            y = y * rest.pop(0)
         if bias:
             y = y + rest.pop(0)
         if act == "gelu":
@@ -565,8 +565,9 @@ for family in ("matmul", "matmul_portable"):
     case(family, "R.add(R.nn.relu(R.add(c, R.matmul(a, b))), d)",
          [T("a", (130, 300)), T("b", (300, 1030)), T("c", (1030,)), T("d", (130, 1030))],
          epilogue64(bias=True, act="relu", residual=True), reduction=True)
-    case(family, 'R.multiply(R.matmul(a, b), R.const(0.125, "float32"))',
-         [T("a", (3, 20, 64)), T("b", (3, 64, 20))], epilogue64(scale=0.125), reduction=True)
+    case(family, "R.multiply(R.matmul(a, b), s)",
+         [T("a", (3, 20, 64)), T("b", (3, 64, 20)), T("s", ())], epilogue64(scale=True),
+         reduction=True)
 
 
 def conv_nd(x, w, strides=1, padding=0, dilation=1, groups=1):
