@@ -1,0 +1,527 @@
+// "raxc.conv2d_nchw_f32"(x, w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
+// dilation_h, dilation_w, groups, out): R.nn.conv2d in float32 with NCHW data, an OIHW kernel
+// and an NCHW result, the destination-passing packed function legalization emits
+// (backend/legalize/conv.cpp). A direct convolution: no column matrix (im2col moved KH·KW times
+// the image's data per call and ran at 30–45 % of peak).
+//
+// Register tile: 8 output channels × up to 48 consecutive output positions (3 zmm per channel,
+// 24 accumulators); each reduction step (c, kh, kw) loads 3 vectors of input pixels and
+// broadcasts 8 weights, 24 FMAs. The input is read where it lies: positions are numbered over
+// rows of the source's width (q = oh·PW + ow, the last KW−1 columns of each row computed and
+// thrown away), so the pixels a tap reads for a run of positions are one contiguous run of the
+// source, at an offset per step (c, kh, kw) from a table. The source is the image itself when
+// there is no padding and the stride is 1; otherwise a copy, zero-padded and, for stride s,
+// split into its s×s phases (rows and columns ≡ a, b mod s) so every tap reads stride 1. The
+// copy is per calling thread and kept (first touch of a page costs 10–22 µs on this VM). The
+// tile's outputs are stored row by row through masks (a vector of 16 positions can cross
+// rows), straight into the NCHW result.
+//
+// Weights: panels of 8 output channels, read in place (8 rows of the OIHW tensor, each row
+// streamed along the reduction) or packed first (step-major, 8 floats per step) when a panel
+// meets many tiles. A cache of packed weights keyed by the tensor's address would save the
+// packing on repeated calls but could serve stale panels after the memory is reused; not done.
+//
+// A 1×1 convolution with stride 1 and no padding is a plain product W · X: it runs on the
+// matmul kernel (matmul.h) when that measured faster. The portable tiles (no AVX-512, or
+// RAXC_MATMUL_GENERIC, as the matmul kernel) compute the same tiles in plain C++.
+//
+// Threads: the runtime's pool above 8M multiply-adds per image and group (~100 µs); units
+// (the source copy's channel chunks and the weights' panels first, then chunks of tiles of a
+// panel) are claimed from a counter, as in matmul.cpp, so a descheduled thread's share is
+// taken over.
+#include "backend/runtime/conv2d.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define RAXC_CONV_X86 1
+#endif
+
+#include "backend/runtime/error.h"
+#include "backend/runtime/matmul.h"
+#include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/storage.h"
+#include "backend/runtime/tensor.h"
+
+namespace raxc::runtime {
+namespace {
+
+constexpr int64_t kMR = 8;  // output channels per tile
+constexpr int kMaxNV = 3;   // 16-position vectors per tile
+constexpr int64_t kTile = 16 * kMaxNV;
+constexpr int64_t kParallelMacs = int64_t(8) << 20;
+// Weights are packed when a panel meets at least this many tiles (the packing is then paid
+// back); below, they are read in place.
+constexpr int64_t kPackTiles = 4;
+
+// One group's convolution of one image, and the layout of its source.
+struct Plan {
+  int64_t channels, outputs;  // of the group
+  int64_t height, width, kh, kw, oh, ow;
+  int64_t sh, sw, pt, pl, dh, dw;
+  int64_t ph, pw;     // rows and columns of a phase (of the padded image when the stride is 1)
+  int64_t plane;      // floats per channel of the source (its phases one after the other)
+  int64_t positions;  // output positions q = oh·pw + ow up to the last output: (oh−1)·pw + ow
+  int64_t reduction;  // channels · kh · kw
+  int64_t panels, tiles;
+  bool in_place;  // the source is the image itself
+  bool pack;      // weights packed into panels
+};
+
+// One tile's operands.
+struct Tile {
+  const float* w;      // the panel: packed (ldw 0: 8 floats per step) or its first row
+  int64_t ldw;         // row stride of the weights read in place
+  const float* x;      // the source's first channel, at the tile's first position
+  const int64_t* off;  // per reduction step: where its pixels start, from x
+  int64_t k;           // reduction steps
+  int64_t q0, positions, pw, ow;
+  float* out;         // the panel's first output channel
+  int64_t out_plane;  // oh · ow
+  int64_t mr;         // output channels of the panel (≤ 8)
+};
+
+// The lanes of a vector at position qv that are outputs, one output row at a time: lane l goes
+// to out[offset + l] of each output channel. At most 17 (16 lanes over rows of width 1).
+struct Segment {
+  int64_t offset;
+  uint32_t mask;
+};
+
+int row_segments(const Tile& t, int64_t qv, Segment* seg) {
+  int n = 0;
+  int64_t end = std::min(qv + 16, t.positions);
+  for (int64_t row = qv / t.pw; row * t.pw < end; ++row) {
+    int64_t lo = std::max(qv, row * t.pw) - qv;
+    int64_t hi = std::min(end, row * t.pw + t.ow) - qv;
+    if (lo < hi) seg[n++] = Segment{row * (t.ow - t.pw) + qv, ((1u << hi) - 1) & ~((1u << lo) - 1)};
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------- portable tiles
+
+template <int NV>
+void tile_generic(const Tile& t) {
+  constexpr int64_t kWidth = 16 * NV;
+  float acc[kMR][kWidth] = {};
+  int64_t width = std::min(kWidth, t.positions - t.q0);
+  for (int64_t p = 0; p < t.k; ++p) {
+    const float* xp = t.x + t.off[p];
+    float pixels[kWidth] = {};
+    for (int64_t j = 0; j < width; ++j) pixels[j] = xp[j];
+    for (int64_t r = 0; r < kMR; ++r) {
+      float a = t.ldw ? t.w[std::min(r, t.mr - 1) * t.ldw + p] : t.w[p * kMR + r];
+      for (int64_t j = 0; j < kWidth; ++j) acc[r][j] += a * pixels[j];
+    }
+  }
+  Segment seg[17];
+  for (int v = 0; v < NV; ++v) {
+    int n = row_segments(t, t.q0 + 16 * v, seg);
+    for (int64_t r = 0; r < t.mr; ++r)
+      for (int s = 0; s < n; ++s)
+        for (int l = 0; l < 16; ++l)
+          if (seg[s].mask >> l & 1) t.out[r * t.out_plane + seg[s].offset + l] = acc[r][16 * v + l];
+  }
+}
+
+// ---------------------------------------------------------------------------- AVX-512 tiles
+#ifdef RAXC_CONV_X86
+// kPacked: the panel is packed; kMasked: the tile runs past the last position, so its pixels
+// are loaded through masks (the source may end there).
+template <int NV, bool kPacked, bool kMasked>
+__attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
+  // Every loop over channels and vectors is unrolled: at -O2 GCC keeps the arrays of a loop it
+  // does not unroll in memory, and the accumulators went to the stack on every step.
+  __m512 acc[kMR][NV];
+#pragma GCC unroll 8
+  for (int r = 0; r < kMR; ++r)
+#pragma GCC unroll 3
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+  __mmask16 load_mask[NV];
+#pragma GCC unroll 3
+  for (int v = 0; v < NV; ++v) {
+    int64_t left = t.positions - t.q0 - 16 * v;
+    load_mask[v] = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? 0 : __mmask16((1u << left) - 1);
+  }
+  // In place, a panel of fewer than 8 channels repeats its last row (computed, not stored).
+  const float* rows[kMR];
+#pragma GCC unroll 8
+  for (int r = 0; r < kMR; ++r) rows[r] = t.w + std::min<int64_t>(r, t.mr - 1) * t.ldw;
+  const float* x = t.x;
+  const int64_t* off = t.off;
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < t.k; ++p) {
+    const float* xp = x + off[p];
+    __m512 b[NV];
+#pragma GCC unroll 3
+    for (int v = 0; v < NV; ++v)
+      b[v] =
+          kMasked ? _mm512_maskz_loadu_ps(load_mask[v], xp + 16 * v) : _mm512_loadu_ps(xp + 16 * v);
+#pragma GCC unroll 8
+    for (int r = 0; r < kMR; ++r) {
+      __m512 a = _mm512_set1_ps(kPacked ? t.w[p * kMR + r] : rows[r][p]);
+#pragma GCC unroll 3
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+    }
+  }
+  // Through a buffer: indexing the accumulators by the run-time segments would keep them in
+  // memory for the whole loop (GCC spilled all 24 to the stack on every step).
+  alignas(64) float tile[kMR][16 * NV];
+#pragma GCC unroll 8
+  for (int r = 0; r < kMR; ++r)
+#pragma GCC unroll 3
+    for (int v = 0; v < NV; ++v) _mm512_store_ps(tile[r] + 16 * v, acc[r][v]);
+  Segment seg[17];
+  for (int v = 0; v < NV; ++v) {
+    int n = row_segments(t, t.q0 + 16 * v, seg);
+    for (int s = 0; s < n; ++s) {
+      // offset may be below the plane's start by up to 15: only the masked lanes are written.
+      float* out = t.out + seg[s].offset;
+      __mmask16 m = __mmask16(seg[s].mask);
+      for (int64_t r = 0; r < t.mr; ++r)
+        _mm512_mask_storeu_ps(out + r * t.out_plane, m, _mm512_load_ps(tile[r] + 16 * v));
+    }
+  }
+}
+#endif
+
+using TileFunction = void (*)(const Tile&);
+
+// The tile function for nv vectors (1–3).
+TileFunction pick_tile(bool generic, int nv, bool packed, bool masked) {
+#ifdef RAXC_CONV_X86
+  if (!generic) {
+#define RAXC_TILE(NV)                                                                     \
+  if (nv == NV)                                                                           \
+    return packed ? (masked ? tile_avx512<NV, true, true> : tile_avx512<NV, true, false>) \
+                  : (masked ? tile_avx512<NV, false, true> : tile_avx512<NV, false, false>);
+    RAXC_TILE(1)
+    RAXC_TILE(2)
+    RAXC_TILE(3)
+#undef RAXC_TILE
+  }
+#endif
+  (void)packed;
+  (void)masked;
+  return nv == 1 ? tile_generic<1> : nv == 2 ? tile_generic<2> : tile_generic<3>;
+}
+
+// ---------------------------------------------------------------------------- preparation
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Channels [c0, c1) of the image (H × W planes) into the source: each zero-padded and split
+// into its sh × sw phases, phase (a, b) holding padded rows a, a + sh, … and columns b, b + sw, …
+void copy_source(const Plan& p, const float* image, int64_t c0, int64_t c1, float* source) {
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* channel = image + c * p.height * p.width;
+    float* dst = source + c * p.plane;
+    for (int64_t a = 0; a < p.sh; ++a)
+      for (int64_t b = 0; b < p.sw; ++b) {
+        // Columns j of the phase whose input column j·sw + b − pl is inside the image.
+        int64_t first = p.pl - b <= 0 ? 0 : ceil_div(p.pl - b, p.sw);
+        int64_t end = std::clamp<int64_t>(ceil_div(p.width + p.pl - b, p.sw), first, p.pw);
+        first = std::min(first, end);
+        for (int64_t i = 0; i < p.ph; ++i, dst += p.pw) {
+          int64_t y = i * p.sh + a - p.pt;
+          if (y < 0 || y >= p.height) {
+            std::memset(dst, 0, static_cast<size_t>(p.pw) * sizeof(float));
+            continue;
+          }
+          const float* in = channel + y * p.width + b - p.pl;  // in[j·sw]: column j
+          std::fill(dst, dst + first, 0.f);
+          if (p.sw == 1)
+            std::memcpy(dst + first, in + first, static_cast<size_t>(end - first) * sizeof(float));
+          else
+            for (int64_t j = first; j < end; ++j) dst[j] = in[j * p.sw];
+          std::fill(dst + end, dst + p.pw, 0.f);
+        }
+      }
+  }
+}
+
+// Panel `panel` of the group's weights (rows of `reduction` floats), step-major, 8 floats per
+// step, rows past the last output channel zero.
+void pack_panel(const Plan& p, const float* weights, int64_t panel, float* packed) {
+  int64_t rows = std::min(kMR, p.outputs - panel * kMR), k = p.reduction;
+  const float* w = weights + panel * kMR * k;
+  float* dst = packed + panel * kMR * k;
+  for (int64_t s = 0; s < k; ++s, dst += kMR) {
+    int64_t r = 0;
+    for (; r < rows; ++r) dst[r] = w[r * k + s];
+    for (; r < kMR; ++r) dst[r] = 0.f;
+  }
+}
+
+// Per-thread buffers (the source copy, the packed weights), grown on demand and kept for the
+// thread's life so repeated calls touch no fresh pages.
+float* scratch(int which, int64_t floats) {
+  struct Buffer {
+    float* data = nullptr;
+    int64_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffers[2];
+  Buffer& buf = buffers[which];
+  if (buf.size < floats) {
+    std::free(buf.data);
+    buf.data = nullptr;
+    buf.size = 0;
+    size_t bytes = (static_cast<size_t>(floats) * 4 + 4095) & ~size_t(4095);
+    buf.data = static_cast<float*>(std::aligned_alloc(4096, bytes));
+    if (!buf.data) throw_error("RX5026", {"(convolution buffer)", "float32"});
+    buf.size = floats;
+  }
+  return buf.data;
+}
+
+// ---------------------------------------------------------------------------- one group of one
+// image
+
+struct GroupConv {
+  const Plan* plan;
+  const float* image;    // the group's first input channel
+  const float* weights;  // the group's first output channel's weights
+  const float* source;   // what the tiles read: the image itself when plan->in_place, else `copy`
+  float* copy;           // the zero-padded, phase-split copy (null in place)
+  float* packed;         // the group's packed panels, or null when read in place / packed already
+  const int64_t* offsets;
+  float* out;  // the group's first output channel
+  bool generic;
+};
+
+// Tiles [t0, t1) of panel `panel`.
+void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1, const float* packed) {
+  const Plan& p = *g.plan;
+  Tile t;
+  t.k = p.reduction;
+  t.off = g.offsets;
+  t.positions = p.positions;
+  t.pw = p.pw;
+  t.ow = p.ow;
+  t.out_plane = p.oh * p.ow;
+  t.mr = std::min(kMR, p.outputs - panel * kMR);
+  t.w = p.pack ? packed + panel * kMR * p.reduction : g.weights + panel * kMR * p.reduction;
+  t.ldw = p.pack ? 0 : p.reduction;
+  t.out = g.out + panel * kMR * t.out_plane;
+  for (int64_t tile = t0; tile < t1; ++tile) {
+    t.q0 = tile * kTile;
+    t.x = g.source + t.q0;
+    int nv = static_cast<int>(std::min<int64_t>(kMaxNV, ceil_div(p.positions - t.q0, 16)));
+    bool masked = t.q0 + 16 * nv > p.positions;
+    pick_tile(g.generic, nv, p.pack, masked)(t);
+  }
+}
+
+// The parallel form: the preparation units (chunks of channels to copy, panels to pack), then
+// the compute units (chunks of tiles of one panel), claimed in order from `next`; a compute
+// unit waits until every preparation unit is done.
+struct Job {
+  const GroupConv* g;
+  const float* packed;  // the panels compute units read
+  int64_t copies = 0, copy_chunk = 1, packs = 0, prep = 0;
+  int64_t chunks = 1, chunk = 1, units = 0;
+  std::atomic<int64_t> next{0}, prepared{0};
+
+  void run(int64_t u) {
+    const GroupConv& gc = *g;
+    const Plan& p = *gc.plan;
+    if (u < copies) {
+      int64_t c0 = u * copy_chunk;
+      copy_source(p, gc.image, c0, std::min(p.channels, c0 + copy_chunk), gc.copy);
+    } else if (u < prep) {
+      pack_panel(p, gc.weights, u - copies, gc.packed);
+    } else {
+      for (int spins = 0; prepared.load(std::memory_order_acquire) < prep; ++spins) {
+#ifdef RAXC_CONV_X86
+        if (spins < 4096) {
+          _mm_pause();
+          continue;
+        }
+#endif
+        std::this_thread::yield();
+      }
+      int64_t c = u - prep, panel = c / chunks, t0 = c % chunks * chunk;
+      run_tiles(gc, panel, t0, std::min(p.tiles, t0 + chunk), packed);
+      return;
+    }
+    prepared.fetch_add(1, std::memory_order_release);
+  }
+};
+
+// Nothing here can fail: the buffers were allocated before the job started.
+int32_t run_units(int64_t, int64_t, void* closure) {
+  Job& job = *static_cast<Job*>(closure);
+  for (int64_t u; (u = job.next.fetch_add(1, std::memory_order_relaxed)) < job.units;) job.run(u);
+  return 0;
+}
+
+void run_group(const GroupConv& g, const float* packed, int threads) {
+  const Plan& p = *g.plan;
+  int64_t macs = p.outputs * p.oh * p.ow * p.reduction;
+  Job job;
+  job.g = &g;
+  job.packed = packed;
+  if (threads > 1 && macs >= kParallelMacs) {
+    if (!p.in_place) {
+      job.copy_chunk = std::max<int64_t>(1, ceil_div(p.channels, 4 * threads));
+      job.copies = ceil_div(p.channels, job.copy_chunk);
+    }
+    job.packs = g.packed ? p.panels : 0;
+    job.prep = job.copies + job.packs;
+    // About 8 units per thread, each a run of tiles of one panel.
+    int64_t per_panel = std::max<int64_t>(1, ceil_div(8 * threads, p.panels));
+    job.chunk = ceil_div(p.tiles, std::min(per_panel, p.tiles));
+    job.chunks = ceil_div(p.tiles, job.chunk);
+    job.units = job.prep + p.panels * job.chunks;
+    raxc_parallel_for(0, threads, run_units, &job);
+    return;
+  }
+  if (!p.in_place) copy_source(p, g.image, 0, p.channels, g.copy);
+  if (g.packed)
+    for (int64_t panel = 0; panel < p.panels; ++panel) pack_panel(p, g.weights, panel, g.packed);
+  for (int64_t panel = 0; panel < p.panels; ++panel) run_tiles(g, panel, 0, p.tiles, packed);
+}
+
+// ---------------------------------------------------------------------------- the packed function
+
+[[noreturn]] void fail(const std::string& message) {
+  throw_error("RX5032", {"raxc.conv2d_nchw_f32: " + message});
+}
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+const Tensor& float32_tensor(const std::vector<Value>& args, size_t i, const char* what) {
+  const TensorPtr* t = i < args.size() ? args[i].tensor() : nullptr;
+  if (!t || !*t) fail(std::string(what) + " must be a tensor");
+  DLDataType d = (*t)->dtype();
+  if (d.code != kDLFloat || d.bits != 32 || d.lanes != 1)
+    fail(std::string(what) + " must be float32, not " + dtype_name(d));
+  return **t;
+}
+
+}  // namespace
+
+Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
+  if (args.size() != 12)
+    fail("expects (x, w, 9 integers, out), got " + std::to_string(args.size()) + " arguments");
+  const Tensor& x = float32_tensor(args, 0, "x");
+  const Tensor& w = float32_tensor(args, 1, "w");
+  const Tensor& out = float32_tensor(args, 11, "out");
+  int64_t at[9];
+  for (size_t i = 0; i < 9; ++i) {
+    const auto* prim = args[2 + i].get_if<Prim>();
+    if (!prim || prim->is_float())
+      fail("argument " + std::to_string(2 + i) + " must be an integer");
+    at[i] = prim->i;
+  }
+  auto [sh, sw, pt, pl, pb, pr, dh, dw, groups] =
+      std::tuple{at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7], at[8]};
+  if (x.ndim() != 4 || w.ndim() != 4 || out.ndim() != 4 || groups <= 0 || sh <= 0 || sw <= 0 ||
+      dh <= 0 || dw <= 0 || pt < 0 || pl < 0 || pb < 0 || pr < 0)
+    fail("x " + shape_text(x.shape()) + ", w " + shape_text(w.shape()) +
+         ": 4-d operands, positive strides, dilations and groups and no negative padding "
+         "expected");
+  const auto &xs = x.shape(), &ws = w.shape();
+  int64_t images = xs[0], channels = xs[1], outputs = ws[0];
+  Plan p{};
+  p.channels = ws[1];
+  p.outputs = groups > 0 ? outputs / groups : 0;
+  p.height = xs[2];
+  p.width = xs[3];
+  p.kh = ws[2];
+  p.kw = ws[3];
+  std::tie(p.sh, p.sw, p.pt, p.pl, p.dh, p.dw) = std::tuple{sh, sw, pt, pl, dh, dw};
+  int64_t hp = p.height + pt + pb, wp = p.width + pl + pr;
+  p.oh = (hp - dh * (p.kh - 1) - 1) / sh + 1;
+  p.ow = (wp - dw * (p.kw - 1) - 1) / sw + 1;
+  std::vector<int64_t> expected{images, outputs, p.oh, p.ow};
+  if (channels != p.channels * groups || outputs % groups != 0 || out.shape() != expected)
+    fail("x " + shape_text(xs) + " and w " + shape_text(ws) + " do not give the output " +
+         shape_text(out.shape()));
+  if (out.numel() == 0) return Value{Tuple{}};
+  const float* xp = x.data_as<float>();
+  const float* wt = w.data_as<float>();
+  float* op = out.data_as<float>();
+  int64_t in_size = p.height * p.width, out_size = p.oh * p.ow;
+  if (p.channels == 0 || p.kh == 0 || p.kw == 0) {  // an empty sum
+    std::memset(op, 0, static_cast<size_t>(out.numel()) * sizeof(float));
+    return Value{Tuple{}};
+  }
+
+  bool pointwise =
+      p.kh == 1 && p.kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0;
+  if (path == Conv2dPath::kGemm && pointwise) {
+    for (int64_t image = 0; image < images; ++image)
+      for (int64_t g = 0; g < groups; ++g)
+        multiply_f32(
+            wt + g * p.outputs * p.channels, xp + (image * channels + g * p.channels) * in_size,
+            op + (image * outputs + g * p.outputs) * out_size, p.outputs, in_size, p.channels);
+    return Value{Tuple{}};
+  }
+
+  bool generic = path == Conv2dPath::kDirectGeneric || matmul_uses_generic_kernel();
+#ifndef RAXC_CONV_X86
+  generic = true;
+#endif
+  p.in_place = pt == 0 && pl == 0 && pb == 0 && pr == 0 && sh == 1 && sw == 1;
+  p.ph = p.in_place ? p.height : ceil_div(hp, sh);
+  p.pw = p.in_place ? p.width : ceil_div(wp, sw);
+  p.plane = sh * sw * p.ph * p.pw;
+  p.positions = (p.oh - 1) * p.pw + p.ow;
+  p.reduction = p.channels * p.kh * p.kw;
+  p.panels = ceil_div(p.outputs, kMR);
+  p.tiles = ceil_div(p.positions, kTile);
+  p.pack = p.tiles >= kPackTiles;
+
+  // Where step (c, i, j) reads: channel c, phase ((dh·i) mod sh, (dw·j) mod sw), shifted by
+  // ((dh·i) div sh) rows and ((dw·j) div sw) columns.
+  std::vector<int64_t> offsets(static_cast<size_t>(p.reduction));
+  for (int64_t c = 0, s = 0; c < p.channels; ++c)
+    for (int64_t i = 0; i < p.kh; ++i)
+      for (int64_t j = 0; j < p.kw; ++j, ++s) {
+        int64_t phase = (dh * i % sh) * sw + dw * j % sw;
+        offsets[static_cast<size_t>(s)] =
+            c * p.plane + phase * p.ph * p.pw + dh * i / sh * p.pw + dw * j / sw;
+      }
+  float* source = p.in_place ? nullptr : scratch(0, p.channels * p.plane);
+  float* packed = p.pack ? scratch(1, groups * p.panels * kMR * p.reduction) : nullptr;
+  int threads = raxc_num_threads();
+  for (int64_t image = 0; image < images; ++image)
+    for (int64_t g = 0; g < groups; ++g) {
+      GroupConv gc;
+      gc.plan = &p;
+      gc.image = xp + (image * channels + g * p.channels) * in_size;
+      gc.weights = wt + g * p.outputs * p.reduction;
+      gc.source = p.in_place ? gc.image : source;
+      gc.copy = source;
+      float* group_packed = packed ? packed + g * p.panels * kMR * p.reduction : nullptr;
+      gc.packed = image == 0 ? group_packed : nullptr;  // packed once per call
+      gc.offsets = offsets.data();
+      gc.out = op + (image * outputs + g * p.outputs) * out_size;
+      gc.generic = generic;
+      run_group(gc, group_packed, threads);
+    }
+  return Value{Tuple{}};
+}
+
+std::vector<std::pair<const char*, PackedFunction>> conv2d_builtins() {
+  return {{"raxc.conv2d_nchw_f32", [](const std::vector<Value>& args) {
+             return conv2d_nchw_f32(args, Conv2dPath::kAuto);
+           }}};
+}
+
+}  // namespace raxc::runtime
