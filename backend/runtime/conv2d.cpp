@@ -16,10 +16,12 @@
 // tile's outputs are stored row by row through masks (a vector of 16 positions can cross
 // rows), straight into the NCHW result.
 //
-// Weights: panels of 8 output channels, read in place (8 rows of the OIHW tensor, each row
-// streamed along the reduction) or packed first (step-major, 8 floats per step) when a panel
-// meets many tiles. A cache of packed weights keyed by the tensor's address would save the
-// packing on repeated calls but could serve stale panels after the memory is reused; not done.
+// Weights: panels of 8 output channels read in place, 8 rows of the OIHW tensor each streamed
+// along the reduction, prefetched ahead. Packing them per call (step-major) measured slower on
+// every ResNet layer: the strided copy cost more than the contiguous broadcasts saved (and
+// 5.6× the whole convolution for 512 channels on 7×7, 9 MiB of weights used twice each). A
+// cache of packed weights keyed by the tensor's address could serve stale panels once that
+// memory is reused; not done.
 //
 // A 1×1 convolution with stride 1 and no padding is a plain product W · X: it runs on the
 // matmul kernel (matmul.h) when that measured faster. The portable tiles (no AVX-512, or
@@ -39,6 +41,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -54,13 +57,11 @@
 namespace raxc::runtime {
 namespace {
 
-constexpr int64_t kMR = 8;  // output channels per tile
-constexpr int kMaxNV = 3;   // 16-position vectors per tile
-constexpr int64_t kTile = 16 * kMaxNV;
+// Tiles: 8 output channels × 3 vectors of positions; on images of 49 to 64 positions (7×7)
+// 6 × 4, which covers them in one tile so each weight is read once.
+constexpr int64_t kMR = 8, kMaxNV = 3;
+constexpr int64_t kSmallMR = 6, kSmallNV = 4;
 constexpr int64_t kParallelMacs = int64_t(8) << 20;
-// Weights are packed when a panel meets at least this many tiles (the packing is then paid
-// back); below, they are read in place.
-constexpr int64_t kPackTiles = 4;
 
 // One group's convolution of one image, and the layout of its source.
 struct Plan {
@@ -71,15 +72,18 @@ struct Plan {
   int64_t plane;      // floats per channel of the source (its phases one after the other)
   int64_t positions;  // output positions q = oh·pw + ow up to the last output: (oh−1)·pw + ow
   int64_t reduction;  // channels · kh · kw
+  int64_t mr, nv;     // output channels per panel, vectors per tile
   int64_t panels, tiles;
   bool in_place;  // the source is the image itself
-  bool pack;      // weights packed into panels
+  // The phases some tap reads, as rows a and columns b of the phase (a, b) (a 1×1 kernel with
+  // stride 2 reads one phase of four; the others are not copied).
+  std::vector<bool> phase_rows, phase_columns;
 };
 
 // One tile's operands.
 struct Tile {
-  const float* w;      // the panel: packed (ldw 0: 8 floats per step) or its first row
-  int64_t ldw;         // row stride of the weights read in place
+  const float* w;      // the panel's first row of weights
+  int64_t ldw;         // their row stride (the reduction's length)
   const float* x;      // the source's first channel, at the tile's first position
   const int64_t* off;  // per reduction step: where its pixels start, from x
   int64_t k;           // reduction steps
@@ -109,17 +113,17 @@ int row_segments(const Tile& t, int64_t qv, Segment* seg) {
 
 // ---------------------------------------------------------------------------- portable tiles
 
-template <int NV>
+template <int MR, int NV>
 void tile_generic(const Tile& t) {
   constexpr int64_t kWidth = 16 * NV;
-  float acc[kMR][kWidth] = {};
+  float acc[MR][kWidth] = {};
   int64_t width = std::min(kWidth, t.positions - t.q0);
   for (int64_t p = 0; p < t.k; ++p) {
     const float* xp = t.x + t.off[p];
     float pixels[kWidth] = {};
     for (int64_t j = 0; j < width; ++j) pixels[j] = xp[j];
-    for (int64_t r = 0; r < kMR; ++r) {
-      float a = t.ldw ? t.w[std::min(r, t.mr - 1) * t.ldw + p] : t.w[p * kMR + r];
+    for (int64_t r = 0; r < MR; ++r) {
+      float a = t.w[std::min(r, t.mr - 1) * t.ldw + p];
       for (int64_t j = 0; j < kWidth; ++j) acc[r][j] += a * pixels[j];
     }
   }
@@ -135,50 +139,65 @@ void tile_generic(const Tile& t) {
 
 // ---------------------------------------------------------------------------- AVX-512 tiles
 #ifdef RAXC_CONV_X86
-// kPacked: the panel is packed; kMasked: the tile runs past the last position, so its pixels
-// are loaded through masks (the source may end there).
-template <int NV, bool kPacked, bool kMasked>
+// One reduction step of a tile: NV vectors of pixels times MR broadcast weights.
+template <int MR, int NV, bool kMasked>
+__attribute__((target("avx512f,fma"), always_inline)) inline void tile_step(
+    __m512 (&acc)[MR][NV], const float* const (&rows)[MR], const float* xp, int64_t p,
+    const __mmask16 (&load_mask)[NV]) {
+  __m512 b[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v)
+    b[v] =
+        kMasked ? _mm512_maskz_loadu_ps(load_mask[v], xp + 16 * v) : _mm512_loadu_ps(xp + 16 * v);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    __m512 a = _mm512_set1_ps(rows[r][p]);
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+  }
+}
+
+// kMasked: the tile runs past the last position, so its pixels are loaded through masks (the
+// source may end there).
+template <int MR, int NV, bool kMasked>
 __attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
   // Every loop over channels and vectors is unrolled: at -O2 GCC keeps the arrays of a loop it
   // does not unroll in memory, and the accumulators went to the stack on every step.
-  __m512 acc[kMR][NV];
+  __m512 acc[MR][NV];
 #pragma GCC unroll 8
-  for (int r = 0; r < kMR; ++r)
-#pragma GCC unroll 3
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
   __mmask16 load_mask[NV];
-#pragma GCC unroll 3
+#pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
     int64_t left = t.positions - t.q0 - 16 * v;
     load_mask[v] = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? 0 : __mmask16((1u << left) - 1);
   }
-  // In place, a panel of fewer than 8 channels repeats its last row (computed, not stored).
-  const float* rows[kMR];
+  // A panel of fewer than MR channels repeats its last row (computed, not stored).
+  const float* rows[MR];
 #pragma GCC unroll 8
-  for (int r = 0; r < kMR; ++r) rows[r] = t.w + std::min<int64_t>(r, t.mr - 1) * t.ldw;
+  for (int r = 0; r < MR; ++r) rows[r] = t.w + std::min<int64_t>(r, t.mr - 1) * t.ldw;
   const float* x = t.x;
   const int64_t* off = t.off;
-#pragma GCC unroll 4
-  for (int64_t p = 0; p < t.k; ++p) {
-    const float* xp = x + off[p];
-    __m512 b[NV];
-#pragma GCC unroll 3
-    for (int v = 0; v < NV; ++v)
-      b[v] =
-          kMasked ? _mm512_maskz_loadu_ps(load_mask[v], xp + 16 * v) : _mm512_loadu_ps(xp + 16 * v);
+  int64_t p = 0;
+  // Blocks of 16 steps, one cache line of each weight row: the rows' lines 4 blocks ahead are
+  // prefetched (on a small image a panel's weights come from memory, once).
+  for (; p + 16 <= t.k; p += 16) {
 #pragma GCC unroll 8
-    for (int r = 0; r < kMR; ++r) {
-      __m512 a = _mm512_set1_ps(kPacked ? t.w[p * kMR + r] : rows[r][p]);
-#pragma GCC unroll 3
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
-    }
+    for (int r = 0; r < MR; ++r)
+      _mm_prefetch(reinterpret_cast<const char*>(rows[r] + p + 64), _MM_HINT_T0);
+#pragma GCC unroll 4
+    for (int64_t q = p; q < p + 16; ++q)
+      tile_step<MR, NV, kMasked>(acc, rows, x + off[q], q, load_mask);
   }
+  for (; p < t.k; ++p) tile_step<MR, NV, kMasked>(acc, rows, x + off[p], p, load_mask);
   // Through a buffer: indexing the accumulators by the run-time segments would keep them in
   // memory for the whole loop (GCC spilled all 24 to the stack on every step).
-  alignas(64) float tile[kMR][16 * NV];
+  alignas(64) float tile[MR][16 * NV];
 #pragma GCC unroll 8
-  for (int r = 0; r < kMR; ++r)
-#pragma GCC unroll 3
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) _mm512_store_ps(tile[r] + 16 * v, acc[r][v]);
   Segment seg[17];
   for (int v = 0; v < NV; ++v) {
@@ -196,23 +215,22 @@ __attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
 
 using TileFunction = void (*)(const Tile&);
 
-// The tile function for nv vectors (1–3).
-TileFunction pick_tile(bool generic, int nv, bool packed, bool masked) {
+// The tile function of a panel of mr (8 or 6) channels and nv vectors (1–3 of 8, 4 of 6).
+TileFunction pick_tile(bool generic, int64_t mr, int64_t nv, bool masked) {
 #ifdef RAXC_CONV_X86
   if (!generic) {
-#define RAXC_TILE(NV)                                                                     \
-  if (nv == NV)                                                                           \
-    return packed ? (masked ? tile_avx512<NV, true, true> : tile_avx512<NV, true, false>) \
-                  : (masked ? tile_avx512<NV, false, true> : tile_avx512<NV, false, false>);
-    RAXC_TILE(1)
-    RAXC_TILE(2)
-    RAXC_TILE(3)
+#define RAXC_TILE(MR, NV) \
+  if (mr == MR && nv == NV) return masked ? tile_avx512<MR, NV, true> : tile_avx512<MR, NV, false>;
+    RAXC_TILE(8, 1)
+    RAXC_TILE(8, 2)
+    RAXC_TILE(8, 3)
+    RAXC_TILE(6, 4)
 #undef RAXC_TILE
   }
 #endif
-  (void)packed;
   (void)masked;
-  return nv == 1 ? tile_generic<1> : nv == 2 ? tile_generic<2> : tile_generic<3>;
+  if (mr == kSmallMR) return tile_generic<kSmallMR, kSmallNV>;
+  return nv == 1 ? tile_generic<kMR, 1> : nv == 2 ? tile_generic<kMR, 2> : tile_generic<kMR, 3>;
 }
 
 // ---------------------------------------------------------------------------- preparation
@@ -227,6 +245,10 @@ void copy_source(const Plan& p, const float* image, int64_t c0, int64_t c1, floa
     float* dst = source + c * p.plane;
     for (int64_t a = 0; a < p.sh; ++a)
       for (int64_t b = 0; b < p.sw; ++b) {
+        if (!p.phase_rows[static_cast<size_t>(a)] || !p.phase_columns[static_cast<size_t>(b)]) {
+          dst += p.ph * p.pw;
+          continue;
+        }
         // Columns j of the phase whose input column j·sw + b − pl is inside the image.
         int64_t first = p.pl - b <= 0 ? 0 : ceil_div(p.pl - b, p.sw);
         int64_t end = std::clamp<int64_t>(ceil_div(p.width + p.pl - b, p.sw), first, p.pw);
@@ -249,29 +271,15 @@ void copy_source(const Plan& p, const float* image, int64_t c0, int64_t c1, floa
   }
 }
 
-// Panel `panel` of the group's weights (rows of `reduction` floats), step-major, 8 floats per
-// step, rows past the last output channel zero.
-void pack_panel(const Plan& p, const float* weights, int64_t panel, float* packed) {
-  int64_t rows = std::min(kMR, p.outputs - panel * kMR), k = p.reduction;
-  const float* w = weights + panel * kMR * k;
-  float* dst = packed + panel * kMR * k;
-  for (int64_t s = 0; s < k; ++s, dst += kMR) {
-    int64_t r = 0;
-    for (; r < rows; ++r) dst[r] = w[r * k + s];
-    for (; r < kMR; ++r) dst[r] = 0.f;
-  }
-}
-
-// Per-thread buffers (the source copy, the packed weights), grown on demand and kept for the
-// thread's life so repeated calls touch no fresh pages.
-float* scratch(int which, int64_t floats) {
+// The calling thread's source copy, grown on demand and kept for the thread's life so repeated
+// calls touch no fresh pages.
+float* source_buffer(int64_t floats) {
   struct Buffer {
     float* data = nullptr;
     int64_t size = 0;
     ~Buffer() { std::free(data); }
   };
-  thread_local Buffer buffers[2];
-  Buffer& buf = buffers[which];
+  thread_local Buffer buf;
   if (buf.size < floats) {
     std::free(buf.data);
     buf.data = nullptr;
@@ -293,14 +301,13 @@ struct GroupConv {
   const float* weights;  // the group's first output channel's weights
   const float* source;   // what the tiles read: the image itself when plan->in_place, else `copy`
   float* copy;           // the zero-padded, phase-split copy (null in place)
-  float* packed;         // the group's packed panels, or null when read in place / packed already
   const int64_t* offsets;
   float* out;  // the group's first output channel
   bool generic;
 };
 
 // Tiles [t0, t1) of panel `panel`.
-void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1, const float* packed) {
+void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1) {
   const Plan& p = *g.plan;
   Tile t;
   t.k = p.reduction;
@@ -309,26 +316,25 @@ void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1, const 
   t.pw = p.pw;
   t.ow = p.ow;
   t.out_plane = p.oh * p.ow;
-  t.mr = std::min(kMR, p.outputs - panel * kMR);
-  t.w = p.pack ? packed + panel * kMR * p.reduction : g.weights + panel * kMR * p.reduction;
-  t.ldw = p.pack ? 0 : p.reduction;
-  t.out = g.out + panel * kMR * t.out_plane;
+  t.mr = std::min(p.mr, p.outputs - panel * p.mr);
+  t.w = g.weights + panel * p.mr * p.reduction;
+  t.ldw = p.reduction;
+  t.out = g.out + panel * p.mr * t.out_plane;
   for (int64_t tile = t0; tile < t1; ++tile) {
-    t.q0 = tile * kTile;
+    t.q0 = tile * 16 * p.nv;
     t.x = g.source + t.q0;
-    int nv = static_cast<int>(std::min<int64_t>(kMaxNV, ceil_div(p.positions - t.q0, 16)));
+    int64_t nv = std::min(p.nv, ceil_div(p.positions - t.q0, 16));
     bool masked = t.q0 + 16 * nv > p.positions;
-    pick_tile(g.generic, nv, p.pack, masked)(t);
+    pick_tile(g.generic, p.mr, nv, masked)(t);
   }
 }
 
-// The parallel form: the preparation units (chunks of channels to copy, panels to pack), then
-// the compute units (chunks of tiles of one panel), claimed in order from `next`; a compute
-// unit waits until every preparation unit is done.
+// The parallel form: the preparation units (chunks of channels to copy), then the compute
+// units (chunks of tiles of one panel), claimed in order from `next`; a compute unit waits
+// until every preparation unit is done.
 struct Job {
   const GroupConv* g;
-  const float* packed;  // the panels compute units read
-  int64_t copies = 0, copy_chunk = 1, packs = 0, prep = 0;
+  int64_t copies = 0, copy_chunk = 1;
   int64_t chunks = 1, chunk = 1, units = 0;
   std::atomic<int64_t> next{0}, prepared{0};
 
@@ -338,10 +344,9 @@ struct Job {
     if (u < copies) {
       int64_t c0 = u * copy_chunk;
       copy_source(p, gc.image, c0, std::min(p.channels, c0 + copy_chunk), gc.copy);
-    } else if (u < prep) {
-      pack_panel(p, gc.weights, u - copies, gc.packed);
+      prepared.fetch_add(1, std::memory_order_release);
     } else {
-      for (int spins = 0; prepared.load(std::memory_order_acquire) < prep; ++spins) {
+      for (int spins = 0; prepared.load(std::memory_order_acquire) < copies; ++spins) {
 #ifdef RAXC_CONV_X86
         if (spins < 4096) {
           _mm_pause();
@@ -350,11 +355,9 @@ struct Job {
 #endif
         std::this_thread::yield();
       }
-      int64_t c = u - prep, panel = c / chunks, t0 = c % chunks * chunk;
-      run_tiles(gc, panel, t0, std::min(p.tiles, t0 + chunk), packed);
-      return;
+      int64_t c = u - copies, panel = c / chunks, t0 = c % chunks * chunk;
+      run_tiles(gc, panel, t0, std::min(p.tiles, t0 + chunk));
     }
-    prepared.fetch_add(1, std::memory_order_release);
   }
 };
 
@@ -365,31 +368,26 @@ int32_t run_units(int64_t, int64_t, void* closure) {
   return 0;
 }
 
-void run_group(const GroupConv& g, const float* packed, int threads) {
+void run_group(const GroupConv& g, int threads) {
   const Plan& p = *g.plan;
   int64_t macs = p.outputs * p.oh * p.ow * p.reduction;
   Job job;
   job.g = &g;
-  job.packed = packed;
   if (threads > 1 && macs >= kParallelMacs) {
     if (!p.in_place) {
       job.copy_chunk = std::max<int64_t>(1, ceil_div(p.channels, 4 * threads));
       job.copies = ceil_div(p.channels, job.copy_chunk);
     }
-    job.packs = g.packed ? p.panels : 0;
-    job.prep = job.copies + job.packs;
     // About 8 units per thread, each a run of tiles of one panel.
     int64_t per_panel = std::max<int64_t>(1, ceil_div(8 * threads, p.panels));
     job.chunk = ceil_div(p.tiles, std::min(per_panel, p.tiles));
     job.chunks = ceil_div(p.tiles, job.chunk);
-    job.units = job.prep + p.panels * job.chunks;
+    job.units = job.copies + p.panels * job.chunks;
     raxc_parallel_for(0, threads, run_units, &job);
     return;
   }
   if (!p.in_place) copy_source(p, g.image, 0, p.channels, g.copy);
-  if (g.packed)
-    for (int64_t panel = 0; panel < p.panels; ++panel) pack_panel(p, g.weights, panel, g.packed);
-  for (int64_t panel = 0; panel < p.panels; ++panel) run_tiles(g, panel, 0, p.tiles, packed);
+  for (int64_t panel = 0; panel < p.panels; ++panel) run_tiles(g, panel, 0, p.tiles);
 }
 
 // ---------------------------------------------------------------------------- the packed function
@@ -483,10 +481,16 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
   p.plane = sh * sw * p.ph * p.pw;
   p.positions = (p.oh - 1) * p.pw + p.ow;
   p.reduction = p.channels * p.kh * p.kw;
-  p.panels = ceil_div(p.outputs, kMR);
-  p.tiles = ceil_div(p.positions, kTile);
-  p.pack = p.tiles >= kPackTiles;
+  bool small = p.positions > 16 * kMaxNV && p.positions <= 16 * kSmallNV;
+  p.mr = small ? kSmallMR : kMR;
+  p.nv = small ? kSmallNV : kMaxNV;
+  p.panels = ceil_div(p.outputs, p.mr);
+  p.tiles = ceil_div(p.positions, 16 * p.nv);
 
+  p.phase_rows.assign(static_cast<size_t>(sh), false);
+  p.phase_columns.assign(static_cast<size_t>(sw), false);
+  for (int64_t i = 0; i < p.kh; ++i) p.phase_rows[static_cast<size_t>(dh * i % sh)] = true;
+  for (int64_t j = 0; j < p.kw; ++j) p.phase_columns[static_cast<size_t>(dw * j % sw)] = true;
   // Where step (c, i, j) reads: channel c, phase ((dh·i) mod sh, (dw·j) mod sw), shifted by
   // ((dh·i) div sh) rows and ((dw·j) div sw) columns.
   std::vector<int64_t> offsets(static_cast<size_t>(p.reduction));
@@ -497,8 +501,7 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
         offsets[static_cast<size_t>(s)] =
             c * p.plane + phase * p.ph * p.pw + dh * i / sh * p.pw + dw * j / sw;
       }
-  float* source = p.in_place ? nullptr : scratch(0, p.channels * p.plane);
-  float* packed = p.pack ? scratch(1, groups * p.panels * kMR * p.reduction) : nullptr;
+  float* source = p.in_place ? nullptr : source_buffer(p.channels * p.plane);
   int threads = raxc_num_threads();
   for (int64_t image = 0; image < images; ++image)
     for (int64_t g = 0; g < groups; ++g) {
@@ -508,12 +511,10 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
       gc.weights = wt + g * p.outputs * p.reduction;
       gc.source = p.in_place ? gc.image : source;
       gc.copy = source;
-      float* group_packed = packed ? packed + g * p.panels * kMR * p.reduction : nullptr;
-      gc.packed = image == 0 ? group_packed : nullptr;  // packed once per call
       gc.offsets = offsets.data();
       gc.out = op + (image * outputs + g * p.outputs) * out_size;
       gc.generic = generic;
-      run_group(gc, group_packed, threads);
+      run_group(gc, threads);
     }
   return Value{Tuple{}};
 }

@@ -125,6 +125,10 @@ TEST_CASE("conv2d direct kernel: every edge against a float64 convolution", "[ba
   Shape depthwise = shape(3, 8, 9, 8, 3, 1, 1);
   depthwise.groups = 8;
   shapes.push_back({"depthwise", depthwise});
+  // 1×1 with stride 2 (ResNet's projections): only phase (0, 0) is copied; a 2×2 kernel with
+  // stride 3 reads phases 0 and 1 of 3.
+  shapes.push_back({"1x1 stride 2", shape(2, 10, 15, 11, 1, 2, 0)});
+  shapes.push_back({"2x2 stride 3", shape(1, 6, 17, 5, 2, 3, 1)});
   // An output of one position.
   shapes.push_back({"one position", shape(1, 7, 3, 9, 3, 1, 0)});
 
