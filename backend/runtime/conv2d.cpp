@@ -57,10 +57,16 @@
 namespace raxc::runtime {
 namespace {
 
-// Tiles: 8 output channels × 3 vectors of positions; on images of 49 to 64 positions (7×7)
-// 6 × 4, which covers them in one tile so each weight is read once.
+// Tiles: 8 output channels × 3 vectors of positions; 6 × 4 on images of 49 to 64 positions,
+// which covers them in one tile so each weight is read once; 6 × 3 when a last lone position
+// (16k + 1 positions: 7×7) is computed beside them as dot products (6 more accumulators).
 constexpr int64_t kMR = 8, kMaxNV = 3;
 constexpr int64_t kSmallMR = 6, kSmallNV = 4;
+// The number of vectors of positions, where a last lone position is a tail.
+int64_t vectors_of(int64_t positions, bool contiguous) {
+  bool tail = contiguous && positions > 16 && positions % 16 == 1;
+  return (positions - tail + 15) / 16;
+}
 constexpr int64_t kParallelMacs = int64_t(8) << 20;
 
 // One group's convolution of one image, and the layout of its source.
@@ -71,10 +77,12 @@ struct Plan {
   int64_t ph, pw;     // rows and columns of a phase (of the padded image when the stride is 1)
   int64_t plane;      // floats per channel of the source (its phases one after the other)
   int64_t positions;  // output positions q = oh·pw + ow up to the last output: (oh−1)·pw + ow
+  int64_t tail;       // 1: the last position is computed by dot products, not in a vector
   int64_t reduction;  // channels · kh · kw
   int64_t mr, nv;     // output channels per panel, vectors per tile
   int64_t panels, tiles;
   bool in_place;  // the source is the image itself
+  bool dense;     // the source's rows are the output's (pw == ow): a copy per kernel column
   // The phases some tap reads, as rows a and columns b of the phase (a, b) (a 1×1 kernel with
   // stride 2 reads one phase of four; the others are not copied).
   std::vector<bool> phase_rows, phase_columns;
@@ -82,12 +90,13 @@ struct Plan {
 
 // One tile's operands.
 struct Tile {
-  const float* w;      // the panel's first row of weights
-  int64_t ldw;         // their row stride (the reduction's length)
-  const float* x;      // the source's first channel, at the tile's first position
-  const int64_t* off;  // per reduction step: where its pixels start, from x
-  int64_t k;           // reduction steps
-  int64_t q0, positions, pw, ow;
+  const float* w;                 // the panel's first row of weights
+  int64_t ldw;                    // their row stride (the reduction's length)
+  const float* x;                 // the source's first channel, at the tile's first position
+  const int64_t* off;             // per reduction step: where its pixels start, from x
+  int64_t k;                      // reduction steps
+  int64_t q0, positions, pw, ow;  // positions: those computed in vectors
+  const float* tail;  // when set, the pixels each step multiplies for position `positions`
   float* out;         // the panel's first output channel
   int64_t out_plane;  // oh · ow
   int64_t mr;         // output channels of the panel (≤ 8)
@@ -103,6 +112,10 @@ struct Segment {
 int row_segments(const Tile& t, int64_t qv, Segment* seg) {
   int n = 0;
   int64_t end = std::min(qv + 16, t.positions);
+  if (t.pw == t.ow) {  // the positions are the output's
+    seg[n++] = Segment{qv, (1u << (end - qv)) - 1};
+    return n;
+  }
   for (int64_t row = qv / t.pw; row * t.pw < end; ++row) {
     int64_t lo = std::max(qv, row * t.pw) - qv;
     int64_t hi = std::min(end, row * t.pw + t.ow) - qv;
@@ -135,6 +148,12 @@ void tile_generic(const Tile& t) {
         for (int l = 0; l < 16; ++l)
           if (seg[s].mask >> l & 1) t.out[r * t.out_plane + seg[s].offset + l] = acc[r][16 * v + l];
   }
+  if (t.tail)
+    for (int64_t r = 0; r < t.mr; ++r) {
+      float sum = 0;
+      for (int64_t p = 0; p < t.k; ++p) sum += t.w[r * t.ldw + p] * t.tail[p];
+      t.out[r * t.out_plane + t.positions] = sum;
+    }
 }
 
 // ---------------------------------------------------------------------------- AVX-512 tiles
@@ -158,8 +177,9 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void tile_step(
 }
 
 // kMasked: the tile runs past the last position, so its pixels are loaded through masks (the
-// source may end there).
-template <int MR, int NV, bool kMasked>
+// source may end there). kTail: the tile also computes position t.positions as MR dot products
+// of the weight rows with t.tail, 16 steps per FMA.
+template <int MR, int NV, bool kMasked, bool kTail>
 __attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
   // Every loop over channels and vectors is unrolled: at -O2 GCC keeps the arrays of a loop it
   // does not unroll in memory, and the accumulators went to the stack on every step.
@@ -178,6 +198,9 @@ __attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
   const float* rows[MR];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) rows[r] = t.w + std::min<int64_t>(r, t.mr - 1) * t.ldw;
+  __m512 dot[MR];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) dot[r] = _mm512_setzero_ps();
   const float* x = t.x;
   const int64_t* off = t.off;
   int64_t p = 0;
@@ -187,9 +210,22 @@ __attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r)
       _mm_prefetch(reinterpret_cast<const char*>(rows[r] + p + 64), _MM_HINT_T0);
+    if constexpr (kTail) {
+      __m512 pixels = _mm512_loadu_ps(t.tail + p);
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r)
+        dot[r] = _mm512_fmadd_ps(_mm512_loadu_ps(rows[r] + p), pixels, dot[r]);
+    }
 #pragma GCC unroll 4
     for (int64_t q = p; q < p + 16; ++q)
       tile_step<MR, NV, kMasked>(acc, rows, x + off[q], q, load_mask);
+  }
+  if constexpr (kTail) {
+    __mmask16 m = __mmask16((1u << (t.k - p)) - 1);
+    __m512 pixels = _mm512_maskz_loadu_ps(m, t.tail + p);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r)
+      dot[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, rows[r] + p), pixels, dot[r]);
   }
   for (; p < t.k; ++p) tile_step<MR, NV, kMasked>(acc, rows, x + off[p], p, load_mask);
   // Through a buffer: indexing the accumulators by the run-time segments would keep them in
@@ -210,26 +246,43 @@ __attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
         _mm512_mask_storeu_ps(out + r * t.out_plane, m, _mm512_load_ps(tile[r] + 16 * v));
     }
   }
+  if constexpr (kTail) {
+    alignas(64) float sums[MR];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) sums[r] = _mm512_reduce_add_ps(dot[r]);
+    for (int64_t r = 0; r < t.mr; ++r) t.out[r * t.out_plane + t.positions] = sums[r];
+  }
 }
 #endif
 
 using TileFunction = void (*)(const Tile&);
 
 // The tile function of a panel of mr (8 or 6) channels and nv vectors (1–3 of 8, 4 of 6).
-TileFunction pick_tile(bool generic, int64_t mr, int64_t nv, bool masked) {
+TileFunction pick_tile(bool generic, int64_t mr, int64_t nv, bool masked, bool tail) {
 #ifdef RAXC_CONV_X86
   if (!generic) {
-#define RAXC_TILE(MR, NV) \
-  if (mr == MR && nv == NV) return masked ? tile_avx512<MR, NV, true> : tile_avx512<MR, NV, false>;
+#define RAXC_TILE(MR, NV)                                                                         \
+  if (mr == MR && nv == NV) {                                                                     \
+    if (tail) return masked ? tile_avx512<MR, NV, true, true> : tile_avx512<MR, NV, false, true>; \
+    return masked ? tile_avx512<MR, NV, true, false> : tile_avx512<MR, NV, false, false>;         \
+  }
     RAXC_TILE(8, 1)
     RAXC_TILE(8, 2)
     RAXC_TILE(8, 3)
+    RAXC_TILE(6, 1)
+    RAXC_TILE(6, 2)
+    RAXC_TILE(6, 3)
     RAXC_TILE(6, 4)
 #undef RAXC_TILE
   }
 #endif
   (void)masked;
-  if (mr == kSmallMR) return tile_generic<kSmallMR, kSmallNV>;
+  (void)tail;
+  if (mr == kSmallMR)
+    return nv == 1   ? tile_generic<kSmallMR, 1>
+           : nv == 2 ? tile_generic<kSmallMR, 2>
+           : nv == 3 ? tile_generic<kSmallMR, 3>
+                     : tile_generic<kSmallMR, 4>;
   return nv == 1 ? tile_generic<kMR, 1> : nv == 2 ? tile_generic<kMR, 2> : tile_generic<kMR, 3>;
 }
 
@@ -237,9 +290,35 @@ TileFunction pick_tile(bool generic, int64_t mr, int64_t nv, bool masked) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Channels [c0, c1) of the image into a dense source: for each kernel column j and row phase
+// a, the rows a, a + sh, … of the padded image at the output's columns, shifted by j (column
+// ow holds padded column ow·sw + j·dw), so the taps of column j read positions oh·ow + ow.
+void copy_dense(const Plan& p, const float* image, int64_t c0, int64_t c1, float* source) {
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* channel = image + c * p.height * p.width;
+    float* dst = source + c * p.plane;
+    for (int64_t j = 0; j < p.kw; ++j)
+      for (int64_t a = 0; a < p.sh; ++a) {
+        if (!p.phase_rows[static_cast<size_t>(a)]) {
+          dst += p.ph * p.ow;
+          continue;
+        }
+        for (int64_t i = 0; i < p.ph; ++i, dst += p.ow) {
+          int64_t y = i * p.sh + a - p.pt;
+          const float* in = channel + y * p.width;
+          for (int64_t o = 0; o < p.ow; ++o) {
+            int64_t x = o * p.sw + j * p.dw - p.pl;
+            dst[o] = y >= 0 && y < p.height && x >= 0 && x < p.width ? in[x] : 0.f;
+          }
+        }
+      }
+  }
+}
+
 // Channels [c0, c1) of the image (H × W planes) into the source: each zero-padded and split
 // into its sh × sw phases, phase (a, b) holding padded rows a, a + sh, … and columns b, b + sw, …
 void copy_source(const Plan& p, const float* image, int64_t c0, int64_t c1, float* source) {
+  if (p.dense) return copy_dense(p, image, c0, c1, source);
   for (int64_t c = c0; c < c1; ++c) {
     const float* channel = image + c * p.height * p.width;
     float* dst = source + c * p.plane;
@@ -292,15 +371,27 @@ float* source_buffer(int64_t floats) {
   return buf.data;
 }
 
-// ---------------------------------------------------------------------------- one group of one
-// image
+// ---------------------------------------------------------------- one group of one image
+
+// The pixel each step (c, i, j) multiplies for the last output (oh − 1, ow − 1), zero in the
+// padding: the operand of the tail's dot products, read from the image.
+void fill_tail(const Plan& p, const float* image, float* tail) {
+  for (int64_t c = 0, s = 0; c < p.channels; ++c)
+    for (int64_t i = 0; i < p.kh; ++i)
+      for (int64_t j = 0; j < p.kw; ++j, ++s) {
+        int64_t y = (p.oh - 1) * p.sh + i * p.dh - p.pt, x = (p.ow - 1) * p.sw + j * p.dw - p.pl;
+        bool inside = y >= 0 && y < p.height && x >= 0 && x < p.width;
+        tail[s] = inside ? image[(c * p.height + y) * p.width + x] : 0.f;
+      }
+}
 
 struct GroupConv {
   const Plan* plan;
   const float* image;    // the group's first input channel
   const float* weights;  // the group's first output channel's weights
   const float* source;   // what the tiles read: the image itself when plan->in_place, else `copy`
-  float* copy;           // the zero-padded, phase-split copy (null in place)
+  float* copy;           // the zero-padded, phase-split copy (unused in place)
+  float* tail;           // per step, the pixel it multiplies for the last position (plan->tail)
   const int64_t* offsets;
   float* out;  // the group's first output channel
   bool generic;
@@ -312,7 +403,6 @@ void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1) {
   Tile t;
   t.k = p.reduction;
   t.off = g.offsets;
-  t.positions = p.positions;
   t.pw = p.pw;
   t.ow = p.ow;
   t.out_plane = p.oh * p.ow;
@@ -320,12 +410,14 @@ void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1) {
   t.w = g.weights + panel * p.mr * p.reduction;
   t.ldw = p.reduction;
   t.out = g.out + panel * p.mr * t.out_plane;
+  t.positions = p.positions - p.tail;
   for (int64_t tile = t0; tile < t1; ++tile) {
     t.q0 = tile * 16 * p.nv;
     t.x = g.source + t.q0;
-    int64_t nv = std::min(p.nv, ceil_div(p.positions - t.q0, 16));
-    bool masked = t.q0 + 16 * nv > p.positions;
-    pick_tile(g.generic, p.mr, nv, masked)(t);
+    int64_t nv = std::min(p.nv, ceil_div(t.positions - t.q0, 16));
+    bool masked = t.q0 + 16 * nv > t.positions;
+    t.tail = p.tail && tile == p.tiles - 1 ? g.tail : nullptr;
+    pick_tile(g.generic, p.mr, nv, masked, t.tail != nullptr)(t);
   }
 }
 
@@ -476,32 +568,44 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
   generic = true;
 #endif
   p.in_place = pt == 0 && pl == 0 && pb == 0 && pr == 0 && sh == 1 && sw == 1;
+  // A dense source (rows of the output's width, one copy per kernel column) throws no position
+  // away, but costs KW copies of the image: only when it saves a sixth of the vectors (7×7:
+  // 3 and a tail, not 4; 14×14 saves 1 of 14, not worth its copy).
+  int64_t wide = vectors_of((p.oh - 1) * ceil_div(wp, sw) + p.ow, false);
+  p.dense = !p.in_place && 6 * vectors_of(p.oh * p.ow, true) <= 5 * wide;
   p.ph = p.in_place ? p.height : ceil_div(hp, sh);
-  p.pw = p.in_place ? p.width : ceil_div(wp, sw);
-  p.plane = sh * sw * p.ph * p.pw;
+  p.pw = p.in_place ? p.width : p.dense ? p.ow : ceil_div(wp, sw);
+  p.plane = p.dense ? p.kw * sh * p.ph * p.ow : sh * sw * p.ph * p.pw;
   p.positions = (p.oh - 1) * p.pw + p.ow;
   p.reduction = p.channels * p.kh * p.kw;
-  bool small = p.positions > 16 * kMaxNV && p.positions <= 16 * kSmallNV;
+  p.tail = p.pw == p.ow && p.positions > 16 && p.positions % 16 == 1 ? 1 : 0;
+  int64_t vectors = p.positions - p.tail;  // positions computed in vectors
+  bool small = p.tail || (vectors > 16 * kMaxNV && vectors <= 16 * kSmallNV);
   p.mr = small ? kSmallMR : kMR;
-  p.nv = small ? kSmallNV : kMaxNV;
+  p.nv = small && !p.tail ? kSmallNV : kMaxNV;
   p.panels = ceil_div(p.outputs, p.mr);
-  p.tiles = ceil_div(p.positions, 16 * p.nv);
+  p.tiles = ceil_div(vectors, 16 * p.nv);
 
   p.phase_rows.assign(static_cast<size_t>(sh), false);
   p.phase_columns.assign(static_cast<size_t>(sw), false);
   for (int64_t i = 0; i < p.kh; ++i) p.phase_rows[static_cast<size_t>(dh * i % sh)] = true;
   for (int64_t j = 0; j < p.kw; ++j) p.phase_columns[static_cast<size_t>(dw * j % sw)] = true;
   // Where step (c, i, j) reads: channel c, phase ((dh·i) mod sh, (dw·j) mod sw), shifted by
-  // ((dh·i) div sh) rows and ((dw·j) div sw) columns.
+  // ((dh·i) div sh) rows and ((dw·j) div sw) columns; in a dense source, copy j, row phase
+  // (dh·i) mod sh, shifted by rows only.
   std::vector<int64_t> offsets(static_cast<size_t>(p.reduction));
   for (int64_t c = 0, s = 0; c < p.channels; ++c)
     for (int64_t i = 0; i < p.kh; ++i)
       for (int64_t j = 0; j < p.kw; ++j, ++s) {
-        int64_t phase = (dh * i % sh) * sw + dw * j % sw;
+        int64_t row = dh * i / sh * p.pw;
         offsets[static_cast<size_t>(s)] =
-            c * p.plane + phase * p.ph * p.pw + dh * i / sh * p.pw + dw * j / sw;
+            p.dense ? c * p.plane + (j * sh + dh * i % sh) * p.ph * p.ow + row
+                    : c * p.plane + ((dh * i % sh) * sw + dw * j % sw) * p.ph * p.pw + row +
+                          dw * j / sw;
       }
-  float* source = p.in_place ? nullptr : source_buffer(p.channels * p.plane);
+  // The source copy, then the tail's pixels.
+  int64_t copy_size = p.in_place ? 0 : p.channels * p.plane;
+  float* buffer = source_buffer(copy_size + p.tail * p.reduction);
   int threads = raxc_num_threads();
   for (int64_t image = 0; image < images; ++image)
     for (int64_t g = 0; g < groups; ++g) {
@@ -509,8 +613,10 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
       gc.plan = &p;
       gc.image = xp + (image * channels + g * p.channels) * in_size;
       gc.weights = wt + g * p.outputs * p.reduction;
-      gc.source = p.in_place ? gc.image : source;
-      gc.copy = source;
+      gc.source = p.in_place ? gc.image : buffer;
+      gc.copy = buffer;
+      gc.tail = buffer + copy_size;
+      if (p.tail) fill_tail(p, gc.image, gc.tail);
       gc.offsets = offsets.data();
       gc.out = op + (image * outputs + g * p.outputs) * out_size;
       gc.generic = generic;

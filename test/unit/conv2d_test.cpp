@@ -104,19 +104,28 @@ TEST_CASE("conv2d direct kernel: every edge against a float64 convolution", "[ba
   // 3×3, padding 1: 958 positions (rows of 32, 30 outputs each), the last tile 46 of 48;
   // 20 output channels, the last panel 4 of 8; weights packed (20 tiles per panel).
   shapes.push_back({"3x3 pad 1", shape(1, 16, 30, 20, 3, 1, 1)});
-  // Stride 2: the source split into 2×2 phases; two images.
-  shapes.push_back({"3x3 stride 2", shape(2, 12, 27, 16, 3, 2, 1)});
+  // Stride 2: the source split into 2×2 phases; two images. A 7×7 output reads a dense source
+  // (a copy per kernel column) instead.
+  shapes.push_back({"3x3 stride 2", shape(2, 12, 41, 16, 3, 2, 1)});
+  shapes.push_back({"3x3 stride 2, dense", shape(2, 12, 13, 16, 3, 2, 1)});
   // 1×1, no padding: the image read in place, the last tile's loads masked (196 positions).
   shapes.push_back({"1x1 in place", shape(1, 24, 14, 13, 1, 1, 0)});
   // 7×7 stride 2, padding 3, 3 channels (ResNet's first layer).
   shapes.push_back({"7x7 stride 2", shape(1, 3, 40, 8, 7, 2, 3)});
-  // 7² outputs: 2 tiles of rows of 9, weights read in place, a last panel of 1 channel.
-  shapes.push_back({"7x7 image, weights in place", shape(1, 40, 7, 33, 3, 1, 1)});
+  // 7² outputs, dense: 48 positions in vectors and the 49th as dot products (the tail), panels
+  // of 6 channels, the last of 3. 9² = 81: the tail beside the second tile. 8² = 64: one tile
+  // of 6 × 4 vectors. 1×1 on 7², in place: the tail without a copy.
+  shapes.push_back({"7x7 image, tail", shape(1, 40, 7, 33, 3, 1, 1)});
+  shapes.push_back({"9x9 image, tail", shape(1, 9, 9, 7, 3, 1, 1)});
+  shapes.push_back({"8x8 image", shape(1, 20, 8, 13, 3, 1, 1)});
+  shapes.push_back({"1x1 on 7x7, tail in place", shape(1, 33, 7, 14, 1, 1, 0)});
   // Asymmetric padding, strides (1, 2), dilation (2, 1), 2 groups.
   Shape odd{1, 6, 11, 13, 10, 3, 2};
   std::tie(odd.sh, odd.sw, odd.pt, odd.pl, odd.pb, odd.pr, odd.dh, odd.dw, odd.groups) =
       std::tuple{1, 2, 0, 1, 2, 0, 2, 1, 2};
   shapes.push_back({"asymmetric, dilated, grouped", odd});
+  odd.width = 40;  // output 20 wide: the padded, phase-split source
+  shapes.push_back({"asymmetric, dilated, grouped, wide", odd});
   // Rows narrower than a vector (a vector's 16 positions cross up to 17 rows), stride 3.
   Shape narrow{2, 5, 23, 2, 9, 3, 1};
   std::tie(narrow.sh, narrow.pt, narrow.pb, narrow.pl, narrow.pr) = std::tuple{3, 1, 2, 0, 0};
@@ -145,16 +154,16 @@ TEST_CASE("conv2d direct kernel: every edge against a float64 convolution", "[ba
   raxc_set_num_threads(0);
 }
 
-TEST_CASE("conv2d direct kernel on 2 threads: the source copied and weights packed by units",
+TEST_CASE("conv2d direct kernel on 2 threads: the source copied by units, then tiles",
           "[backend]") {
-  // Above the kernel's threshold for threads (8M multiply-adds per image): the padded copy's
-  // channel chunks and the packed panels are units the threads share, then the tiles wait for
-  // them; weights read in place on the small image.
+  // Above the kernel's threshold for threads (8M multiply-adds per image): the source copy's
+  // channel chunks are units the threads share, then the tiles wait for them.
   std::vector<std::pair<std::string, Shape>> shapes = {
-      {"3x3 pad 1, packed weights", shape(1, 64, 32, 72, 3, 1, 1)},
+      {"3x3 pad 1", shape(1, 64, 32, 72, 3, 1, 1)},
       {"3x3 stride 2", shape(2, 64, 36, 60, 3, 2, 1)},
       {"1x1", shape(1, 128, 28, 100, 1, 1, 0)},
-      {"7x7 image, weights in place", shape(1, 256, 7, 260, 3, 1, 1)}};
+      {"7x7 image, tail", shape(1, 256, 7, 260, 3, 1, 1)},
+      {"3x3 stride 2 to 7x7, dense", shape(1, 256, 14, 128, 3, 2, 1)}};
   std::mt19937 rng(22);
   raxc_set_num_threads(2);
   for (Conv2dPath path : {Conv2dPath::kDirectAvx512, Conv2dPath::kDirectGeneric, Conv2dPath::kAuto})
