@@ -119,6 +119,10 @@ TEST_CASE("conv2d direct kernel: every edge against a float64 convolution", "[ba
   shapes.push_back({"9x9 image, tail", shape(1, 9, 9, 7, 3, 1, 1)});
   shapes.push_back({"8x8 image", shape(1, 20, 8, 13, 3, 1, 1)});
   shapes.push_back({"1x1 on 7x7, tail in place", shape(1, 33, 7, 14, 1, 1, 0)});
+  // Dense with dilation 2 along the rows: copy j holds padded columns ow + 2j.
+  Shape dilated = shape(1, 5, 7, 6, 3, 1, 1);
+  std::tie(dilated.dw, dilated.pl, dilated.pr) = std::tuple{2, 2, 2};
+  shapes.push_back({"7x7 image, dilated", dilated});
   // Asymmetric padding, strides (1, 2), dilation (2, 1), 2 groups.
   Shape odd{1, 6, 11, 13, 10, 3, 2};
   std::tie(odd.sh, odd.sw, odd.pt, odd.pl, odd.pb, odd.pr, odd.dh, odd.dw, odd.groups) =
