@@ -118,6 +118,14 @@ struct Engine::State {
   std::optional<Diagnostic> resolve(const Analysis::Anchored& a) const;
 
   void analyse();
+  // The statistics of the update that just ran; the line map is rebuilt on next use.
+  void record_update() {
+    const frontend::LoweringStats& ls = doc->stats();
+    stats.full = ls.full;
+    stats.definitions = doc->definitions().size();
+    stats.relowered = ls.lowered;
+    source.reset();
+  }
   void compute_signatures();
   void refresh_signature(Signature& s, const Definition& def);
   std::unordered_set<std::string> update_call_edges();
@@ -461,10 +469,7 @@ void Engine::install(const std::string& key,
     st->doc = make_document();
     st->analyse();
   });
-  const frontend::LoweringStats& ls = st->doc->stats();
-  st->stats.full = ls.full;
-  st->stats.definitions = st->doc->definitions().size();
-  st->stats.relowered = ls.lowered;
+  st->record_update();
   impl_->documents[key] = std::move(st);
 }
 
@@ -475,12 +480,25 @@ bool Engine::update(const std::string& key, std::span<const TextEdit> edits) {
     st->doc->apply(edits);
     st->analyse();
   });
-  const frontend::LoweringStats& ls = st->doc->stats();
-  st->stats.full = ls.full;
-  st->stats.definitions = st->doc->definitions().size();
-  st->stats.relowered = ls.lowered;
-  st->source.reset();
+  st->record_update();
   return true;
+}
+
+bool Engine::settle(const std::string& key) {
+  State* st = find(key);
+  if (!st) return false;
+  bool changed = false;
+  frontend::run_with_large_stack([&] {
+    changed = st->doc->settle();
+    if (changed) st->analyse();
+  });
+  if (changed) st->record_update();
+  return changed;
+}
+
+bool Engine::settled(const std::string& key) const {
+  State* st = find(key);
+  return !st || st->doc->settled();
 }
 
 bool Engine::replace(const std::string& key, std::string text) {

@@ -114,6 +114,12 @@ class Engine {
   // re-analyses. False when the document is not open.
   bool update(const std::string& key, std::span<const TextEdit> edits);
   bool replace(const std::string& key, std::string text);
+  // Makes the analysis exactly that of a fresh Engine opened on the same text: see
+  // frontend::Document::settle (an incremental parse of text with syntax errors may recover
+  // differently). A whole-file parse when the text has syntax errors, else nothing; for a text
+  // at rest. True when the diagnostics or anything else may have changed.
+  bool settle(const std::string& key);
+  bool settled(const std::string& key) const;  // settle() would do nothing (or not open)
   void close(const std::string& key);
   bool is_open(const std::string& key) const;
 

@@ -360,6 +360,7 @@ int run_fmt(const FmtOptions& options) {
 struct LspOptions {
   std::string log_level = "info";
   int debounce_ms = 150;
+  int settle_ms = 500;
   int client_process_id = 0;  // accepted for clients that pass it; unused
   bool stdio = true;
   double max_analysed_mib = 8;
@@ -373,6 +374,10 @@ CLI::App* add_lsp_command(CLI::App& app, LspOptions& options) {
   command->add_option("--debounce-ms", options.debounce_ms, "Quiet time before re-analysis")
       ->check(CLI::Range(0, 10000));
   command
+      ->add_option("--settle-ms", options.settle_ms,
+                   "Quiet time before a document with syntax errors is parsed again from scratch")
+      ->check(CLI::Range(0, 60000));
+  command
       ->add_option("--max-analysed-mib", options.max_analysed_mib,
                    "Larger documents are only highlighted, not analysed")
       ->check(CLI::Range(0.0, 4096.0));
@@ -383,6 +388,7 @@ CLI::App* add_lsp_command(CLI::App& app, LspOptions& options) {
 int run_lsp(const LspOptions& options) {
   lsp::ServerOptions server;
   server.debounce = std::chrono::milliseconds(options.debounce_ms);
+  server.settle_after = std::chrono::milliseconds(options.settle_ms);
   server.max_analysed_bytes = size_t(options.max_analysed_mib * 1024 * 1024);
   const char* levels[] = {"error", "warning", "info", "debug"};
   for (int i = 0; i < 4; ++i)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -51,6 +52,37 @@ std::vector<std::string> changed_names(const std::vector<lower::DeclaredStatemen
   return changed;
 }
 
+// Whether two syntax trees of one text have the same nodes (kind and extent, in order).
+// ts_tree_get_changed_ranges is no help here: it does not look inside ERROR nodes, where two
+// recoveries differ.
+bool same_shape(TSNode a, TSNode b) {
+  TSTreeCursor x = ts_tree_cursor_new(a), y = ts_tree_cursor_new(b);
+  bool same = true;
+  for (;;) {
+    TSNode m = ts_tree_cursor_current_node(&x), n = ts_tree_cursor_current_node(&y);
+    if (ts_node_symbol(m) != ts_node_symbol(n) || ts_node_start_byte(m) != ts_node_start_byte(n) ||
+        ts_node_end_byte(m) != ts_node_end_byte(n) ||
+        ts_node_child_count(m) != ts_node_child_count(n)) {
+      same = false;
+      break;
+    }
+    if (ts_tree_cursor_goto_first_child(&x)) {
+      ts_tree_cursor_goto_first_child(&y);
+      continue;
+    }
+    bool more = false;
+    while (!(more = ts_tree_cursor_goto_next_sibling(&x))) {
+      if (!ts_tree_cursor_goto_parent(&x)) break;
+      ts_tree_cursor_goto_parent(&y);
+    }
+    if (!more) break;
+    ts_tree_cursor_goto_next_sibling(&y);
+  }
+  ts_tree_cursor_delete(&x);
+  ts_tree_cursor_delete(&y);
+  return same;
+}
+
 // Where the text changed since the last update: [begin, end) in current offsets holds every
 // byte an edit wrote or moved into place; the text before `begin` is as it was, and the text
 // from `end` on is what was at `end - shift` (`shift`: how much the text grew). A definition
@@ -74,6 +106,9 @@ class EditedRange {
     any_ = true;
   }
   void reset() { *this = {}; }
+  bool any() const { return any_; }
+  uint32_t begin() const { return begin_; }  // valid when any()
+  uint32_t end() const { return end_; }
 
   // True when the text [begin, end) was there before the edits, at old_offset(begin).
   bool unchanged(uint32_t begin, uint32_t end) const {
@@ -134,6 +169,7 @@ struct Document::Impl {
   EditedRange edited;                        // since the last update
   lower::ModuleOutline declared;             // the last outline's declarations (OutlineReuse)
   uint64_t updates = 0;
+  bool tree_from_scratch = false;  // the tree was parsed without an old tree (settle)
 
   void edit(const TextEdit& e) {
     uint32_t size = uint32_t(text.size());
@@ -181,10 +217,12 @@ struct Document::Impl {
     return int(std::min<size_t>(count, kMaxBracketDepth + 1));
   }
 
-  void update() {
+  // Parses the edited text (re-using the old tree) unless `parsed` is given, and lowers it.
+  void update(TreePtr parsed = nullptr) {
     ++updates;
     if (nesting_headroom < 0) nesting_headroom = kMaxBracketDepth - bracket_depth(text);
-    tree = parse_tree(text, tree.get(), nesting_headroom >= 0);
+    tree_from_scratch = parsed || !tree;
+    tree = parsed ? std::move(parsed) : parse_tree(text, tree.get(), nesting_headroom >= 0);
     cst::Cst cst(text);
     TSNode root = ts_tree_root_node(tree.get());
     stats = {};
@@ -193,15 +231,30 @@ struct Document::Impl {
       lower::OutlineReuse reuse{
           &declared, [&](uint32_t begin, uint32_t end) { return edited.unchanged(begin, end); },
           [&](uint32_t at) { return edited.old_offset(at); }};
-      lower::ModuleOutline outline = lower::lower_outline(cst, root, header_sink, &reuse);
-      std::vector<lower::DeclaredStatement> declared_before =
-          std::exchange(declared.declared, std::move(outline.declared));
-      declared.declared_under = std::move(outline.declared_under);
-      stats.declarations_reused = outline.declarations_reused;
-      std::vector<std::shared_ptr<Definition>> reused = match_definitions(outline, cst);
-      std::string new_gaps = gaps_of(outline, cst);
+      lower::ModuleOutline outline;
+      std::vector<lower::DeclaredStatement> declared_before;
+      std::vector<std::shared_ptr<Definition>> reused;
+      std::string new_gaps;
+      // The edited definition's syntax check does not need the outline: on the second core it
+      // costs a keystroke nothing (try_composed_syntax_check takes it when the outline agrees).
+      TSNode edited_definition = definition_around_edits(root, cst);
+      std::optional<DefinitionSyntax> checked_early;
+      run_side_by_side(
+          [&] {
+            if (!ts_node_is_null(edited_definition))
+              checked_early = check_definition_syntax(cst, edited_definition);
+          },
+          [&] {
+            outline = lower::lower_outline(cst, root, header_sink, &reuse);
+            declared_before = std::exchange(declared.declared, std::move(outline.declared));
+            declared.declared_under = std::move(outline.declared_under);
+            stats.declarations_reused = outline.declarations_reused;
+            reused = match_definitions(outline, cst);
+            new_gaps = gaps_of(outline, cst);
+          });
+      EarlyCheck early{edited_definition, checked_early ? &*checked_early : nullptr};
       bool composed =
-          new_gaps == gaps && gaps_clean && try_composed_syntax_check(root, outline, cst);
+          new_gaps == gaps && gaps_clean && try_composed_syntax_check(root, outline, cst, early);
       stats.full_syntax_check = !composed;
       if (!composed) {
         full_syntax_check(cst, root, outline);
@@ -220,6 +273,30 @@ struct Document::Impl {
       lower(cst, outline, std::move(reused), declared_before);
     });
     edited.reset();
+  }
+
+  bool settled() const {
+    return tree_from_scratch || !ts_node_has_error(ts_tree_root_node(tree.get()));
+  }
+
+  bool settle() {
+    if (settled()) return false;
+    TreePtr fresh = parse_tree(text, nullptr, nesting_headroom >= 0);
+    if (same_shape(ts_tree_root_node(tree.get()), ts_tree_root_node(fresh.get()))) {
+      tree_from_scratch = true;
+      return false;
+    }
+    // Nothing of the old state is kept: its definitions, syntax windows and outline were read
+    // from the other tree, and a definition's text alone does not say which tree it came from.
+    definitions.clear();
+    windows.clear();
+    gaps.clear();
+    gaps_clean = false;
+    declared = {};
+    header.reset();
+    edited.reset();
+    update(std::move(fresh));
+    return true;
   }
 
   void full_syntax_check(const cst::Cst& cst, TSNode root, const lower::ModuleOutline& outline) {
@@ -250,8 +327,31 @@ struct Document::Impl {
   // definition's check is composable (nothing left open at its end), and at most one
   // definition has a diagnostic (the whole-file check lets one item's report silence another's
   // in the same class). Returns false, changing nothing, when it is not.
+  // The function or PrimFunc the edits since the last update fell in, found from the tree alone
+  // (the outermost one around the edited range), or a null node.
+  TSNode definition_around_edits(TSNode root, const cst::Cst& cst) const {
+    if (!edited.any()) return TSNode{};
+    TSNode node = root;
+    for (;;) {
+      if (cst.is(node, cst::Kind::relax_function) || cst.is(node, cst::Kind::prim_function)) {
+        uint32_t begin = ts_node_start_byte(node), end = ts_node_end_byte(node);
+        return begin <= edited.begin() && edited.end() <= end ? node : TSNode{};
+      }
+      TSNode child = ts_node_first_named_child_for_byte(node, edited.begin());
+      if (ts_node_is_null(child) || ts_node_start_byte(child) > edited.begin()) return TSNode{};
+      node = child;
+    }
+  }
+
+  // A definition's syntax check made before the outline was known (definition_around_edits).
+  struct EarlyCheck {
+    TSNode node;
+    const DefinitionSyntax* syntax = nullptr;
+    bool is_for(TSNode n) const { return syntax && ts_node_eq(node, n); }
+  };
+
   bool try_composed_syntax_check(TSNode root, const lower::ModuleOutline& outline,
-                                 const cst::Cst& cst) {
+                                 const cst::Cst& cst, const EarlyCheck& early) {
     if (error_outside_definitions(root, outline)) return false;
     std::vector<std::shared_ptr<SyntaxWindow>> next(outline.definitions.size());
     // Texts that moved are found by length first: hashing every definition's text would cost a
@@ -290,7 +390,10 @@ struct Document::Impl {
         next[k]->row = start.row;
         next[k]->has_error = has_error;
         next[k]->begin = ts_node_start_byte(node);
-        next[k]->syntax = check_definition_syntax(cst, node);
+        bool beside = early.is_for(node);
+        next[k]->syntax = beside ? *early.syntax : check_definition_syntax(cst, node);
+        stats.syntax_checked_beside |= beside;
+        ++stats.definitions_syntax_checked;
       }
       next[k]->at = ts_node_start_byte(node);
       next[k]->seen = updates;
@@ -578,6 +681,7 @@ Document::Document(const Document& other, std::nullptr_t) : impl_(std::make_uniq
   impl_->nesting_headroom = other.impl_->nesting_headroom;
   if (other.impl_->tree) impl_->tree = TreePtr(ts_tree_copy(other.impl_->tree.get()));
   impl_->update();  // parsing with the unedited copy as the old tree reuses all of it
+  impl_->tree_from_scratch = other.impl_->tree_from_scratch;  // the same tree
 }
 
 Document::~Document() = default;
@@ -588,6 +692,9 @@ void Document::apply(std::span<const TextEdit> edits) {
   for (const TextEdit& e : edits) impl_->edit(e);
   impl_->update();
 }
+
+bool Document::settle() { return impl_->settle(); }
+bool Document::settled() const { return impl_->settled(); }
 
 void Document::replace(std::string text) {
   TextEdit all{0, uint32_t(impl_->text.size()), std::move(text)};

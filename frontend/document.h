@@ -75,6 +75,8 @@ struct LoweringStats {
   size_t reused = 0;               // definitions kept as they were
   bool full_syntax_check = true;   // false: only the changed definitions were syntax-checked
   size_t declarations_reused = 0;  // globals declared from the last outline, not the tree
+  size_t definitions_syntax_checked = 0;  // by the composed check (the changed ones)
+  bool syntax_checked_beside = false;     // ... one of them beside the outline (second core)
 };
 
 // Runs `body` on a thread with a large stack and waits for it (also declared in frontend.h): the
@@ -98,6 +100,15 @@ class Document {
   // re-parses incrementally and re-lowers what changed.
   void apply(std::span<const TextEdit> edits);
   void replace(std::string text);  // the whole text at once
+  // Makes the document what a fresh Document of its text would be. Tree-sitter's incremental
+  // re-parse of a text with syntax errors can recover from them differently than a parse from
+  // scratch (it reuses subtrees of the old tree), so after edits the syntax tree, and what is
+  // read from it, may differ from `raxc check`'s. When the tree has errors and came from an
+  // incremental parse, this parses the text from scratch and, if the trees differ, lowers
+  // everything again from the fresh one. A whole-file parse: callers run it when the text is at
+  // rest (the language server, once the document has been quiet). True when anything changed.
+  bool settle();
+  bool settled() const;  // settle() would change nothing and parse nothing
 
   // The module as of the last update: module-level IR plus the globals that lowered, in source
   // order. Valid until the next update.

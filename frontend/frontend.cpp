@@ -52,10 +52,18 @@ class LargeStackThread {
   }
 
   void run(const std::function<void()>& body) {
-    std::unique_lock lock(mutex_);
+    post(body);
+    wait();
+  }
+  // Starts `body` and returns; wait() waits for it (and rethrows what it threw).
+  void post(const std::function<void()>& body) {
+    std::lock_guard lock(mutex_);
     job_ = &body;
     error_ = nullptr;
     wake_.notify_all();
+  }
+  void wait() {
+    std::unique_lock lock(mutex_);
     done_.wait(lock, [&] { return job_ == nullptr; });
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
@@ -94,21 +102,48 @@ class LargeStackThread {
   bool stopping_ = false;
 };
 
+// The calling thread's own large-stack thread (`slot`), started on first use; null when none
+// can be started.
+LargeStackThread* thread_in(std::unique_ptr<LargeStackThread>& slot, bool& unavailable) {
+  if (!slot && !unavailable) {
+    auto thread = std::make_unique<LargeStackThread>();
+    if (thread->start())
+      slot = std::move(thread);
+    else
+      unavailable = true;
+  }
+  return slot.get();
+}
+
 }  // namespace
 
 void run_with_large_stack(const std::function<void()>& body) {
   if (on_large_stack) return body();
   thread_local std::unique_ptr<LargeStackThread> own;
   thread_local bool unavailable = false;
-  if (!own && !unavailable) {
-    auto thread = std::make_unique<LargeStackThread>();
-    if (thread->start())
-      own = std::move(thread);
-    else
-      unavailable = true;
+  LargeStackThread* thread = thread_in(own, unavailable);
+  if (!thread) return body();  // no thread to be had: use this one
+  thread->run(body);
+}
+
+void run_side_by_side(const std::function<void()>& beside, const std::function<void()>& here) {
+  thread_local std::unique_ptr<LargeStackThread> second;
+  thread_local bool unavailable = false;
+  LargeStackThread* thread = thread_in(second, unavailable);
+  if (!thread) {
+    beside();
+    here();
+    return;
   }
-  if (!own) return body();  // no thread to be had: use this one
-  own->run(body);
+  thread->post(beside);
+  std::exception_ptr error;
+  try {
+    run_with_large_stack(here);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  thread->wait();  // rethrows `beside`'s exception, if any, before `here`'s
+  if (error) std::rethrow_exception(error);
 }
 
 namespace {

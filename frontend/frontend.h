@@ -48,4 +48,10 @@ ParsedFile parse_file(std::string_view text);
 // tree), waiting for it; exceptions are rethrown here. Falls back to the calling thread.
 void run_with_large_stack(const std::function<void()>& body);
 
+// Runs `beside` on a second large-stack thread while `here` runs on the calling thread, and
+// returns when both are done (the first exception of either is rethrown). An editor's re-check
+// has two independent halves and the machine a second core. Runs both in turn where no thread
+// can be had.
+void run_side_by_side(const std::function<void()>& beside, const std::function<void()>& here);
+
 }  // namespace raxc::frontend

@@ -692,42 +692,60 @@ void Server::drain_deferred() {
   deferred_.clear();
 }
 
+// The analysis the worker should run next: the dirty document whose debounce expired first;
+// else a document quiet for `settle_after` whose snapshot is not settled (Snapshot::settled).
+// `at` is when to look again when nothing is due yet.
+Server::Job Server::next_job_locked(Clock::time_point now) {
+  Job job{documents_.end(), false, Clock::time_point::max()};
+  auto dirty_ready = [&](const Document& d) {
+    return draining_ ? now : d.changed + options_.debounce;
+  };
+  for (auto it = documents_.begin(); it != documents_.end(); ++it) {
+    const Document& d = it->second;
+    if (d.dirty) {
+      auto ready = dirty_ready(d);
+      if (ready > now)
+        job.at = std::min(job.at, ready);
+      else if (job.document == documents_.end() || !job.dirty ||
+               ready < dirty_ready(job.document->second))
+        job = {it, true, now};
+    } else if (d.snapshot && !d.snapshot->settled && !draining_ && !job.dirty) {
+      auto ready = d.changed + options_.settle_after;
+      if (ready > now)
+        job.at = std::min(job.at, ready);
+      else if (job.document == documents_.end())
+        job = {it, false, now};
+    }
+  }
+  return job;
+}
+
 void Server::worker_loop() {
   std::unique_lock lock(mutex_);
   while (!stop_) {
-    // The dirty document whose debounce expired first, or the time to wait for one.
-    const auto now = Clock::now();
-    std::map<std::string, Document>::iterator due = documents_.end();
-    auto next = Clock::time_point::max();
-    for (auto it = documents_.begin(); it != documents_.end(); ++it) {
-      if (!it->second.dirty) continue;
-      auto ready = draining_ ? now : it->second.changed + options_.debounce;
-      if (ready <= now &&
-          (due == documents_.end() || ready < due->second.changed + options_.debounce))
-        due = it;
-      else if (ready > now)
-        next = std::min(next, ready);
-    }
-    if (due == documents_.end()) {
-      if (next == Clock::time_point::max())
+    Job job = next_job_locked(Clock::now());
+    if (job.document == documents_.end()) {
+      if (job.at == Clock::time_point::max())
         wake_.wait(lock);
       else
-        wake_.wait_until(lock, next);
+        wake_.wait_until(lock, job.at);
       continue;
     }
+    auto due = job.document;
     std::string uri = due->first, text = due->second.text;
     int64_t version = due->second.version;
     uint64_t generation = due->second.generation;
     EditLog edits = due->second.edits;
     due->second.dirty = false;
+    auto settle = job.dirty ? Analyzer::Settle::No : Analyzer::Settle::Yes;
 
     lock.unlock();
     std::string failure;
     size_t bytes = text.size();
     bool too_large = bytes > options_.max_analysed_bytes && beyond_limit(text);
-    auto snapshot =
-        too_large ? analyzer_.unanalysed(uri, version, generation, std::move(text))
-                  : analyzer_.analyze(uri, version, generation, std::move(text), edits, &failure);
+    auto snapshot = too_large ? analyzer_.unanalysed(uri, version, generation, std::move(text))
+                              : analyzer_.analyze(uri, version, generation, std::move(text), edits,
+                                                  &failure, settle);
     if (!failure.empty()) log(LogLevel::Error, "analysis of " + uri + " failed: " + failure);
     lock.lock();
 

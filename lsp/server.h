@@ -9,7 +9,9 @@
 //     edit, copies its text, analyses it without holding any lock, and then, under the lock,
 //     installs the new Snapshot and publishes its diagnostics only if the document still has
 //     the generation that was analysed (a newer edit or a close discards the result: nothing
-//     is ever published for a superseded version).
+//     is ever published for a superseded version). A document with syntax errors that stays
+//     quiet for `settle_after` is analysed once more from a fresh parse (Snapshot::settled), so
+//     what is published at rest is what `raxc check` reports.
 // One mutex protects the document table and the deferred requests; the MessageWriter has its
 // own. Requests that need the current text (definition, references, ...) wait when the newest
 // Snapshot is older than the text. Edits arriving meanwhile do not cancel them: their positions
@@ -46,6 +48,9 @@ std::string default_diagnostic_url();
 
 struct ServerOptions {
   std::chrono::milliseconds debounce{150};
+  // How long a document with syntax errors must be quiet before it is parsed again from scratch
+  // (analysis::Engine::settle), so that what is published at rest is what `raxc check` says.
+  std::chrono::milliseconds settle_after{500};
   LogLevel log_level = LogLevel::Info;
   // codeDescription.href template, "{code}" replaced by the diagnostic's code.
   std::string diagnostic_url = default_diagnostic_url();
@@ -146,6 +151,12 @@ class Server {
   void request_stop();  // the worker ends after what it is doing; stop_worker() joins it
   void stop_worker();
   void drain_deferred();
+  struct Job {
+    std::map<std::string, Document>::iterator document;
+    bool dirty = false;  // a new text to analyse; else a quiet one to settle
+    Clock::time_point at;
+  };
+  Job next_job_locked(Clock::time_point now);
   void worker_loop();
 
   void send(const json& message);

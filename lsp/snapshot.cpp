@@ -95,7 +95,8 @@ void catch_up(analysis::Engine& engine, uint64_t engine_generation, const std::s
 
 std::shared_ptr<const Snapshot> Analyzer::analyze(const std::string& uri, int64_t version,
                                                   uint64_t generation, std::string text,
-                                                  const EditLog& edits, std::string* failure) {
+                                                  const EditLog& edits, std::string* failure,
+                                                  Settle settle) {
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->uri = uri;
   snapshot->version = version;
@@ -104,6 +105,8 @@ std::shared_ptr<const Snapshot> Analyzer::analyze(const std::string& uri, int64_
     std::shared_ptr<Pooled> pooled = free_engine(uri);
     catch_up(*pooled->engine, pooled->generation, uri, text, edits);
     pooled->generation = generation;
+    if (settle == Settle::Yes) pooled->engine->settle(uri);
+    snapshot->settled = pooled->engine->settled(uri);
     snapshot->diagnostics = pooled->engine->diagnostics(uri);
     snapshot->engine = pooled->engine;
   } catch (const std::exception& e) {

@@ -34,7 +34,10 @@ struct Snapshot {
   std::unique_ptr<SourceFile> file;     // the analysed text and its line map
   std::vector<Diagnostic> diagnostics;  // everything to publish, in source order
   std::shared_ptr<analysis::Engine> engine;  // holds `uri` at exactly this text
-  mutable std::mutex query_mutex;            // lock around every engine query
+  // What a fresh check of the text gives (analysis::Engine::settle); false when incremental
+  // error recovery may differ from it and the server should settle the text once it is quiet.
+  bool settled = true;
+  mutable std::mutex query_mutex;  // lock around every engine query
 
   size_t memory_bytes() const;  // an estimate of the text and line map, for raxc/memoryUsage
 };
@@ -59,11 +62,14 @@ class EditLog {
 // Owns the Engines; used by the analysis thread (forget() may come from any thread).
 class Analyzer {
  public:
-  // Analyses `text` as the new version of `uri`. Never throws: an internal failure yields a
-  // snapshot without diagnostics and `failure` set (the server logs it).
+  // Analyses `text` as the new version of `uri`, and settles it (analysis::Engine::settle:
+  // a whole-file parse when it has syntax errors) when asked. Never throws: an internal failure
+  // yields a snapshot without diagnostics and `failure` set (the server logs it).
+  enum class Settle { No, Yes };
   std::shared_ptr<const Snapshot> analyze(const std::string& uri, int64_t version,
                                           uint64_t generation, std::string text,
-                                          const EditLog& edits, std::string* failure);
+                                          const EditLog& edits, std::string* failure,
+                                          Settle settle = Settle::No);
   // A snapshot of `text` without analysis (a document past the server's size limit): no Engine,
   // no diagnostics; the document's Engines are dropped.
   std::shared_ptr<const Snapshot> unanalysed(const std::string& uri, int64_t version,

@@ -365,6 +365,29 @@ def diagnostics_lifecycle(s):
 
 
 @test
+@server_args("--debounce-ms", "40", "--settle-ms", "300")
+def diagnostics_at_rest_are_a_fresh_parse(s):
+    # Tree-sitter's incremental re-parse recovers from `y = x` becoming `y =:` differently from a
+    # parse from scratch (it reports the ':', `raxc check` the '='). Once the document is quiet,
+    # the server parses it from scratch and publishes what `raxc check` reports.
+    s.initialize()
+    uri = "file:///t/settle.rx"
+    s.open(uri, VALID, version=1)
+    assert s.diagnostics(uri, 1)["diagnostics"] == []
+    line = VALID.splitlines()[7]
+    assert line.endswith("y = x")
+    s.change(uri, 2, [change_range(7, len(line) - 2, 7, len(line), ":")])
+    messages = []
+    def settled(m):
+        if m.get("method") != "textDocument/publishDiagnostics" or m["params"].get("version") != 2:
+            return False
+        messages.append([d["message"] for d in m["params"]["diagnostics"]])
+        return messages[-1] == ["unexpected '='"]
+    s.wait(settled, what="the settled diagnostics (seen: %r)" % messages)
+    assert s.finish() == 0
+
+
+@test
 def no_diagnostic_link_without_the_page(s):
     # A raxc with no share/raxc/diagnostics.html beside it (a copy in an empty directory) sends
     # no codeDescription at all, rather than a link into the source tree.

@@ -87,6 +87,27 @@ TEST_CASE("document: a keystroke in a body reads no other signature", "[document
   CHECK(doc.stats().declarations_reused == 3);
 }
 
+TEST_CASE("document: the edited definition is syntax-checked beside the outline", "[document]") {
+  Document doc(kModule);
+  uint32_t at = offset_of(doc.text(), "R.exp(x)") + 6;
+  apply(doc, {{at, at, " "}});  // the first keystroke checks every definition once
+  apply(doc, {{at, at + 1, ""}});
+  apply(doc, {{at, at, " "}});  // a keystroke in a body: found from the tree before the outline
+  CHECK_FALSE(doc.stats().full_syntax_check);
+  CHECK(doc.stats().definitions_syntax_checked == 1);
+  CHECK(doc.stats().syntax_checked_beside);
+  apply(doc, {{at, at, "="}});  // the same with a syntax error, which the check reports
+  CHECK(doc.stats().syntax_checked_beside);
+  CHECK_FALSE(doc.diagnostics().empty());
+  apply(doc, {{at, at + 1, ""}});
+
+  // Edits in two definitions: the one found beside is one of them, the other checked after.
+  uint32_t other = offset_of(doc.text(), "R.add(x, x)") + 6;
+  apply(doc, {{at, at, " "}, {other, other, " "}});
+  CHECK(doc.stats().definitions_syntax_checked == 2);
+  CHECK_FALSE(doc.stats().syntax_checked_beside);  // no one definition holds both edits
+}
+
 TEST_CASE("document: definitions that traded places are matched by text", "[document]") {
   // the bodies of first and second have the same length: after one edit swaps them, each old
   // definition still stands at its old offset with a text of the same length, but not the same
@@ -169,4 +190,41 @@ TEST_CASE("document: nesting typed past the limit is hidden as a fresh parse hid
     CHECK(names_seen(doc) == names_seen(Document(doc.text())));
   }
   CHECK(names_seen(doc) == 3);
+}
+
+// Tree-sitter's incremental re-parse recovers from `y = x` becoming `y =:` differently from a
+// parse of the final text from scratch (found by searching random edits of this module): it
+// reports the ':' where a fresh parse reports the '='. What the document reports may differ
+// until it is settled, and must equal a fresh parse's after.
+TEST_CASE("document: settling gives what a fresh parse gives after error recovery", "[document]") {
+  const std::string valid = R"(# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            y = x
+            R.output(y)
+        return y
+)";
+  Document doc(valid);
+  CHECK(doc.settled());  // parsed from scratch
+  CHECK_FALSE(doc.settle());
+  TextEdit edit{offset_of(valid, "x\n            R.output") - 1, 0, ":"};
+  edit.end = edit.begin + 2;  // " x" -> ":"
+  doc.apply(std::span<const TextEdit>(&edit, 1));
+  Document fresh(doc.text());
+  INFO("text:\n" << doc.text());
+  REQUIRE_FALSE(doc.settled());
+  CHECK(described(doc.diagnostics()) != described(fresh.diagnostics()));
+  REQUIRE(doc.settle());
+  CHECK(doc.settled());
+  CHECK(described(doc.diagnostics()) == described(fresh.diagnostics()));
+  CHECK(globals_of(doc) == globals_of(fresh));
+  CHECK_FALSE(doc.settle());  // once is enough
+
+  // Text without syntax errors needs no second parse, whatever its edits.
+  doc.replace(valid);
+  CHECK(doc.settled());
 }
