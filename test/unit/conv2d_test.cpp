@@ -2,8 +2,8 @@
 // each of its paths (AVX-512 and portable tiles, the 1×1 product on the matmul kernel) on
 // shapes that reach every edge of the direct kernel: a last run of positions shorter than a
 // tile, output channels not a multiple of a panel, padding on each side, stride 2 (the phase
-// split), rows narrower than a vector, dilation, groups, batches, weights packed and read in
-// place, one thread and two.
+// split), rows narrower than a vector, dilation, groups, batches, a reduction in several blocks,
+// one thread and two.
 #include "backend/runtime/conv2d.h"
 
 #include <catch2/catch.hpp>
@@ -102,8 +102,8 @@ Shape shape(int64_t images, int64_t channels, int64_t size, int64_t outputs, int
 TEST_CASE("conv2d direct kernel: every edge against a float64 convolution", "[backend]") {
   std::vector<std::pair<std::string, Shape>> shapes;
   // 3×3, padding 1: 958 positions (rows of 32, 30 outputs each), the last tile 46 of 48;
-  // 20 output channels, the last panel 4 of 8; weights packed (20 tiles per panel).
-  shapes.push_back({"3x3 pad 1", shape(1, 16, 30, 20, 3, 1, 1)});
+  // 20 output channels, the last panel 4 of 8; 288 steps, two blocks of the reduction.
+  shapes.push_back({"3x3 pad 1", shape(1, 32, 30, 20, 3, 1, 1)});
   // Stride 2: the source split into 2×2 phases; two images. A 7×7 output reads a dense source
   // (a copy per kernel column) instead.
   shapes.push_back({"3x3 stride 2", shape(2, 12, 41, 16, 3, 2, 1)});
