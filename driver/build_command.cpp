@@ -183,7 +183,7 @@ int run_build(const BuildOptions& options) {
   }
   if (options.time)
     std::fprintf(stderr,
-                 "build %.2f ms: check and legalize %.2f, codegen %.2f, O3 %.2f, emit %.2f, "
+                 "build %.2f ms: check and legalize %.2f, codegen %.2f, optimize %.2f, emit %.2f, "
                  "link %.2f\n",
                  ms_since(start), front_ms, stats.codegen_ms, stats.optimize_ms, stats.emit_ms,
                  stats.link_ms);

@@ -328,12 +328,13 @@ int run_run(const RunOptions& options) {
   print_result(*result, options);
   if (options.repeat > 1) {
     std::sort(times.begin(), times.end());
-    std::fprintf(stderr,
-                 "compile %.2f ms (%zu kernels%s: codegen %.2f, O3 %.2f, jit %.2f); run over %d "
-                 "with %d thread(s): min %.3f ms, median %.3f ms\n",
-                 compile_ms, stats.kernels, stats.cached ? ", machine code cached" : "",
-                 stats.codegen_ms, stats.optimize_ms, stats.jit_ms, options.repeat,
-                 raxc_num_threads(), times.front(), times[times.size() / 2]);
+    std::fprintf(
+        stderr,
+        "compile %.2f ms (%zu kernels%s: codegen %.2f, optimize %.2f, jit %.2f); run over %d "
+        "with %d thread(s): min %.3f ms, median %.3f ms\n",
+        compile_ms, stats.kernels, stats.cached ? ", machine code cached" : "", stats.codegen_ms,
+        stats.optimize_ms, stats.jit_ms, options.repeat, raxc_num_threads(), times.front(),
+        times[times.size() / 2]);
   }
   if (options.profile) print_profile(profile, times);
   return kExitClean;

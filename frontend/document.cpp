@@ -237,21 +237,21 @@ struct Document::Impl {
       std::string new_gaps;
       // The edited definition's syntax check does not need the outline: on the second core it
       // costs a keystroke nothing (try_composed_syntax_check takes it when the outline agrees).
+      auto read_outline = [&] {
+        outline = lower::lower_outline(cst, root, header_sink, &reuse);
+        declared_before = std::exchange(declared.declared, std::move(outline.declared));
+        declared.declared_under = std::move(outline.declared_under);
+        stats.declarations_reused = outline.declarations_reused;
+        reused = match_definitions(outline, cst);
+        new_gaps = gaps_of(outline, cst);
+      };
       TSNode edited_definition = definition_around_edits(root, cst);
       std::optional<DefinitionSyntax> checked_early;
-      run_side_by_side(
-          [&] {
-            if (!ts_node_is_null(edited_definition))
-              checked_early = check_definition_syntax(cst, edited_definition);
-          },
-          [&] {
-            outline = lower::lower_outline(cst, root, header_sink, &reuse);
-            declared_before = std::exchange(declared.declared, std::move(outline.declared));
-            declared.declared_under = std::move(outline.declared_under);
-            stats.declarations_reused = outline.declarations_reused;
-            reused = match_definitions(outline, cst);
-            new_gaps = gaps_of(outline, cst);
-          });
+      if (ts_node_is_null(edited_definition))
+        read_outline();
+      else
+        run_side_by_side([&] { checked_early = check_definition_syntax(cst, edited_definition); },
+                         read_outline);
       EarlyCheck early{edited_definition, checked_early ? &*checked_early : nullptr};
       bool composed =
           new_gaps == gaps && gaps_clean && try_composed_syntax_check(root, outline, cst, early);

@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bump when what an entry holds changes in a way the other parts of the key do not show.
-constexpr const char* kPipelineVersion = "raxc-kernels-2 (shared object)";
+constexpr const char* kPipelineVersion = "raxc-kernels-3 (shared object, O2)";
 constexpr uintmax_t kMaxBytes = uintmax_t{512} << 20;
 
 // The module's PrimFuncs, dumped with spans: what the generated code depends on.

@@ -9,6 +9,7 @@
 #include "backend/io/npy.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -336,6 +337,28 @@ int64_t read_up_to(int fd, char* out, int64_t n) {
   return got;
 }
 
+// Files at least this large are mapped rather than read, when their elements can be used as
+// they lie (mapped_elements).
+constexpr int64_t kMapAtLeastBytes = int64_t(1) << 20;
+
+// The elements of a regular file, mapped copy-on-write, as a tensor: no copy and no fresh
+// anonymous pages (on our VMs a read into new memory costs a page fault per 4 KiB and the copy:
+// 28 ms for 34 MB, the mapping 3 ms), and writes to the tensor never reach the file. Null when
+// the elements need converting (byte order, bool bytes, column-major), when they do not start
+// 64-byte aligned (generated code assumes it; numpy's writer aligns them), or when mapping
+// fails: the caller reads the file instead.
+TensorPtr mapped_elements(int fd, const Header& h, int64_t data_begin) {
+  if (h.swap || runtime::is_bool(h.dtype) || (h.fortran && h.shape.size() >= 2) ||
+      h.nbytes < kMapAtLeastBytes || data_begin % runtime::kAllocAlignment != 0)
+    return nullptr;
+  size_t length = static_cast<size_t>(data_begin + h.nbytes);
+  void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  if (base == MAP_FAILED) return nullptr;
+  std::shared_ptr<const void> mapping(
+      base, [length](const void* p) { ::munmap(const_cast<void*>(p), length); });
+  return Tensor::view(std::move(mapping), static_cast<char*>(base) + data_begin, h.shape, h.dtype);
+}
+
 Result<TensorPtr> read_npy_fd(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return io_error(std::strerror(errno));
@@ -390,6 +413,7 @@ Result<TensorPtr> read_npy_fd(int fd) {
     if (h.nbytes > 0) std::memcpy(raw->data(), data.data(), static_cast<size_t>(h.nbytes));
     return finish(h, std::move(raw));
   }
+  if (TensorPtr mapped = mapped_elements(fd, h, data_begin)) return mapped;
   TensorPtr raw = Tensor::empty(h.shape, h.dtype);
   if (!raw) return io_error("out of memory for " + std::to_string(h.nbytes) + " bytes");
   char* dst = static_cast<char*>(raw->data());

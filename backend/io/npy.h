@@ -29,7 +29,9 @@ namespace raxc::io {
 inline constexpr int64_t kMaxNpyHeaderBytes = 1 << 16;  // header text, excluding the preamble
 inline constexpr int kMaxNpyDims = 32;                  // numpy's own limit
 
-// Reads a .npy file. Errors name the file.
+// Reads a .npy file. Errors name the file. A large file whose elements need no conversion is
+// mapped copy-on-write instead of copied (writes to the tensor stay in this process); as with any
+// mapped file, truncating it while the tensor lives is undefined.
 Result<runtime::TensorPtr> read_npy(const std::filesystem::path& path);
 // Decodes .npy bytes held in memory (same rules; errors do not name a file).
 Result<runtime::TensorPtr> decode_npy(std::string_view bytes);

@@ -30,7 +30,7 @@ struct CompileStats {
   size_t kernels = 0;
   // Summed over the threads kernels are compiled on, so more than the wall time.
   double codegen_ms = 0;   // TIR -> LLVM IR
-  double optimize_ms = 0;  // O3
+  double optimize_ms = 0;  // LLVM's module pipeline (O2)
   double jit_ms = 0;       // machine code, linking and loading the shared object
   bool cached = false;     // the shared object came from the compiled-code cache
 };
@@ -39,7 +39,7 @@ enum class EmitKind { SharedLibrary, Object, LlvmIr, Assembly };
 
 struct LibraryStats {
   double codegen_ms = 0;   // Relax and TIR -> LLVM IR
-  double optimize_ms = 0;  // O3
+  double optimize_ms = 0;  // LLVM's module pipeline (O2)
   double emit_ms = 0;      // machine code
   double link_ms = 0;      // cc -shared
 };
@@ -50,7 +50,7 @@ struct CodegenApi {
   size_t size;
   const char* version;
 
-  // Compiles every PrimFunc of `module` (host CPU, O3) into a shared object written atomically
+  // Compiles every PrimFunc of `module` (host CPU, O2) into a shared object written atomically
   // to `output`, exporting each kernel as "raxc_kernel.<global name>"; the runtime functions it
   // calls resolve from the process that loads it. Refusals (RX5000) and failures are reported
   // into `diags` and return false.

@@ -1,4 +1,4 @@
-// The host target and the O3 pipeline shared by the JIT and `raxc build` (host_target.h).
+// The host target and the O2 pipeline shared by the JIT and `raxc build` (host_target.h).
 #include "backend/jit/host_target.h"
 
 #include <llvm/IR/LegacyPassManager.h>
@@ -34,7 +34,7 @@ std::optional<llvm::orc::JITTargetMachineBuilder> host_target(std::string* error
   return std::move(*jtmb);
 }
 
-void optimize_o3(llvm::Module& module, llvm::TargetMachine& tm) {
+void optimize_module(llvm::Module& module, llvm::TargetMachine& tm) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -45,7 +45,7 @@ void optimize_o3(llvm::Module& module, llvm::TargetMachine& tm) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, mam);
 }
 
 double ms_since(std::chrono::steady_clock::time_point start) {

@@ -1,4 +1,4 @@
-// Host target and O3 for the module's PrimFuncs, linked into a shared object (kernel_objects.h).
+// Host target and O2 for the module's PrimFuncs, linked into a shared object (kernel_objects.h).
 // Settings follow what ../shared/research/backend.md measured: the host CPU name and features
 // (not "generic"), aggressive code generation, FP contraction into FMA allowed, the data layout
 // and triple set on the module before optimisation so the vectoriser sees the real target.
@@ -50,8 +50,8 @@ std::vector<const ir::GlobalDef*> prim_funcs(const ir::IRModule& module) {
   return kernels;
 }
 
-// The size of a PrimFunc's TIR (statements and expressions): what O3 and instruction selection
-// take time in proportion to, roughly.
+// The size of a PrimFunc's TIR (statements and expressions): what optimisation and instruction
+// selection take time in proportion to, roughly.
 size_t tir_size(const ir::PrimFunc& f) {
   struct Counter : ir::Visitor {
     Counter() : ir::Visitor(ir::WalkOptions{.prim_exprs = true}) {}
@@ -136,7 +136,7 @@ struct Part {
     stats.codegen_ms = ms_since(start);
 
     start = std::chrono::steady_clock::now();
-    optimize_o3(*llvm_module, **tm);
+    optimize_module(*llvm_module, **tm);
     stats.optimize_ms = ms_since(start);
     start = std::chrono::steady_clock::now();
     object = machine_code(*llvm_module, **tm, llvm::CodeGenFileType::ObjectFile);
@@ -184,8 +184,8 @@ bool compile_kernels(const ir::IRModule& module, const CodegenOptions& options,
     return false;
   }
 
-  // The kernels are compiled in groups, one thread each, up to the machine's cores: O3 and
-  // instruction selection are most of a cold start.
+  // The kernels are compiled in groups, one thread each, up to the machine's cores: optimisation
+  // and instruction selection are most of a cold start.
   std::vector<Part> parts;
   for (auto& group : partition(prim_funcs(module), std::thread::hardware_concurrency()))
     parts.emplace_back().kernels = std::move(group);
@@ -253,7 +253,7 @@ std::optional<std::string> kernels_llvm_ir(const ir::IRModule& module,
   if (!llvm_module) return std::nullopt;
   llvm_module->setDataLayout((*tm)->createDataLayout());
   llvm_module->setTargetTriple((*tm)->getTargetTriple().str());
-  if (optimize_it) optimize_o3(*llvm_module, **tm);
+  if (optimize_it) optimize_module(*llvm_module, **tm);
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm_module->print(os, nullptr);

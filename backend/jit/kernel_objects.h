@@ -1,5 +1,5 @@
 // `raxc run`'s kernels as a shared object: the PrimFuncs of a module compiled for this machine
-// (host CPU and all its features, LLVM's O3) in groups on several threads, each group with its
+// (host CPU and all its features, LLVM's O2) in groups on several threads, each group with its
 // own LLVM context, then linked into one shared object (library.h) that the executable loads
 // with dlopen, from the compiled-code cache or a private directory (backend/exec/kernels.h).
 // Part of libraxc-codegen.so: the executable reaches these through codegen_api.h.

@@ -211,7 +211,7 @@ int build_library(const RelaxLibrary& library, const CodegenOptions& options, Em
   st.codegen_ms = ms_since(start);
 
   start = std::chrono::steady_clock::now();
-  optimize_o3(module, *tm);
+  optimize_module(module, *tm);
   st.optimize_ms = ms_since(start);
 
   std::string bytes;

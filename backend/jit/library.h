@@ -1,5 +1,5 @@
 // Ahead-of-time output for `raxc build`: the Relax functions and kernels of a library
-// (backend/codegen/relax_codegen.h) optimised like `raxc run`'s kernels (host CPU, O3) and
+// (backend/codegen/relax_codegen.h) optimised like `raxc run`'s kernels (host CPU, O2) and
 // written as an object file, assembly, LLVM IR, or a shared library linked by the system C
 // compiler against the runtime archive (rx_runtime, which has no LLVM in it), so the library
 // needs nothing else of raxc at run time. The same linker step writes the shared objects of

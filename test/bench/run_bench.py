@@ -3,7 +3,7 @@
 
   1. examples/mlp_tir.rx (a 784-128-10 perceptron of call_tir kernels with softmax), batch n:
      `raxc check` of the file (the anchor for compile time), `raxc run`'s compile time (TIR ->
-     LLVM, O3, JIT) first (an empty compiled-code cache) and warm (the cache has the machine
+     LLVM optimisation, JIT) first (an empty compiled-code cache) and warm (the cache has the machine
      code), the whole process cold and warm, and its run time (min and median of --repeat) with
      1 and 2 threads, and numpy's time for the same computation (the anchor for run time; it
      names its BLAS).

@@ -255,6 +255,49 @@ TEST_CASE("npy: write and read back every dtype", "[io]") {
   CHECK(e->shape() == std::vector<int64_t>{3, 0, 2});
 }
 
+// The file a mapping of this process holds at `address` ("" when it is anonymous memory).
+std::string file_mapped_at(const void* address) {
+  std::ifstream maps("/proc/self/maps");
+  auto at = reinterpret_cast<uintptr_t>(address);
+  for (std::string line; std::getline(maps, line);) {
+    uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &begin, &end) != 2 || at < begin || at >= end)
+      continue;
+    size_t slash = line.find('/');
+    return slash == std::string::npos ? "" : line.substr(slash);
+  }
+  return "";
+}
+
+TEST_CASE("npy: large files are mapped copy-on-write, not copied", "[io]") {
+  TempDir dir;
+  TensorPtr t = Tensor::empty({512, 1024}, dt("float32"));  // 2 MiB
+  std::mt19937_64 rng(11);
+  io::fill_random(*t, rng);
+  fs::path p = dir / "big.npy";
+  REQUIRE_FALSE(io::write_npy(p, *t));
+  const std::string bytes = slurp(p);
+
+  TensorPtr back = value_of(io::read_npy(p));
+  CHECK(same_bits(*t, *back));
+  CHECK(reinterpret_cast<uintptr_t>(back->data()) % runtime::kAllocAlignment == 0);
+  CHECK(file_mapped_at(back->data()) == fs::canonical(p).string());
+  back->data_as<float>()[7] = 42.0f;  // stays in this process
+  CHECK(slurp(p) == bytes);
+  back.reset();  // unmapped
+
+  // Near misses: read into memory of our own.
+  TensorPtr small = Tensor::empty({4, 1024}, dt("float32"));  // 16 KiB: not worth a mapping
+  REQUIRE_FALSE(io::write_npy(dir / "small.npy", *small));
+  CHECK(file_mapped_at(value_of(io::read_npy(dir / "small.npy"))->data()).empty());
+  std::string swapped = bytes;  // the same elements big-endian: converted, so copied
+  swapped.replace(swapped.find("'<f4'"), 5, "'>f4'");
+  spit(dir / "be.npy", swapped);
+  TensorPtr be = value_of(io::read_npy(dir / "be.npy"));
+  CHECK(file_mapped_at(be->data()).empty());
+  CHECK_FALSE(same_bits(*t, *be));
+}
+
 TEST_CASE("npy: bfloat16 is written as float32", "[io]") {
   TensorPtr t = make("bfloat16", {3}, {1.5, -0.1, 3e38});
   CHECK(value_of(io::npy_descr(t->dtype())) == "<f4");
