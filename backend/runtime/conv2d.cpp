@@ -14,7 +14,11 @@
 // split into its s×s phases (rows and columns ≡ a, b mod s) so every tap reads stride 1. The
 // copy is per calling thread and kept (first touch of a page costs 10–22 µs on this VM). The
 // tile's outputs are stored row by row through masks (a vector of 16 positions can cross
-// rows), straight into the NCHW result.
+// rows), straight into the NCHW result. Small outputs (7×7) read a dense source instead, one
+// copy of the image per kernel column with rows of the output's width, so no position is
+// thrown away, and the 49th position is computed as dot products beside the 48 in vectors.
+// The reduction runs in blocks of about 256 steps, each summed in registers and added to the
+// tile's outputs (one float32 sum over all of it strayed past the ops suite's tolerance).
 //
 // Weights: panels of 8 output channels read in place, 8 rows of the OIHW tensor each streamed
 // along the reduction, prefetched ahead. Packing them per call (step-major) measured slower on
@@ -23,14 +27,14 @@
 // cache of packed weights keyed by the tensor's address could serve stale panels once that
 // memory is reused; not done.
 //
-// A 1×1 convolution with stride 1 and no padding is a plain product W · X: it runs on the
-// matmul kernel (matmul.h) when that measured faster. The portable tiles (no AVX-512, or
-// RAXC_MATMUL_GENERIC, as the matmul kernel) compute the same tiles in plain C++.
+// A 1×1 convolution with stride 1 and no padding is a plain product W · X; on the matmul kernel
+// (matmul.h, Conv2dPath::kGemm) it measured the same as the direct tiles reading the image in
+// place, which it therefore takes. The portable tiles (no AVX-512, or RAXC_MATMUL_GENERIC, as
+// the matmul kernel) compute the same tiles in plain C++.
 //
 // Threads: the runtime's pool above 8M multiply-adds per image and group (~100 µs); units
-// (the source copy's channel chunks and the weights' panels first, then chunks of tiles of a
-// panel) are claimed from a counter, as in matmul.cpp, so a descheduled thread's share is
-// taken over.
+// (the source copy's channel chunks first, then runs of tiles of one panel) are claimed from a
+// counter, as in matmul.cpp, so a descheduled thread's share is taken over.
 #include "backend/runtime/conv2d.h"
 
 #include <algorithm>
@@ -62,14 +66,15 @@ namespace {
 // (16k + 1 positions: 7×7) is computed beside them as dot products (6 more accumulators).
 constexpr int64_t kMR = 8, kMaxNV = 3;
 constexpr int64_t kSmallMR = 6, kSmallNV = 4;
+constexpr int64_t kParallelMacs = int64_t(8) << 20;
+// Reduction steps summed in registers before they are added to the output (see run_tiles).
+constexpr int64_t kBlockSteps = 256;
+
 // The number of vectors of positions, where a last lone position is a tail.
 int64_t vectors_of(int64_t positions, bool contiguous) {
   bool tail = contiguous && positions > 16 && positions % 16 == 1;
   return (positions - tail + 15) / 16;
 }
-constexpr int64_t kParallelMacs = int64_t(8) << 20;
-// Reduction steps summed in registers before they are added to the output (see run_tiles).
-constexpr int64_t kBlockSteps = 256;
 
 // One group's convolution of one image, and the layout of its source.
 struct Plan {
