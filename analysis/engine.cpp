@@ -85,6 +85,10 @@ struct Engine::State {
     // such global): comparing versions, not printed signatures, keeps a keystroke's check of
     // every other function's dependencies cheap.
     std::vector<std::pair<std::string, std::optional<uint64_t>>> depends;
+    // Where the document's errors inside the definition were (offsets from its start): they
+    // decide whether its diagnostics are kept (errors_confined), and they change with edits
+    // elsewhere (an unclosed string above it, a per-file limit) while its text does not.
+    std::vector<uint32_t> errors_inside;
   };
 
   std::unique_ptr<frontend::Document> doc;
@@ -136,6 +140,9 @@ struct Engine::State {
     return it->second.version;
   }
   bool errors_confined(const Definition& def, const std::vector<Span>& errors) const;
+  // The begins of `errors` (sorted) inside `def`, from its start.
+  static std::vector<uint32_t> errors_inside(const Definition& def,
+                                             const std::vector<Span>& errors);
   Analysis analyse_function(const Definition& def, const std::vector<Span>& errors);
 };
 
@@ -271,6 +278,17 @@ void drop_cascades(const std::vector<Diagnostic>& well_formedness,
 // the text says and the function's analysis diagnostics are those of a clean file. Otherwise
 // the IR around some error may not be what the text means (a statement lost to a broken
 // block, a dropped declaration), and its diagnostics could be consequences of that error.
+std::vector<uint32_t> Engine::State::errors_inside(const Definition& def,
+                                                   const std::vector<Span>& errors) {
+  Span extent = def.text_span();
+  std::vector<uint32_t> out;
+  auto it = std::lower_bound(errors.begin(), errors.end(), extent.begin,
+                             [](Span e, uint32_t at) { return e.begin < at; });
+  for (; it != errors.end() && it->begin < extent.end; ++it)
+    out.push_back(it->begin - extent.begin);
+  return out;
+}
+
 bool Engine::State::errors_confined(const Definition& def, const std::vector<Span>& errors) const {
   Span extent = def.text_span();
   std::vector<Span> found;
@@ -399,6 +417,7 @@ void Engine::State::analyse() {
   std::vector<Span> errors;
   for (const Diagnostic& d : frontend)
     if (d.severity == Severity::Error) errors.push_back(d.span);
+  std::sort(errors.begin(), errors.end(), [](Span a, Span b) { return a.begin < b.begin; });
 
   by_name.clear();
   for (const auto& def : defs)
@@ -416,11 +435,15 @@ void Engine::State::analyse() {
     // the function gets the diagnostics and StructInfo it would have in a clean file (see
     // errors_confined for when its diagnostics are kept).
     auto old = function_analyses.find(def->id);
-    if (old != function_analyses.end() && up_to_date(old->second) && !stale.count(def->name)) {
+    std::vector<uint32_t> inside = errors_inside(*def, errors);
+    if (old != function_analyses.end() && up_to_date(old->second) && !stale.count(def->name) &&
+        old->second.errors_inside == inside) {
       next.emplace(def->id, std::move(old->second));
       continue;
     }
-    next.emplace(def->id, analyse_function(*def, errors));
+    Analysis analysis = analyse_function(*def, errors);
+    analysis.errors_inside = std::move(inside);
+    next.emplace(def->id, std::move(analysis));
     ++stats.reanalysed;
   }
   function_analyses = std::move(next);

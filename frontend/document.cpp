@@ -312,10 +312,13 @@ struct Document::Impl {
     ++full_syntax_checks;
   }
 
+  // Whether `offset` lies in a definition after its first byte: what is reported at a
+  // definition's first byte (its line's indentation against the lines before it) depends on the
+  // text outside it, which its own check does not see.
   static bool inside_definition(const lower::ModuleOutline& outline, uint32_t offset) {
     auto it =
         std::upper_bound(outline.definitions.begin(), outline.definitions.end(), offset,
-                         [](uint32_t at, TSNode def) { return at < ts_node_start_byte(def); });
+                         [](uint32_t at, TSNode def) { return at <= ts_node_start_byte(def); });
     return it != outline.definitions.begin() && offset <= ts_node_end_byte(*std::prev(it));
   }
 

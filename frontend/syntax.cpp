@@ -67,6 +67,26 @@ SyntaxCheck check_syntax(const cst::Cst& cst, TSNode root, DiagnosticSink& sink,
   return run_parts(cst, window, root, Kind::Other, 0, top, sink, comments, tokens);
 }
 
+namespace {
+
+// Whether a line of the window [begin, end) other than its first starts with code left of
+// `column`: the whole-file check sees that line leave the enclosing block, which the window's
+// own check (whose outermost level is `column`) cannot tell.
+bool code_left_of(std::string_view text, uint32_t begin, uint32_t end, uint32_t column) {
+  for (size_t at = text.find('\n', begin); at != std::string_view::npos && at < end;
+       at = text.find('\n', at + 1)) {
+    size_t first = at + 1;
+    while (first < end && (text[first] == ' ' || text[first] == '\t' || text[first] == '\f'))
+      ++first;
+    if (first >= end) break;
+    char c = text[first];
+    if (c != '\n' && c != '\r' && c != '#' && first - (at + 1) < column) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 DefinitionSyntax check_definition_syntax(const cst::Cst& cst, TSNode definition) {
   syntax::Window window;
   window.begin = ts_node_start_byte(definition);
@@ -86,7 +106,8 @@ DefinitionSyntax check_definition_syntax(const cst::Cst& cst, TSNode definition)
   out.check =
       run_parts(cst, window, definition, parent_kind, depth, {definition}, sink, comments, tokens);
   out.diagnostics = sink.take();
-  out.composable = !tokens.open_at_end && !tokens.pending_block && !tokens.indentation_error;
+  out.composable = !tokens.open_at_end && !tokens.pending_block && !tokens.indentation_error &&
+                   !code_left_of(cst.source(), window.begin, window.end, window.column);
   for (const Diagnostic& d : out.diagnostics) {
     if (d.id == DiagId::RX1019 || d.id == DiagId::RX1010) out.composable = false;
     if (d.id == DiagId::RX1017 || d.id == DiagId::RX1004) out.names_lines = true;

@@ -49,8 +49,9 @@ struct DefinitionSyntax {
   // True when the whole-file check reports exactly `diagnostics` and `check` for this text
   // whatever surrounds it, provided no other definition has a diagnostic: nothing is left open
   // at its end that the whole-file check would carry into the next definition (a string, an
-  // indentation error, a header waiting for its block, a token it would name), and it holds
-  // no diagnostic that is capped per file.
+  // indentation error, a header waiting for its block, a token it would name), no line of it
+  // starts left of its first (which would leave the enclosing block), and it holds no
+  // diagnostic that is capped per file.
   bool composable = false;
   // Its messages name line numbers: only valid while its first line stays where it was.
   bool names_lines = false;

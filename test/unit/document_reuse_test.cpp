@@ -228,3 +228,43 @@ class Module:
   doc.replace(valid);
   CHECK(doc.settled());
 }
+
+// A line of a definition that starts left of the definition's own column leaves the class body
+// for the whole-file check: here `[` typed over the indentation of a `def` line, whose bracket
+// then joins the lines after it. The definition's own check cannot see that, so the whole
+// file is checked again (found by random edits of test/cases/run/tir_control.rx).
+TEST_CASE("document: a line left of its definition's column is checked with the whole file",
+          "[document]") {
+  const std::string text = R"(@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def first(n: T.int32) -> T.int32:
+        T.attr(0, "pragma_scope", "seq")
+    @R.function(pure=False)
+    def main(a: R.Tensor((2, 3), "float32")):
+        cls = Module
+)";
+  Document doc(text);
+  uint32_t at = offset_of(doc.text(), "    def first");
+  apply(doc, {{at, at + 2, "["}});  // "[  def first(...": compared with a fresh Document
+  CHECK(doc.stats().full_syntax_check);
+}
+
+// An indentation error at a definition's first line is about the lines before it: a keystroke
+// inside the definition must not lose it (found by random edits of test/cases/ops/binary.rx).
+TEST_CASE("document: an indentation error at a definition's start survives edits inside it",
+          "[document]") {
+  Document doc(R"(@I.ir_module
+class Module:
+   I.module_global_infos({"vdevice": [I.vdevice("llvm")]})
+
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")):
+        a = R.add(x, x)
+        return a
+)");
+  REQUIRE_FALSE(doc.diagnostics().empty());  // '@R.function' is indented past the line above
+  uint32_t at = offset_of(doc.text(), "R.add(x, x)") + 6;
+  apply(doc, {{at, at, " "}});  // compared with a fresh Document
+  apply(doc, {{at, at + 1, ""}});
+}
