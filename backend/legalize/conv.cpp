@@ -141,7 +141,7 @@ const ir::Stmt* conv_rule(RuleContext& ctx) {
   const Window& w = setup->w;
   const Layout &D = w.data, &O = w.out, &K = setup->kernel;
   size_t n = w.n, ro = o->shape.size();
-  // float32 2-D convolutions in NCHW / OIHW: the runtime's im2col and packed matmul kernel.
+  // float32 2-D convolutions in NCHW / OIHW: the runtime's direct convolution kernel.
   DataType f32 = DataType::Float(32);
   if (n == 2 && x->dtype == f32 && k->dtype == f32 && o->dtype == f32 && D.is_canonical() &&
       O.is_canonical() && K.is_canonical()) {

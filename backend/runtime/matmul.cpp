@@ -1,6 +1,5 @@
-// The run-time kernels of float32 R.matmul, R.linear and R.nn.conv2d (NCHW, as a product with
-// the image's column matrix): "raxc.matmul_f32"(a, b, out), "raxc.linear_f32"(x, w[, bias], out)
-// and "raxc.conv2d_nchw_f32"(x, w, ..., out), destination-passing packed functions
+// The run-time kernels of float32 R.matmul and R.linear: "raxc.matmul_f32"(a, b, out) and
+// "raxc.linear_f32"(x, w[, bias], out), destination-passing packed functions
 // (R.call_dps_packed) that legalization (backend/legalize/nn.cpp, the operators' rows) emits
 // instead of a TIR loop nest when the operands and the result are float32. It follows
 // numpy's matmul exactly as the TIR lowering does: a 1-D operand is promoted and its axis
@@ -38,7 +37,6 @@
 // thread and kept, so a repeated call touches no fresh pages (first touch costs 10–22 µs per
 // page on this VM); the two blocks of B the threads share are pooled.
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -47,7 +45,6 @@
 #include <memory>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,6 +53,7 @@
 #endif
 
 #include "backend/runtime/error.h"
+#include "backend/runtime/matmul.h"
 #include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_runtime.h"
 #include "backend/runtime/storage.h"
@@ -75,14 +73,6 @@ constexpr int64_t kSmallM = 4;
 // Multiply-adds below which one thread does the whole product (~50–100 µs at full speed).
 constexpr int64_t kParallelMacs = int64_t(8) << 20;
 
-// One product C[m×n] (+)= A[m×k] · B[k×n], strides in elements.
-// A convolution's geometry (one group): C input channels of H × W, a KH × KW kernel, OH × OW
-// outputs.
-struct Conv2d {
-  int64_t channels, height, width, kh, kw, oh, ow;
-  int64_t stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w;
-};
-
 // What happens to each element of C once its sum is complete, while its tile is still in L1
 // (a fused epilogue, backend/fuse/epilogue.cpp): it is multiplied by a scale, the bias of its
 // column added, the activation applied, then the element of a residual tensor at the same
@@ -97,6 +87,7 @@ struct Epilogue {
   bool any() const { return scale || bias || act != Activation::kNone || residual; }
 };
 
+// One product C[m×n] (+)= A[m×k] · B[k×n], strides in elements, and its epilogue.
 struct Gemm {
   const float* a;
   const float* b;
@@ -104,14 +95,11 @@ struct Gemm {
   int64_t m, n, k;
   int64_t lda, ldb, ldc;
   bool bt;  // B given transposed (R.linear's weight): element (p, j) at b[j * ldb + p]
-  // When set, B is the column matrix of this convolution's image `b` (C·KH·KW × OH·OW, never
-  // stored): its panels are packed straight from the image.
-  const Conv2d* conv;
   Epilogue epi = {};
 };
 
 // Whether B may be read in place: only when it is a plain matrix.
-bool b_in_place_ok(const Gemm& g) { return !g.bt && !g.conv; }
+bool b_in_place_ok(const Gemm& g) { return !g.bt; }
 
 // c[0..mr)×[0..nr) (+)= A's rows times B's columns over kc. A is packed (lda == 0: k-major,
 // MR floats per k, zero padded) or read in place (row stride lda, rows past mr never stored); B
@@ -533,72 +521,9 @@ void pack_bt(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, fl
 }
 
 // Rows [pc, pc + kc) × columns [jc, jc + nc) of g's B as panels.
-// Rows [pc, pc + kc) × columns [jc, jc + nc) of a convolution's column matrix, packed as pack_b
-// packs B: row (c, i, j) is input channel c at kernel tap (i, j), column (y, x) output position
-// (y, x); zero where the tap falls in the padding. What depends on the row alone (the tap) and on
-// the panel alone (the output rows its columns cover) is worked out once, so each panel row is
-// a copy of a span of input per output row, between zeros.
-void pack_conv_b(const Conv2d& p, const float* image, int64_t pc, int64_t jc, int64_t kc,
-                 int64_t nc, int64_t nr, float* out) {
-  struct Tap {
-    const float* plane;  // the input channel
-    int64_t dy;          // input row of output row y: y·stride + dy
-    int64_t shift;       // input column of output x: x·stride + shift
-    int64_t lo, hi;      // the outputs x whose input column is inside the row
-  };
-  std::array<Tap, kKC> taps;
-  for (int64_t r = 0; r < kc; ++r) {
-    int64_t row = pc + r, tap = row % (p.kh * p.kw);
-    Tap& t = taps[static_cast<size_t>(r)];
-    t.plane = image + row / (p.kh * p.kw) * p.height * p.width;
-    t.dy = tap / p.kw * p.dilation_h - p.pad_top;
-    t.shift = tap % p.kw * p.dilation_w - p.pad_left;
-    t.lo = t.shift >= 0 ? 0 : (-t.shift + p.stride_w - 1) / p.stride_w;
-    t.hi = p.width - t.shift <= 0 ? 0 : (p.width - t.shift + p.stride_w - 1) / p.stride_w;
-  }
-  struct Segment {
-    int64_t at, y, x0, x1;  // panel columns [at, at + x1 - x0) are outputs (y, x0 .. x1)
-  };
-  std::array<Segment, kMaxNR + 1> segments;
-  for (int64_t j = 0; j < nc; j += nr) {
-    int64_t w = std::min(nr, nc - j), count = 0;
-    for (int64_t t = 0; t < w; ++count) {
-      int64_t col = jc + j + t, y = col / p.ow, x0 = col % p.ow;
-      int64_t span = std::min(w - t, p.ow - x0);
-      segments[static_cast<size_t>(count)] = Segment{t, y, x0, x0 + span};
-      t += span;
-    }
-    float* panel = out + j * kc;
-    for (int64_t r = 0; r < kc; ++r) {
-      const Tap& tap = taps[static_cast<size_t>(r)];
-      float* dst = panel + r * nr;
-      for (int64_t s = 0; s < count; ++s) {
-        const Segment& seg = segments[static_cast<size_t>(s)];
-        float* out_x = dst + seg.at - seg.x0;  // out_x[x]: output x's value
-        int64_t ih = seg.y * p.stride_h + tap.dy;
-        if (ih < 0 || ih >= p.height) {
-          for (int64_t x = seg.x0; x < seg.x1; ++x) out_x[x] = 0.f;
-          continue;
-        }
-        int64_t lo = std::clamp(tap.lo, seg.x0, seg.x1), hi = std::clamp(tap.hi, lo, seg.x1);
-        const float* src = tap.plane + ih * p.width + tap.shift;
-        for (int64_t x = seg.x0; x < lo; ++x) out_x[x] = 0.f;
-        if (p.stride_w == 1 && hi > lo)
-          std::memcpy(out_x + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(float));
-        else
-          for (int64_t x = lo; x < hi; ++x) out_x[x] = src[x * p.stride_w];
-        for (int64_t x = hi; x < seg.x1; ++x) out_x[x] = 0.f;
-      }
-      for (int64_t t = w; t < nr; ++t) dst[t] = 0.f;
-    }
-  }
-}
-
 void pack_b_block(const Gemm& g, int64_t pc, int64_t jc, int64_t kc, int64_t nc, int64_t nr,
                   float* out) {
-  if (g.conv)
-    pack_conv_b(*g.conv, g.b, pc, jc, kc, nc, nr, out);
-  else if (g.bt)
+  if (g.bt)
     pack_bt(g.b + jc * g.ldb + pc, g.ldb, kc, nc, nr, out);
   else
     pack_b(g.b + pc * g.ldb + jc, g.ldb, kc, nc, nr, out);
@@ -1066,8 +991,7 @@ Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form) {
   // product per batch element that packs B again and splits fewer rows over the threads.
   if (ra > 1 && count > 1 &&
       std::all_of(bbatch.begin(), bbatch.end(), [](int64_t e) { return e == 1; })) {
-    job.gemms.push_back(
-        Gemm{ap, bp, cp, count * m, n, k, k, rb > 1 ? n : 1, n, false, nullptr, epi});
+    job.gemms.push_back(Gemm{ap, bp, cp, count * m, n, k, k, rb > 1 ? n : 1, n, false, epi});
     run_gemms(job);
     return Value{Tuple{}};
   }
@@ -1089,7 +1013,7 @@ Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form) {
     Epilogue at = epi;  // the residual's element q, as C's
     if (at.residual) at.residual += q * m * n;
     job.gemms.push_back(Gemm{ap + aoff * m * k, bp + boff * k * n, cp + q * m * n, m, n, k, k,
-                             rb > 1 ? n : 1, n, false, nullptr, at});
+                             rb > 1 ? n : 1, n, false, at});
     for (size_t d = nb; d-- > 0;) {  // the next batch index, row-major
       if (++index[d] < batch[d]) break;
       index[d] = 0;
@@ -1125,71 +1049,21 @@ Value linear_f32(const std::vector<Value>& args, EpilogueForm form) {
   Job job;
   job.kr = &kernel();
   job.gemms.push_back(Gemm{x.data_as<float>(), w.data_as<float>(), out.data_as<float>(), m, n, k, k,
-                           k, n, true, nullptr, epilogue_of(form, args, 2, out)});
+                           k, n, true, epilogue_of(form, args, 2, out)});
   run_gemms(job);
   return Value{Tuple{}};
 }
 
-// The columns of one group of one image for a convolution: row (c, kh, kw) holds, for every
-// output position (oh, ow), the input element its window reads there, zero where the window
-// overhangs the padding.
-// "raxc.conv2d_nchw_f32"(x, w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
-// dilation_h, dilation_w, groups, out): R.nn.conv2d in float32 with NCHW data, an OIHW kernel
-// and an NCHW result, as one product per image and group, out = W (O/groups × C/groups·KH·KW) ·
-// columns (C/groups·KH·KW × OH·OW) on the matmul kernel above. The column matrix is never
-// stored: B's panels are packed from the image (pack_conv_b), which saves im2col's pass over a
-// matrix KH·KW times the image. A 1×1 kernel with stride 1 and no padding multiplies the image
-// itself.
-Value conv2d_nchw_f32(const std::vector<Value>& args) {
-  auto failure = [](const std::string& message) {
-    throw_error("RX5032", {"raxc.conv2d_nchw_f32: " + message});
-  };
-  if (args.size() != 12)
-    failure("expects (x, w, 9 integers, out), got " + std::to_string(args.size()) + " arguments");
-  const Tensor& x = float32_tensor(args, 0, "x", true);
-  const Tensor& w = float32_tensor(args, 1, "w", true);
-  const Tensor& out = float32_tensor(args, 11, "out", false);
-  int64_t at[9];
-  for (size_t i = 0; i < 9; ++i) {
-    const auto* p = args[2 + i].get_if<Prim>();
-    if (!p || p->is_float()) failure("argument " + std::to_string(2 + i) + " must be an integer");
-    at[i] = p->i;
-  }
-  auto [sh, sw, pt, pl, pb, pr, dh, dw, groups] =
-      std::tuple{at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7], at[8]};
-  if (x.ndim() != 4 || w.ndim() != 4 || out.ndim() != 4 || groups <= 0 || sh <= 0 || sw <= 0 ||
-      dh <= 0 || dw <= 0)
-    failure("x " + shape_text(x.shape()) + ", w " + shape_text(w.shape()) +
-            ": 4-d operands and positive strides, dilations and groups expected");
-  const auto &xs = x.shape(), &ws = w.shape();
-  int64_t images = xs[0], channels = xs[1], outputs = ws[0], cg = ws[1];
-  Conv2d p{cg, xs[2], xs[3], ws[2], ws[3], 0, 0, sh, sw, pt, pl, dh, dw};
-  p.oh = (p.height + pt + pb - dh * (p.kh - 1) - 1) / sh + 1;
-  p.ow = (p.width + pl + pr - dw * (p.kw - 1) - 1) / sw + 1;
-  std::vector<int64_t> expected{images, outputs, p.oh, p.ow};
-  if (channels != cg * groups || outputs % groups != 0 || out.shape() != expected)
-    failure("x " + shape_text(xs) + " and w " + shape_text(ws) + " do not give the output " +
-            shape_text(out.shape()));
-  if (out.numel() == 0) return Value{Tuple{}};
-  int64_t k = cg * p.kh * p.kw, n = p.oh * p.ow, og = outputs / groups;
-  bool direct =
-      p.kh == 1 && p.kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0;
-  const float* xp = x.data_as<float>();
-  const float* wp = w.data_as<float>();
-  float* op = out.data_as<float>();
-  for (int64_t image = 0; image < images; ++image)
-    for (int64_t g = 0; g < groups; ++g) {
-      const float* xg = xp + (image * channels + g * cg) * p.height * p.width;
-      Job job;
-      job.kr = &kernel();
-      job.gemms.push_back(Gemm{wp + g * og * k, xg, op + (image * outputs + g * og) * n, og, n, k,
-                               k, n, n, false, direct ? nullptr : &p});
-      run_gemms(job);
-    }
-  return Value{Tuple{}};
+}  // namespace
+
+void multiply_f32(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  Job job;
+  job.kr = &kernel();
+  job.gemms.push_back(Gemm{a, b, c, m, n, k, k, n, n, false});
+  run_gemms(job);
 }
 
-}  // namespace
+bool matmul_uses_generic_kernel() { return kernel().micro == micro_generic; }
 
 std::vector<std::pair<const char*, PackedFunction>> matmul_builtins() {
   std::vector<std::pair<const char*, PackedFunction>> all;
@@ -1207,7 +1081,6 @@ std::vector<std::pair<const char*, PackedFunction>> matmul_builtins() {
       all.emplace_back(names.back().c_str(),
                        [form](const std::vector<Value>& args) { return linear_f32(args, form); });
     }
-  all.emplace_back("raxc.conv2d_nchw_f32", conv2d_nchw_f32);
   return all;
 }
 

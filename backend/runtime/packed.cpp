@@ -24,6 +24,8 @@ std::vector<std::pair<const char*, PackedFunction>> inspect_builtins();
 std::vector<std::pair<const char*, PackedFunction>> data_dependent_builtins();
 // The float32 matmul kernel (matmul.cpp).
 std::vector<std::pair<const char*, PackedFunction>> matmul_builtins();
+// The float32 convolution kernel (conv2d.cpp).
+std::vector<std::pair<const char*, PackedFunction>> conv2d_builtins();
 
 namespace {
 
@@ -38,6 +40,8 @@ struct Registry {
     for (auto& [name, fn] : data_dependent_builtins())
       functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
     for (auto& [name, fn] : matmul_builtins())
+      functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
+    for (auto& [name, fn] : conv2d_builtins())
       functions[name] = std::make_shared<const PackedFunction>(std::move(fn));
   }
   std::mutex mutex;

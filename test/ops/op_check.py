@@ -597,7 +597,7 @@ case("conv", "R.nn.conv2d(x, w, padding=[1, 1], groups=2)", [T("x", (1, 4, 5, 5)
      lambda x, w: conv_nd(x, w, 1, (1, 1), 1, 2), reduction=True)
 case("conv", "R.nn.conv2d(x, w)", [T("x", (2, 3, 6, 5)), T("w", (4, 3, 3, 3))], conv_nd,
      sym={"x": ("n", 3, "h", "w")}, reduction=True)
-# float32 NCHW / OIHW runs on the runtime's im2col + packed matmul kernel: its direct 1x1 path,
+# float32 NCHW / OIHW runs on the runtime's direct convolution kernel: the image in place (1x1),
 # a strided 1x1, padding of four values, depthwise groups, a product split over the threads,
 # and no input channels.
 case("conv", "R.nn.conv2d(x, w)", [T("x", (2, 8, 5, 7)), T("w", (6, 8, 1, 1))], conv_nd, reduction=True)
@@ -609,12 +609,12 @@ case("conv", "R.nn.conv2d(x, w, padding=[1, 1], groups=6)", [T("x", (2, 6, 7, 7)
      lambda x, w: conv_nd(x, w, 1, (1, 1), 1, 6), reduction=True)
 case("conv", "R.nn.conv2d(x, w, padding=[1, 1])", [T("x", (1, 64, 28, 28)), T("w", (64, 64, 3, 3))],
      lambda x, w: conv_nd(x, w, 1, (1, 1)), reduction=True)
-# A stride-2 3×3 convolution large enough for the threads (its columns packed from the image for
-# both, across output rows: 29 outputs per row against 32-column panels).
+# A stride-2 3×3 convolution large enough for the threads (the phase-split copy shared by both,
+# runs of 48 positions across output rows of 29).
 case("conv", "R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1])", [T("x", (1, 32, 58, 58)), T("w", (64, 32, 3, 3))],
      lambda x, w: conv_nd(np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))), w, strides=(2, 2)), reduction=True,
      name="stride 2 on the threads")
-# Strided columns with padding on both sides (the columns' copied span and their zero margins).
+# Strides (2, 3), asymmetric padding and dilation: the phase-split, zero-padded copy's edges.
 case("conv", "R.nn.conv2d(x, w, strides=[2, 3], padding=[1, 2, 2, 1], dilation=[1, 2])",
      [T("x", (1, 5, 9, 11)), T("w", (4, 5, 3, 3))],
      lambda x, w: conv_nd(np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 1))), w, strides=(2, 3), dilation=(1, 2)),

@@ -77,7 +77,7 @@ TEST_CASE("matmul on 2 threads: every edge of the steps against a float64 produc
   raxc_set_num_threads(0);
 }
 
-TEST_CASE("linear and conv2d on 2 threads: B packed from a transposed weight and an image",
+TEST_CASE("linear and conv2d on 2 threads: B packed from a transposed weight; a direct convolution",
           "[backend]") {
   std::mt19937 rng(12);
   raxc_set_num_threads(2);
@@ -90,7 +90,7 @@ TEST_CASE("linear and conv2d on 2 threads: B packed from a transposed weight and
     (*linear)({runtime::Value(x), runtime::Value(w), runtime::Value(c)});
     CHECK(wrong_elements(*x, *w, *c, 1, m, n, k, true) == 0);
   }
-  SECTION("conv2d 3×3, padding 1: B's panels packed from the image") {
+  SECTION("conv2d 3×3, padding 1 (conv2d.cpp; every path in conv2d_test)") {
     auto conv = runtime::find_packed("raxc.conv2d_nchw_f32");
     REQUIRE(conv);
     int64_t ch = 32, hw = 40, outs = 70;

@@ -1,0 +1,699 @@
+// "raxc.conv2d_nchw_f32"(x, w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
+// dilation_h, dilation_w, groups, out): R.nn.conv2d in float32 with NCHW data, an OIHW kernel
+// and an NCHW result, the destination-passing packed function legalization emits
+// (backend/legalize/conv.cpp). A direct convolution: no column matrix (im2col moved KH·KW times
+// the image's data per call and ran at 30–45 % of peak).
+//
+// Register tile: 8 output channels × up to 48 consecutive output positions (3 zmm per channel,
+// 24 accumulators); each reduction step (c, kh, kw) loads 3 vectors of input pixels and
+// broadcasts 8 weights, 24 FMAs. The input is read where it lies: positions are numbered over
+// rows of the source's width (q = oh·PW + ow, the last KW−1 columns of each row computed and
+// thrown away), so the pixels a tap reads for a run of positions are one contiguous run of the
+// source, at an offset per step (c, kh, kw) from a table. The source is the image itself when
+// there is no padding and the stride is 1; otherwise a copy, zero-padded and, for stride s,
+// split into its s×s phases (rows and columns ≡ a, b mod s) so every tap reads stride 1. The
+// copy is per calling thread and kept (first touch of a page costs 10–22 µs on this VM). The
+// tile's outputs are stored row by row through masks (a vector of 16 positions can cross
+// rows), straight into the NCHW result. Small outputs (7×7) read a dense source instead, one
+// copy of the image per kernel column with rows of the output's width, so no position is
+// thrown away, and the 49th position is computed as dot products beside the 48 in vectors.
+// The reduction runs in blocks of about 256 steps, each summed in registers and added to the
+// tile's outputs (one float32 sum over all of it strayed past the ops suite's tolerance).
+//
+// Weights: panels of 8 output channels read in place, 8 rows of the OIHW tensor each streamed
+// along the reduction, prefetched ahead. Packing them per call (step-major) measured slower on
+// every ResNet layer: the strided copy cost more than the contiguous broadcasts saved (and
+// 5.6× the whole convolution for 512 channels on 7×7, 9 MiB of weights used twice each). A
+// cache of packed weights keyed by the tensor's address could serve stale panels once that
+// memory is reused; not done.
+//
+// A 1×1 convolution with stride 1 and no padding is a plain product W · X; on the matmul kernel
+// (matmul.h, Conv2dPath::kGemm) it measured the same as the direct tiles reading the image in
+// place, which it therefore takes. The portable tiles (no AVX-512, or RAXC_MATMUL_GENERIC, as
+// the matmul kernel) compute the same tiles in plain C++.
+//
+// Threads: the runtime's pool above 8M multiply-adds per image and group (~100 µs); units
+// (the source copy's channel chunks first, then runs of tiles of one panel) are claimed from a
+// counter, as in matmul.cpp, so a descheduled thread's share is taken over.
+#include "backend/runtime/conv2d.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define RAXC_CONV_X86 1
+#endif
+
+#include "backend/runtime/error.h"
+#include "backend/runtime/matmul.h"
+#include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/storage.h"
+#include "backend/runtime/tensor.h"
+
+namespace raxc::runtime {
+namespace {
+
+// Tiles: 8 output channels × 3 vectors of positions; 6 × 4 on images of 49 to 64 positions,
+// which covers them in one tile so each weight is read once; 6 × 3 when a last lone position
+// (16k + 1 positions: 7×7) is computed beside them as dot products (6 more accumulators).
+constexpr int64_t kMR = 8, kMaxNV = 3;
+constexpr int64_t kSmallMR = 6, kSmallNV = 4;
+constexpr int64_t kParallelMacs = int64_t(8) << 20;
+// Reduction steps summed in registers before they are added to the output (see run_tiles).
+constexpr int64_t kBlockSteps = 256;
+
+// The number of vectors of positions, where a last lone position is a tail.
+int64_t vectors_of(int64_t positions, bool contiguous) {
+  bool tail = contiguous && positions > 16 && positions % 16 == 1;
+  return (positions - tail + 15) / 16;
+}
+
+// One group's convolution of one image, and the layout of its source.
+struct Plan {
+  int64_t channels, outputs;  // of the group
+  int64_t height, width, kh, kw, oh, ow;
+  int64_t sh, sw, pt, pl, dh, dw;
+  int64_t ph, pw;     // rows and columns of a phase (of the padded image when the stride is 1)
+  int64_t plane;      // floats per channel of the source (its phases one after the other)
+  int64_t positions;  // output positions q = oh·pw + ow up to the last output: (oh−1)·pw + ow
+  int64_t tail;       // 1: the last position is computed by dot products, not in a vector
+  int64_t reduction;  // channels · kh · kw
+  int64_t mr, nv;     // output channels per panel, vectors per tile
+  int64_t panels, tiles;
+  int64_t block;  // reduction steps per block: whole input channels, about kBlockSteps
+  bool in_place;  // the source is the image itself
+  bool dense;     // the source's rows are the output's (pw == ow): a copy per kernel column
+  bool generic;   // portable code only
+  // The phases some tap reads, as rows a and columns b of the phase (a, b) (a 1×1 kernel with
+  // stride 2 reads one phase of four; the others are not copied).
+  std::vector<bool> phase_rows, phase_columns;
+};
+
+// One tile's operands.
+struct Tile {
+  const float* w;                 // the panel's first row of weights
+  int64_t ldw;                    // their row stride (the reduction's length)
+  const float* x;                 // the source's first channel, at the tile's first position
+  const int64_t* off;             // per reduction step: where its pixels start, from x
+  int64_t k;                      // reduction steps
+  int64_t q0, positions, pw, ow;  // positions: those computed in vectors
+  const float* tail;  // when set, the pixels each step multiplies for position `positions`
+  float* out;         // the panel's first output channel
+  int64_t out_plane;  // oh · ow
+  int64_t mr;         // output channels of the panel (≤ 8)
+  bool accumulate;    // add to the output (a later block of the reduction) rather than store
+};
+
+// The lanes of a vector at position qv that are outputs, one output row at a time: lane l goes
+// to out[offset + l] of each output channel. At most 17 (16 lanes over rows of width 1).
+struct Segment {
+  int64_t offset;
+  uint32_t mask;
+};
+
+int row_segments(const Tile& t, int64_t qv, Segment* seg) {
+  int n = 0;
+  int64_t end = std::min(qv + 16, t.positions);
+  if (t.pw == t.ow) {  // the positions are the output's
+    seg[n++] = Segment{qv, (1u << (end - qv)) - 1};
+    return n;
+  }
+  for (int64_t row = qv / t.pw; row * t.pw < end; ++row) {
+    int64_t lo = std::max(qv, row * t.pw) - qv;
+    int64_t hi = std::min(end, row * t.pw + t.ow) - qv;
+    if (lo < hi) seg[n++] = Segment{row * (t.ow - t.pw) + qv, ((1u << hi) - 1) & ~((1u << lo) - 1)};
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------- portable tiles
+
+template <int MR, int NV>
+void tile_generic(const Tile& t) {
+  constexpr int64_t kWidth = 16 * NV;
+  float acc[MR][kWidth] = {};
+  int64_t width = std::min(kWidth, t.positions - t.q0);
+  for (int64_t p = 0; p < t.k; ++p) {
+    const float* xp = t.x + t.off[p];
+    float pixels[kWidth] = {};
+    for (int64_t j = 0; j < width; ++j) pixels[j] = xp[j];
+    for (int64_t r = 0; r < MR; ++r) {
+      float a = t.w[std::min(r, t.mr - 1) * t.ldw + p];
+      for (int64_t j = 0; j < kWidth; ++j) acc[r][j] += a * pixels[j];
+    }
+  }
+  Segment seg[17];
+  for (int v = 0; v < NV; ++v) {
+    int n = row_segments(t, t.q0 + 16 * v, seg);
+    for (int64_t r = 0; r < t.mr; ++r)
+      for (int s = 0; s < n; ++s)
+        for (int l = 0; l < 16; ++l)
+          if (seg[s].mask >> l & 1) {
+            float& out = t.out[r * t.out_plane + seg[s].offset + l];
+            out = t.accumulate ? out + acc[r][16 * v + l] : acc[r][16 * v + l];
+          }
+  }
+  if (t.tail)
+    for (int64_t r = 0; r < t.mr; ++r) {
+      float sum = 0;
+      for (int64_t p = 0; p < t.k; ++p) sum += t.w[r * t.ldw + p] * t.tail[p];
+      float& out = t.out[r * t.out_plane + t.positions];
+      out = t.accumulate ? out + sum : sum;
+    }
+}
+
+// ---------------------------------------------------------------------------- AVX-512 tiles
+#ifdef RAXC_CONV_X86
+// One reduction step of a tile: NV vectors of pixels times MR broadcast weights.
+template <int MR, int NV, bool kMasked>
+__attribute__((target("avx512f,fma"), always_inline)) inline void tile_step(
+    __m512 (&acc)[MR][NV], const float* const (&rows)[MR], const float* xp, int64_t p,
+    const __mmask16 (&load_mask)[NV]) {
+  __m512 b[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v)
+    b[v] =
+        kMasked ? _mm512_maskz_loadu_ps(load_mask[v], xp + 16 * v) : _mm512_loadu_ps(xp + 16 * v);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    __m512 a = _mm512_set1_ps(rows[r][p]);
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+  }
+}
+
+// kMasked: the tile runs past the last position, so its pixels are loaded through masks (the
+// source may end there). kTail: the tile also computes position t.positions as MR dot products
+// of the weight rows with t.tail, 16 steps per FMA.
+template <int MR, int NV, bool kMasked, bool kTail>
+__attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
+  // Every loop over channels and vectors is unrolled: at -O2 GCC keeps the arrays of a loop it
+  // does not unroll in memory, and the accumulators went to the stack on every step.
+  __m512 acc[MR][NV];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+  __mmask16 load_mask[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    int64_t left = t.positions - t.q0 - 16 * v;
+    load_mask[v] = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? 0 : __mmask16((1u << left) - 1);
+  }
+  // A panel of fewer than MR channels repeats its last row (computed, not stored).
+  const float* rows[MR];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) rows[r] = t.w + std::min<int64_t>(r, t.mr - 1) * t.ldw;
+  __m512 dot[MR];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) dot[r] = _mm512_setzero_ps();
+  const float* x = t.x;
+  const int64_t* off = t.off;
+  int64_t p = 0;
+  // Blocks of 16 steps, one cache line of each weight row: the rows' lines 4 blocks ahead are
+  // prefetched (on a small image a panel's weights come from memory, once).
+  for (; p + 16 <= t.k; p += 16) {
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r)
+      _mm_prefetch(reinterpret_cast<const char*>(rows[r] + p + 64), _MM_HINT_T0);
+    if constexpr (kTail) {
+      __m512 pixels = _mm512_loadu_ps(t.tail + p);
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r)
+        dot[r] = _mm512_fmadd_ps(_mm512_loadu_ps(rows[r] + p), pixels, dot[r]);
+    }
+#pragma GCC unroll 4
+    for (int64_t q = p; q < p + 16; ++q)
+      tile_step<MR, NV, kMasked>(acc, rows, x + off[q], q, load_mask);
+  }
+  if constexpr (kTail) {
+    __mmask16 m = __mmask16((1u << (t.k - p)) - 1);
+    __m512 pixels = _mm512_maskz_loadu_ps(m, t.tail + p);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r)
+      dot[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, rows[r] + p), pixels, dot[r]);
+  }
+  for (; p < t.k; ++p) tile_step<MR, NV, kMasked>(acc, rows, x + off[p], p, load_mask);
+  // Through a buffer: indexing the accumulators by the run-time segments would keep them in
+  // memory for the whole loop (GCC spilled all 24 to the stack on every step).
+  alignas(64) float tile[MR][16 * NV];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) _mm512_store_ps(tile[r] + 16 * v, acc[r][v]);
+  Segment seg[17];
+  for (int v = 0; v < NV; ++v) {
+    int n = row_segments(t, t.q0 + 16 * v, seg);
+    for (int s = 0; s < n; ++s) {
+      // offset may be below the plane's start by up to 15: only the masked lanes are written.
+      float* out = t.out + seg[s].offset;
+      __mmask16 m = __mmask16(seg[s].mask);
+      for (int64_t r = 0; r < t.mr; ++r) {
+        float* row = out + r * t.out_plane;
+        __m512 x = _mm512_load_ps(tile[r] + 16 * v);
+        if (t.accumulate) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, row));
+        _mm512_mask_storeu_ps(row, m, x);
+      }
+    }
+  }
+  if constexpr (kTail) {
+    alignas(64) float sums[MR];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) sums[r] = _mm512_reduce_add_ps(dot[r]);
+    for (int64_t r = 0; r < t.mr; ++r) {
+      float& out = t.out[r * t.out_plane + t.positions];
+      out = t.accumulate ? out + sums[r] : sums[r];
+    }
+  }
+}
+#endif
+
+using TileFunction = void (*)(const Tile&);
+
+// The tile function of a panel of mr (8 or 6) channels and nv vectors (1–3 of 8, 4 of 6).
+TileFunction pick_tile(bool generic, int64_t mr, int64_t nv, bool masked, bool tail) {
+#ifdef RAXC_CONV_X86
+  if (!generic) {
+#define RAXC_TILE(MR, NV)                                                                         \
+  if (mr == MR && nv == NV) {                                                                     \
+    if (tail) return masked ? tile_avx512<MR, NV, true, true> : tile_avx512<MR, NV, false, true>; \
+    return masked ? tile_avx512<MR, NV, true, false> : tile_avx512<MR, NV, false, false>;         \
+  }
+    RAXC_TILE(8, 1)
+    RAXC_TILE(8, 2)
+    RAXC_TILE(8, 3)
+    RAXC_TILE(6, 1)
+    RAXC_TILE(6, 2)
+    RAXC_TILE(6, 3)
+    RAXC_TILE(6, 4)
+#undef RAXC_TILE
+  }
+#endif
+  (void)masked;
+  (void)tail;
+  if (mr == kSmallMR)
+    return nv == 1   ? tile_generic<kSmallMR, 1>
+           : nv == 2 ? tile_generic<kSmallMR, 2>
+           : nv == 3 ? tile_generic<kSmallMR, 3>
+                     : tile_generic<kSmallMR, 4>;
+  return nv == 1 ? tile_generic<kMR, 1> : nv == 2 ? tile_generic<kMR, 2> : tile_generic<kMR, 3>;
+}
+
+// ---------------------------------------------------------------------------- preparation
+
+#ifdef RAXC_CONV_X86
+__attribute__((target("avx512f"))) void every_other_avx512(const float* in, int64_t n, float* dst) {
+  const __m512i evens =
+      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (int64_t j = 0; j < n; j += 16) {
+    int64_t needed = 2 * std::min<int64_t>(16, n - j) - 1;  // floats from in[2j] on
+    auto mask = [](int64_t count) {
+      return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? 0 : __mmask16((1u << count) - 1);
+    };
+    __m512 lo = _mm512_maskz_loadu_ps(mask(needed), in + 2 * j);
+    __m512 hi = _mm512_maskz_loadu_ps(mask(needed - 16), in + 2 * j + 16);
+    _mm512_mask_storeu_ps(dst + j, mask(n - j), _mm512_permutex2var_ps(lo, evens, hi));
+  }
+}
+#endif
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Channels [c0, c1) of the image into a dense source: for each kernel column j and row phase
+// a, the rows a, a + sh, … of the padded image at the output's columns, shifted by j (column
+// ow holds padded column ow·sw + j·dw), so the taps of column j read positions oh·ow + ow.
+void copy_dense(const Plan& p, const float* image, int64_t c0, int64_t c1, float* source) {
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* channel = image + c * p.height * p.width;
+    float* dst = source + c * p.plane;
+    for (int64_t j = 0; j < p.kw; ++j)
+      for (int64_t a = 0; a < p.sh; ++a) {
+        if (!p.phase_rows[static_cast<size_t>(a)]) {
+          dst += p.ph * p.ow;
+          continue;
+        }
+        for (int64_t i = 0; i < p.ph; ++i, dst += p.ow) {
+          int64_t y = i * p.sh + a - p.pt;
+          const float* in = channel + y * p.width;
+          for (int64_t o = 0; o < p.ow; ++o) {
+            int64_t x = o * p.sw + j * p.dw - p.pl;
+            dst[o] = y >= 0 && y < p.height && x >= 0 && x < p.width ? in[x] : 0.f;
+          }
+        }
+      }
+  }
+}
+
+// dst[j] = in[2j] for j < n: the stride-2 phase copy, which as a scalar loop cost 5–8 % of a
+// stride-2 convolution. Loads stop at in[2n − 2], the last element needed.
+void every_other(const float* in, int64_t n, float* dst) {
+#ifdef RAXC_CONV_X86
+  every_other_avx512(in, n, dst);
+#else
+  for (int64_t j = 0; j < n; ++j) dst[j] = in[2 * j];
+#endif
+}
+
+// Channels [c0, c1) of the image (H × W planes) into the source: each zero-padded and split
+// into its sh × sw phases, phase (a, b) holding padded rows a, a + sh, … and columns b, b + sw, …
+void copy_source(const Plan& p, const float* image, int64_t c0, int64_t c1, float* source) {
+  if (p.dense) return copy_dense(p, image, c0, c1, source);
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* channel = image + c * p.height * p.width;
+    float* dst = source + c * p.plane;
+    for (int64_t a = 0; a < p.sh; ++a)
+      for (int64_t b = 0; b < p.sw; ++b) {
+        if (!p.phase_rows[static_cast<size_t>(a)] || !p.phase_columns[static_cast<size_t>(b)]) {
+          dst += p.ph * p.pw;
+          continue;
+        }
+        // Columns j of the phase whose input column j·sw + b − pl is inside the image.
+        int64_t first = p.pl - b <= 0 ? 0 : ceil_div(p.pl - b, p.sw);
+        int64_t end = std::clamp<int64_t>(ceil_div(p.width + p.pl - b, p.sw), first, p.pw);
+        first = std::min(first, end);
+        for (int64_t i = 0; i < p.ph; ++i, dst += p.pw) {
+          int64_t y = i * p.sh + a - p.pt;
+          if (y < 0 || y >= p.height) {
+            std::memset(dst, 0, static_cast<size_t>(p.pw) * sizeof(float));
+            continue;
+          }
+          const float* in = channel + y * p.width + b - p.pl;  // in[j·sw]: column j
+          std::fill(dst, dst + first, 0.f);
+          if (p.sw == 1)
+            std::memcpy(dst + first, in + first, static_cast<size_t>(end - first) * sizeof(float));
+          else if (p.sw == 2 && !p.generic)
+            every_other(in + 2 * first, end - first, dst + first);
+          else
+            for (int64_t j = first; j < end; ++j) dst[j] = in[j * p.sw];
+          std::fill(dst + end, dst + p.pw, 0.f);
+        }
+      }
+  }
+}
+
+// The calling thread's source copy, grown on demand and kept for the thread's life so repeated
+// calls touch no fresh pages.
+float* source_buffer(int64_t floats) {
+  struct Buffer {
+    float* data = nullptr;
+    int64_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buf;
+  if (buf.size < floats) {
+    std::free(buf.data);
+    buf.data = nullptr;
+    buf.size = 0;
+    size_t bytes = (static_cast<size_t>(floats) * 4 + 4095) & ~size_t(4095);
+    buf.data = static_cast<float*>(std::aligned_alloc(4096, bytes));
+    if (!buf.data) throw_error("RX5026", {"(convolution buffer)", "float32"});
+    buf.size = floats;
+  }
+  return buf.data;
+}
+
+// ---------------------------------------------------------------- one group of one image
+
+// The pixel each step (c, i, j) multiplies for the last output (oh − 1, ow − 1), zero in the
+// padding: the operand of the tail's dot products, read from the image.
+void fill_tail(const Plan& p, const float* image, float* tail) {
+  for (int64_t c = 0, s = 0; c < p.channels; ++c)
+    for (int64_t i = 0; i < p.kh; ++i)
+      for (int64_t j = 0; j < p.kw; ++j, ++s) {
+        int64_t y = (p.oh - 1) * p.sh + i * p.dh - p.pt, x = (p.ow - 1) * p.sw + j * p.dw - p.pl;
+        bool inside = y >= 0 && y < p.height && x >= 0 && x < p.width;
+        tail[s] = inside ? image[(c * p.height + y) * p.width + x] : 0.f;
+      }
+}
+
+struct GroupConv {
+  const Plan* plan;
+  const float* image;    // the group's first input channel
+  const float* weights;  // the group's first output channel's weights
+  const float* source;   // what the tiles read: the image itself when plan->in_place, else `copy`
+  float* copy;           // the zero-padded, phase-split copy (unused in place)
+  float* tail;           // per step, the pixel it multiplies for the last position (plan->tail)
+  const int64_t* offsets;
+  float* out;  // the group's first output channel
+  bool generic;
+};
+
+// Tiles [t0, t1) of panel `panel`.
+void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1) {
+  const Plan& p = *g.plan;
+  Tile t;
+  t.k = p.reduction;
+  t.off = g.offsets;
+  t.pw = p.pw;
+  t.ow = p.ow;
+  t.out_plane = p.oh * p.ow;
+  t.mr = std::min(p.mr, p.outputs - panel * p.mr);
+  t.w = g.weights + panel * p.mr * p.reduction;
+  t.ldw = p.reduction;
+  t.out = g.out + panel * p.mr * t.out_plane;
+  t.positions = p.positions - p.tail;
+  const float* weights = t.w;
+  for (int64_t tile = t0; tile < t1; ++tile) {
+    t.q0 = tile * 16 * p.nv;
+    t.x = g.source + t.q0;
+    int64_t nv = std::min(p.nv, ceil_div(t.positions - t.q0, 16));
+    bool masked = t.q0 + 16 * nv > t.positions;
+    bool tail = p.tail && tile == p.tiles - 1;
+    TileFunction run = pick_tile(g.generic, p.mr, nv, masked, tail);
+    // The reduction in blocks, each summed in registers and added to the tile's outputs (in
+    // L1 from the block before): one float32 sum over all of C·KH·KW strayed further from
+    // PyTorch's than the ops suite's tolerance allows (576 terms, as the matmul's 256 do not).
+    for (int64_t s0 = 0; s0 < p.reduction; s0 += p.block) {
+      t.k = std::min(p.block, p.reduction - s0);
+      t.off = g.offsets + s0;
+      t.w = weights + s0;
+      t.tail = tail ? g.tail + s0 : nullptr;
+      t.accumulate = s0 > 0;
+      run(t);
+    }
+  }
+}
+
+// The parallel form: the preparation units (chunks of channels to copy), then the compute
+// units (chunks of tiles of one panel), claimed in order from `next`; a compute unit waits
+// until every preparation unit is done.
+struct Job {
+  const GroupConv* g;
+  int64_t copies = 0, copy_chunk = 1;
+  int64_t chunks = 1, chunk = 1, units = 0;
+  std::atomic<int64_t> next{0}, prepared{0};
+
+  void run(int64_t u) {
+    const GroupConv& gc = *g;
+    const Plan& p = *gc.plan;
+    if (u < copies) {
+      int64_t c0 = u * copy_chunk;
+      copy_source(p, gc.image, c0, std::min(p.channels, c0 + copy_chunk), gc.copy);
+      prepared.fetch_add(1, std::memory_order_release);
+    } else {
+      for (int spins = 0; prepared.load(std::memory_order_acquire) < copies; ++spins) {
+#ifdef RAXC_CONV_X86
+        if (spins < 4096) {
+          _mm_pause();
+          continue;
+        }
+#endif
+        std::this_thread::yield();
+      }
+      int64_t c = u - copies, panel = c / chunks, t0 = c % chunks * chunk;
+      run_tiles(gc, panel, t0, std::min(p.tiles, t0 + chunk));
+    }
+  }
+};
+
+// Nothing here can fail: the buffers were allocated before the job started.
+int32_t run_units(int64_t, int64_t, void* closure) {
+  Job& job = *static_cast<Job*>(closure);
+  for (int64_t u; (u = job.next.fetch_add(1, std::memory_order_relaxed)) < job.units;) job.run(u);
+  return 0;
+}
+
+void run_group(const GroupConv& g, int threads) {
+  const Plan& p = *g.plan;
+  int64_t macs = p.outputs * p.oh * p.ow * p.reduction;
+  Job job;
+  job.g = &g;
+  if (threads > 1 && macs >= kParallelMacs) {
+    if (!p.in_place) {
+      job.copy_chunk = std::max<int64_t>(1, ceil_div(p.channels, 4 * threads));
+      job.copies = ceil_div(p.channels, job.copy_chunk);
+    }
+    // About 8 units per thread, each a run of tiles of one panel.
+    int64_t per_panel = std::max<int64_t>(1, ceil_div(8 * threads, p.panels));
+    job.chunk = ceil_div(p.tiles, std::min(per_panel, p.tiles));
+    job.chunks = ceil_div(p.tiles, job.chunk);
+    job.units = job.copies + p.panels * job.chunks;
+    raxc_parallel_for(0, threads, run_units, &job);
+    return;
+  }
+  if (!p.in_place) copy_source(p, g.image, 0, p.channels, g.copy);
+  for (int64_t panel = 0; panel < p.panels; ++panel) run_tiles(g, panel, 0, p.tiles);
+}
+
+// ---------------------------------------------------------------------------- the packed function
+
+[[noreturn]] void fail(const std::string& message) {
+  throw_error("RX5032", {"raxc.conv2d_nchw_f32: " + message});
+}
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+const Tensor& float32_tensor(const std::vector<Value>& args, size_t i, const char* what) {
+  const TensorPtr* t = i < args.size() ? args[i].tensor() : nullptr;
+  if (!t || !*t) fail(std::string(what) + " must be a tensor");
+  DLDataType d = (*t)->dtype();
+  if (d.code != kDLFloat || d.bits != 32 || d.lanes != 1)
+    fail(std::string(what) + " must be float32, not " + dtype_name(d));
+  return **t;
+}
+
+}  // namespace
+
+Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
+  if (args.size() != 12)
+    fail("expects (x, w, 9 integers, out), got " + std::to_string(args.size()) + " arguments");
+  const Tensor& x = float32_tensor(args, 0, "x");
+  const Tensor& w = float32_tensor(args, 1, "w");
+  const Tensor& out = float32_tensor(args, 11, "out");
+  int64_t at[9];
+  for (size_t i = 0; i < 9; ++i) {
+    const auto* prim = args[2 + i].get_if<Prim>();
+    if (!prim || prim->is_float())
+      fail("argument " + std::to_string(2 + i) + " must be an integer");
+    at[i] = prim->i;
+  }
+  auto [sh, sw, pt, pl, pb, pr, dh, dw, groups] =
+      std::tuple{at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7], at[8]};
+  if (x.ndim() != 4 || w.ndim() != 4 || out.ndim() != 4 || groups <= 0 || sh <= 0 || sw <= 0 ||
+      dh <= 0 || dw <= 0 || pt < 0 || pl < 0 || pb < 0 || pr < 0)
+    fail("x " + shape_text(x.shape()) + ", w " + shape_text(w.shape()) +
+         ": 4-d operands, positive strides, dilations and groups and no negative padding "
+         "expected");
+  const auto &xs = x.shape(), &ws = w.shape();
+  int64_t images = xs[0], channels = xs[1], outputs = ws[0];
+  Plan p{};
+  p.channels = ws[1];
+  p.outputs = groups > 0 ? outputs / groups : 0;
+  p.height = xs[2];
+  p.width = xs[3];
+  p.kh = ws[2];
+  p.kw = ws[3];
+  std::tie(p.sh, p.sw, p.pt, p.pl, p.dh, p.dw) = std::tuple{sh, sw, pt, pl, dh, dw};
+  int64_t hp = p.height + pt + pb, wp = p.width + pl + pr;
+  p.oh = (hp - dh * (p.kh - 1) - 1) / sh + 1;
+  p.ow = (wp - dw * (p.kw - 1) - 1) / sw + 1;
+  std::vector<int64_t> expected{images, outputs, p.oh, p.ow};
+  if (channels != p.channels * groups || outputs % groups != 0 || out.shape() != expected)
+    fail("x " + shape_text(xs) + " and w " + shape_text(ws) + " do not give the output " +
+         shape_text(out.shape()));
+  if (out.numel() == 0) return Value{Tuple{}};
+  const float* xp = x.data_as<float>();
+  const float* wt = w.data_as<float>();
+  float* op = out.data_as<float>();
+  int64_t in_size = p.height * p.width, out_size = p.oh * p.ow;
+  if (p.channels == 0 || p.kh == 0 || p.kw == 0) {  // an empty sum
+    std::memset(op, 0, static_cast<size_t>(out.numel()) * sizeof(float));
+    return Value{Tuple{}};
+  }
+
+  bool pointwise =
+      p.kh == 1 && p.kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0;
+  if (path == Conv2dPath::kGemm && pointwise) {
+    for (int64_t image = 0; image < images; ++image)
+      for (int64_t g = 0; g < groups; ++g)
+        multiply_f32(
+            wt + g * p.outputs * p.channels, xp + (image * channels + g * p.channels) * in_size,
+            op + (image * outputs + g * p.outputs) * out_size, p.outputs, in_size, p.channels);
+    return Value{Tuple{}};
+  }
+
+  bool generic = path == Conv2dPath::kDirectGeneric || matmul_uses_generic_kernel();
+#ifndef RAXC_CONV_X86
+  generic = true;
+#endif
+  p.generic = generic;
+  p.in_place = pt == 0 && pl == 0 && pb == 0 && pr == 0 && sh == 1 && sw == 1;
+  // A dense source (rows of the output's width, one copy per kernel column) throws no position
+  // away, but costs KW copies of the image: only when it saves a sixth of the vectors (7×7:
+  // 3 and a tail, not 4; 14×14 saves 1 of 14, not worth its copy).
+  int64_t wide = vectors_of((p.oh - 1) * ceil_div(wp, sw) + p.ow, false);
+  p.dense = !p.in_place && 6 * vectors_of(p.oh * p.ow, true) <= 5 * wide;
+  p.ph = p.in_place ? p.height : ceil_div(hp, sh);
+  p.pw = p.in_place ? p.width : p.dense ? p.ow : ceil_div(wp, sw);
+  p.plane = p.dense ? p.kw * sh * p.ph * p.ow : sh * sw * p.ph * p.pw;
+  p.positions = (p.oh - 1) * p.pw + p.ow;
+  p.reduction = p.channels * p.kh * p.kw;
+  p.tail = p.pw == p.ow && p.positions > 16 && p.positions % 16 == 1 ? 1 : 0;
+  int64_t vectors = p.positions - p.tail;  // positions computed in vectors
+  bool small = p.tail || (vectors > 16 * kMaxNV && vectors <= 16 * kSmallNV);
+  p.mr = small ? kSmallMR : kMR;
+  p.nv = small && !p.tail ? kSmallNV : kMaxNV;
+  p.panels = ceil_div(p.outputs, p.mr);
+  p.tiles = ceil_div(vectors, 16 * p.nv);
+  int64_t taps = p.kh * p.kw;
+  int64_t blocks = ceil_div(p.channels * taps, std::max(kBlockSteps, taps));
+  p.block = ceil_div(p.channels, blocks) * taps;
+
+  p.phase_rows.assign(static_cast<size_t>(sh), false);
+  p.phase_columns.assign(static_cast<size_t>(sw), false);
+  for (int64_t i = 0; i < p.kh; ++i) p.phase_rows[static_cast<size_t>(dh * i % sh)] = true;
+  for (int64_t j = 0; j < p.kw; ++j) p.phase_columns[static_cast<size_t>(dw * j % sw)] = true;
+  // Where step (c, i, j) reads: channel c, phase ((dh·i) mod sh, (dw·j) mod sw), shifted by
+  // ((dh·i) div sh) rows and ((dw·j) div sw) columns; in a dense source, copy j, row phase
+  // (dh·i) mod sh, shifted by rows only.
+  std::vector<int64_t> offsets(static_cast<size_t>(p.reduction));
+  for (int64_t c = 0, s = 0; c < p.channels; ++c)
+    for (int64_t i = 0; i < p.kh; ++i)
+      for (int64_t j = 0; j < p.kw; ++j, ++s) {
+        int64_t row = dh * i / sh * p.pw;
+        offsets[static_cast<size_t>(s)] =
+            p.dense ? c * p.plane + (j * sh + dh * i % sh) * p.ph * p.ow + row
+                    : c * p.plane + ((dh * i % sh) * sw + dw * j % sw) * p.ph * p.pw + row +
+                          dw * j / sw;
+      }
+  // The source copy, then the tail's pixels.
+  int64_t copy_size = p.in_place ? 0 : p.channels * p.plane;
+  float* buffer = source_buffer(copy_size + p.tail * p.reduction);
+  int threads = raxc_num_threads();
+  for (int64_t image = 0; image < images; ++image)
+    for (int64_t g = 0; g < groups; ++g) {
+      GroupConv gc;
+      gc.plan = &p;
+      gc.image = xp + (image * channels + g * p.channels) * in_size;
+      gc.weights = wt + g * p.outputs * p.reduction;
+      gc.source = p.in_place ? gc.image : buffer;
+      gc.copy = buffer;
+      gc.tail = buffer + copy_size;
+      if (p.tail) fill_tail(p, gc.image, gc.tail);
+      gc.offsets = offsets.data();
+      gc.out = op + (image * outputs + g * p.outputs) * out_size;
+      gc.generic = generic;
+      run_group(gc, threads);
+    }
+  return Value{Tuple{}};
+}
+
+std::vector<std::pair<const char*, PackedFunction>> conv2d_builtins() {
+  return {{"raxc.conv2d_nchw_f32", [](const std::vector<Value>& args) {
+             return conv2d_nchw_f32(args, Conv2dPath::kAuto);
+           }}};
+}
+
+}  // namespace raxc::runtime

@@ -1,0 +1,26 @@
+// The float32 convolution kernel of the runtime (conv2d.cpp), "raxc.conv2d_nchw_f32", with the
+// choice of implementation open so tests can run each one on any machine.
+#pragma once
+#include <utility>
+#include <vector>
+
+#include "backend/runtime/packed.h"
+#include "backend/runtime/value.h"
+
+namespace raxc::runtime {
+
+enum class Conv2dPath {
+  kAuto,           // what the packed function does: the fastest for the shape and the CPU
+  kDirectAvx512,   // the direct kernel, AVX-512 tiles (the portable ones on other CPUs)
+  kDirectGeneric,  // the direct kernel, portable tiles
+  kGemm,           // a 1×1, stride-1, unpadded convolution as one matmul per image and group
+                   // (other shapes take the direct kernel); measured no faster, kept to compare
+};
+
+// "raxc.conv2d_nchw_f32"(x, w, stride_h, stride_w, pad_top, pad_left, pad_bottom, pad_right,
+// dilation_h, dilation_w, groups, out) through `path`.
+Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path);
+
+std::vector<std::pair<const char*, PackedFunction>> conv2d_builtins();
+
+}  // namespace raxc::runtime

@@ -1,0 +1,195 @@
+// The float32 convolution kernel (backend/runtime/conv2d.cpp) against a float64 convolution:
+// each of its paths (AVX-512 and portable tiles, the 1×1 product on the matmul kernel) on
+// shapes that reach every edge of the direct kernel: a last run of positions shorter than a
+// tile, output channels not a multiple of a panel, padding on each side, stride 2 (the phase
+// split), rows narrower than a vector, dilation, groups, batches, a reduction in several blocks,
+// one thread and two.
+#include "backend/runtime/conv2d.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "backend/runtime/error.h"
+#include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/tensor.h"
+
+using namespace raxc;
+using runtime::Conv2dPath;
+
+namespace {
+
+const DLDataType kF32{kDLFloat, 32, 1};
+
+struct Shape {
+  int64_t images, channels, height, width, outputs, kh, kw;
+  int64_t sh = 1, sw = 1, pt = 0, pl = 0, pb = 0, pr = 0, dh = 1, dw = 1, groups = 1;
+  int64_t oh() const { return (height + pt + pb - dh * (kh - 1) - 1) / sh + 1; }
+  int64_t ow() const { return (width + pl + pr - dw * (kw - 1) - 1) / sw + 1; }
+};
+
+runtime::TensorPtr random_tensor(std::vector<int64_t> shape, std::mt19937& rng) {
+  auto t = runtime::Tensor::empty(std::move(shape), kF32);
+  REQUIRE(t);
+  std::uniform_real_distribution<float> draw(-1, 1);
+  for (int64_t i = 0; i < t->numel(); ++i) t->data_as<float>()[i] = draw(rng);
+  return t;
+}
+
+runtime::Value integer(int64_t v) { return runtime::Value(runtime::Prim{{kDLInt, 64, 1}, v, 0}); }
+
+// Output elements off the float64 convolution by more than float32 rounding allows (an
+// element never written stays NaN and counts).
+int wrong_elements(const Shape& s, const float* x, const float* w, const float* out) {
+  int64_t cg = s.channels / s.groups, og = s.outputs / s.groups, oh = s.oh(), ow = s.ow();
+  double tolerance = 1e-4 * (1 + std::sqrt(double(cg * s.kh * s.kw)));
+  int bad = 0;
+  for (int64_t n = 0; n < s.images; ++n)
+    for (int64_t o = 0; o < s.outputs; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t z = 0; z < ow; ++z) {
+          double want = 0;
+          int64_t g = o / og;
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t i = 0; i < s.kh; ++i)
+              for (int64_t j = 0; j < s.kw; ++j) {
+                int64_t iy = y * s.sh + i * s.dh - s.pt, iz = z * s.sw + j * s.dw - s.pl;
+                if (iy < 0 || iy >= s.height || iz < 0 || iz >= s.width) continue;
+                want += double(x[((n * s.channels + g * cg + c) * s.height + iy) * s.width + iz]) *
+                        w[((o * cg + c) * s.kh + i) * s.kw + j];
+              }
+          double got = out[((n * s.outputs + o) * oh + y) * ow + z];
+          if (!(std::fabs(got - want) <= tolerance)) ++bad;
+        }
+  return bad;
+}
+
+// Runs `s` through `path` (twice: a second call reuses the kept buffers) and counts the wrong
+// elements of both results.
+int check(const Shape& s, Conv2dPath path, std::mt19937& rng) {
+  auto x = random_tensor({s.images, s.channels, s.height, s.width}, rng);
+  auto w = random_tensor({s.outputs, s.channels / s.groups, s.kh, s.kw}, rng);
+  int bad = 0;
+  for (int round = 0; round < 2; ++round) {
+    auto out = runtime::Tensor::empty({s.images, s.outputs, s.oh(), s.ow()}, kF32);
+    REQUIRE(out);
+    for (int64_t i = 0; i < out->numel(); ++i)
+      out->data_as<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<runtime::Value> args{runtime::Value(x), runtime::Value(w), integer(s.sh),
+                                     integer(s.sw),     integer(s.pt),     integer(s.pl),
+                                     integer(s.pb),     integer(s.pr),     integer(s.dh),
+                                     integer(s.dw),     integer(s.groups), runtime::Value(out)};
+    runtime::conv2d_nchw_f32(args, path);
+    bad += wrong_elements(s, x->data_as<float>(), w->data_as<float>(), out->data_as<float>());
+  }
+  return bad;
+}
+
+Shape shape(int64_t images, int64_t channels, int64_t size, int64_t outputs, int64_t k,
+            int64_t stride, int64_t pad) {
+  Shape s{images, channels, size, size, outputs, k, k};
+  s.sh = s.sw = stride;
+  s.pt = s.pl = s.pb = s.pr = pad;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("conv2d direct kernel: every edge against a float64 convolution", "[backend]") {
+  std::vector<std::pair<std::string, Shape>> shapes;
+  // 3×3, padding 1: 958 positions (rows of 32, 30 outputs each), the last tile 46 of 48;
+  // 20 output channels, the last panel 4 of 8; 288 steps, two blocks of the reduction.
+  shapes.push_back({"3x3 pad 1", shape(1, 32, 30, 20, 3, 1, 1)});
+  // Stride 2: the source split into 2×2 phases; two images. A 7×7 output reads a dense source
+  // (a copy per kernel column) instead.
+  shapes.push_back({"3x3 stride 2", shape(2, 12, 41, 16, 3, 2, 1)});
+  shapes.push_back({"3x3 stride 2, dense", shape(2, 12, 13, 16, 3, 2, 1)});
+  // 1×1, no padding: the image read in place, the last tile's loads masked (196 positions).
+  shapes.push_back({"1x1 in place", shape(1, 24, 14, 13, 1, 1, 0)});
+  // 7×7 stride 2, padding 3, 3 channels (ResNet's first layer).
+  shapes.push_back({"7x7 stride 2", shape(1, 3, 40, 8, 7, 2, 3)});
+  // 7² outputs, dense: 48 positions in vectors and the 49th as dot products (the tail), panels
+  // of 6 channels, the last of 3. 9² = 81: the tail beside the second tile. 8² = 64: one tile
+  // of 6 × 4 vectors. 1×1 on 7², in place: the tail without a copy.
+  shapes.push_back({"7x7 image, tail", shape(1, 40, 7, 33, 3, 1, 1)});
+  shapes.push_back({"9x9 image, tail", shape(1, 9, 9, 7, 3, 1, 1)});
+  shapes.push_back({"8x8 image", shape(1, 20, 8, 13, 3, 1, 1)});
+  shapes.push_back({"1x1 on 7x7, tail in place", shape(1, 33, 7, 14, 1, 1, 0)});
+  // Dense with dilation 2 along the rows: copy j holds padded columns ow + 2j.
+  Shape dilated = shape(1, 5, 7, 6, 3, 1, 1);
+  std::tie(dilated.dw, dilated.pl, dilated.pr) = std::tuple{2, 2, 2};
+  shapes.push_back({"7x7 image, dilated", dilated});
+  // Asymmetric padding, strides (1, 2), dilation (2, 1), 2 groups.
+  Shape odd{1, 6, 11, 13, 10, 3, 2};
+  std::tie(odd.sh, odd.sw, odd.pt, odd.pl, odd.pb, odd.pr, odd.dh, odd.dw, odd.groups) =
+      std::tuple{1, 2, 0, 1, 2, 0, 2, 1, 2};
+  shapes.push_back({"asymmetric, dilated, grouped", odd});
+  odd.width = 40;  // output 20 wide: the padded, phase-split source
+  shapes.push_back({"asymmetric, dilated, grouped, wide", odd});
+  // Rows narrower than a vector (a vector's 16 positions cross up to 17 rows), stride 3.
+  Shape narrow{2, 5, 23, 2, 9, 3, 1};
+  std::tie(narrow.sh, narrow.pt, narrow.pb, narrow.pl, narrow.pr) = std::tuple{3, 1, 2, 0, 0};
+  shapes.push_back({"narrow rows", narrow});
+  // Depthwise (a group per channel), 3 images.
+  Shape depthwise = shape(3, 8, 9, 8, 3, 1, 1);
+  depthwise.groups = 8;
+  shapes.push_back({"depthwise", depthwise});
+  // 1×1 with stride 2 (ResNet's projections): only phase (0, 0) is copied; a 2×2 kernel with
+  // stride 3 reads phases 0 and 1 of 3.
+  shapes.push_back({"1x1 stride 2", shape(2, 10, 15, 11, 1, 2, 0)});
+  shapes.push_back({"2x2 stride 3", shape(1, 6, 17, 5, 2, 3, 1)});
+  // An output of one position.
+  shapes.push_back({"one position", shape(1, 7, 3, 9, 3, 1, 0)});
+
+  std::mt19937 rng(21);
+  for (int threads : {1, 2}) {
+    raxc_set_num_threads(threads);
+    for (Conv2dPath path : {Conv2dPath::kDirectAvx512, Conv2dPath::kDirectGeneric,
+                            Conv2dPath::kGemm, Conv2dPath::kAuto})
+      for (const auto& [name, s] : shapes) {
+        CAPTURE(name, int(path), threads);
+        CHECK(check(s, path, rng) == 0);
+      }
+  }
+  raxc_set_num_threads(0);
+}
+
+TEST_CASE("conv2d direct kernel on 2 threads: the source copied by units, then tiles",
+          "[backend]") {
+  // Above the kernel's threshold for threads (8M multiply-adds per image): the source copy's
+  // channel chunks are units the threads share, then the tiles wait for them.
+  std::vector<std::pair<std::string, Shape>> shapes = {
+      {"3x3 pad 1", shape(1, 64, 32, 72, 3, 1, 1)},
+      {"3x3 stride 2", shape(2, 64, 36, 60, 3, 2, 1)},
+      {"1x1", shape(1, 128, 28, 100, 1, 1, 0)},
+      {"7x7 image, tail", shape(1, 256, 7, 260, 3, 1, 1)},
+      {"3x3 stride 2 to 7x7, dense", shape(1, 256, 14, 128, 3, 2, 1)}};
+  std::mt19937 rng(22);
+  raxc_set_num_threads(2);
+  for (Conv2dPath path : {Conv2dPath::kDirectAvx512, Conv2dPath::kDirectGeneric, Conv2dPath::kAuto})
+    for (const auto& [name, s] : shapes) {
+      CAPTURE(name, int(path));
+      CHECK(check(s, path, rng) == 0);
+    }
+  raxc_set_num_threads(0);
+}
+
+TEST_CASE("conv2d: operands that do not match are RX5032", "[backend]") {
+  std::mt19937 rng(23);
+  auto x = random_tensor({1, 4, 5, 5}, rng), w = random_tensor({3, 4, 3, 3}, rng);
+  auto out = runtime::Tensor::empty({1, 3, 4, 4}, kF32);  // 3×3 on 5×5 gives 3×3
+  std::vector<runtime::Value> args{runtime::Value(x), runtime::Value(w), integer(1),
+                                   integer(1),        integer(0),        integer(0),
+                                   integer(0),        integer(0),        integer(1),
+                                   integer(1),        integer(1),        runtime::Value(out)};
+  try {
+    runtime::conv2d_nchw_f32(args, Conv2dPath::kAuto);
+    FAIL("no error");
+  } catch (const runtime::RuntimeError& e) {
+    CHECK(e.code == "RX5032");
+  }
+}
