@@ -193,6 +193,16 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void tile_step(
 // kMasked: the tile runs past the last position, so its pixels are loaded through masks (the
 // source may end there). kTail: the tile also computes position t.positions as MR dot products
 // of the weight rows with t.tail, 16 steps per FMA.
+// The sum of a vector's 16 lanes, added in pairs as _mm512_reduce_add_ps does; written out
+// because GCC 12 reports that intrinsic's internal undefined vector as uninitialized (-Werror).
+__attribute__((target("avx512f"), always_inline)) inline float lane_sum(__m512 v) {
+  alignas(64) float lane[16];
+  _mm512_store_ps(lane, v);
+  for (int width = 8; width > 0; width /= 2)
+    for (int i = 0; i < width; ++i) lane[i] += lane[i + width];
+  return lane[0];
+}
+
 template <int MR, int NV, bool kMasked, bool kTail>
 __attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
   // Every loop over channels and vectors is unrolled: at -O2 GCC keeps the arrays of a loop it
@@ -267,7 +277,7 @@ __attribute__((target("avx512f,fma"))) void tile_avx512(const Tile& t) {
   if constexpr (kTail) {
     alignas(64) float sums[MR];
 #pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) sums[r] = _mm512_reduce_add_ps(dot[r]);
+    for (int r = 0; r < MR; ++r) sums[r] = lane_sum(dot[r]);
     for (int64_t r = 0; r < t.mr; ++r) {
       float& out = t.out[r * t.out_plane + t.positions];
       out = t.accumulate ? out + sums[r] : sums[r];
