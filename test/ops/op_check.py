@@ -536,40 +536,6 @@ for family in ("matmul", "matmul_portable"):
         call = "R.linear(x, w, b)" if len(inputs) == 3 else "R.linear(x, w)"
         case(family, call, inputs, linear64, sym=sym, reduction=True)
 
-# Fused epilogues (backend/fuse/epilogue.cpp → "raxc.matmul_bias_gelu_f32" and the like): the
-# product and the kernels after it run as one packed call, here on both micro-kernels (the
-# portable one applies them with scalar code): a bias and GELU on a partial tile, a bias, ReLU
-# and a residual past MC, KC and NC, and a scalar's scale on a batch (attention's 1/√d).
-def epilogue64(scale=False, bias=False, act=None, residual=False):
-    def ref(a, b, *rest):
-        rest = list(rest)
-        y = np.matmul(a.astype(np.float64), b.astype(np.float64))
-        if scale:
-            y = y * rest.pop(0)
-        if bias:
-            y = y + rest.pop(0)
-        if act == "gelu":
-            y = F.gelu(torch.from_numpy(y)).numpy()
-        if act == "relu":
-            y = np.maximum(y, 0)
-        if residual:
-            y = y + rest.pop(0)
-        return y.astype(np.float32)
-    return ref
-
-
-for family in ("matmul", "matmul_portable"):
-    case(family, "R.nn.gelu(R.add(R.matmul(a, b), c))",
-         [T("a", (13, 300)), T("b", (300, 70)), T("c", (70,))], epilogue64(bias=True, act="gelu"),
-         reduction=True)
-    case(family, "R.add(R.nn.relu(R.add(c, R.matmul(a, b))), d)",
-         [T("a", (130, 300)), T("b", (300, 1030)), T("c", (1030,)), T("d", (130, 1030))],
-         epilogue64(bias=True, act="relu", residual=True), reduction=True)
-    case(family, "R.multiply(R.matmul(a, b), s)",
-         [T("a", (3, 20, 64)), T("b", (3, 64, 20)), T("s", ())], epilogue64(scale=True),
-         reduction=True)
-
-
 def conv_nd(x, w, strides=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv1d/2d/3d over NC... / OI... (symmetric padding per axis)."""
     fn = [None, F.conv1d, F.conv2d, F.conv3d][x.ndim - 2]
@@ -1682,7 +1648,44 @@ def compare(label, c, got, want):
 
 
 # Environment of a family's raxc processes: the portable matmul micro-kernel for its family.
-FAMILY_ENV = {"matmul_portable": {"RAXC_MATMUL_GENERIC": "1"}}
+# Fused epilogues (backend/fuse/epilogue.cpp → "raxc.matmul_bias_gelu_f32" and the like): the
+# product and the kernels after it run as one packed call, here on both micro-kernels (the
+# portable one applies them with scalar code): a bias and GELU on a partial tile, a bias, ReLU
+# and a residual past MC, KC and NC, and a scalar's scale on a batch (attention's 1/√d). Their
+# own families, defined last: the inputs are drawn from one generator in family order, so
+# cases added to an earlier family would change every later family's inputs.
+def epilogue64(scale=False, bias=False, act=None, residual=False):
+    def ref(a, b, *rest):
+        rest = list(rest)
+        y = np.matmul(a.astype(np.float64), b.astype(np.float64))
+        if scale:
+            y = y * rest.pop(0)
+        if bias:
+            y = y + rest.pop(0)
+        if act == "gelu":
+            y = F.gelu(torch.from_numpy(y)).numpy()
+        if act == "relu":
+            y = np.maximum(y, 0)
+        if residual:
+            y = y + rest.pop(0)
+        return y.astype(np.float32)
+    return ref
+
+
+for family in ("matmul_epilogue", "matmul_epilogue_portable"):
+    case(family, "R.nn.gelu(R.add(R.matmul(a, b), c))",
+         [T("a", (13, 300)), T("b", (300, 70)), T("c", (70,))], epilogue64(bias=True, act="gelu"),
+         reduction=True)
+    case(family, "R.add(R.nn.relu(R.add(c, R.matmul(a, b))), d)",
+         [T("a", (130, 300)), T("b", (300, 1030)), T("c", (1030,)), T("d", (130, 1030))],
+         epilogue64(bias=True, act="relu", residual=True), reduction=True)
+    case(family, "R.multiply(R.matmul(a, b), s)",
+         [T("a", (3, 20, 64)), T("b", (3, 64, 20)), T("s", ())], epilogue64(scale=True),
+         reduction=True)
+
+
+FAMILY_ENV = {"matmul_portable": {"RAXC_MATMUL_GENERIC": "1"},
+              "matmul_epilogue_portable": {"RAXC_MATMUL_GENERIC": "1"}}
 
 
 def family_env(family):
