@@ -304,19 +304,9 @@ class Pass {
 
  private:
   const ir::Function* rewrite(const ir::Function* f) {
-    UseCounts uses(f);
-    std::vector<const ir::BindingBlock*> blocks;
-    bool changed = false;
-    for (const ir::BindingBlock* block : f->body->blocks) {
-      const ir::BindingBlock* b = rewrite(block, uses);
-      changed |= b != block;
-      blocks.push_back(b);
-    }
-    if (!changed) return f;
-    auto* body = arena_.make<ir::SeqExpr>(std::move(blocks), f->body->body, f->body->span);
-    auto* copy = arena_.make<ir::Function>(*f);
-    copy->body = body;
-    return copy;
+    return fusion::rewrite_blocks(f, arena_, [&](const ir::BindingBlock* b, const UseCounts& uses) {
+      return rewrite(b, uses);
+    });
   }
 
   const ir::BindingBlock* rewrite(const ir::BindingBlock* block, const UseCounts& uses) {

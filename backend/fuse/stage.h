@@ -51,4 +51,23 @@ class UseCounts : public ir::Visitor {
   std::unordered_map<const ir::Var*, size_t> counts_;
 };
 
+// `f` with each of its binding blocks replaced by `rewrite(block, uses)` (new nodes in
+// `arena`), or `f` itself when no block changed: the walk both fusion passes share.
+template <class RewriteBlock>
+const ir::Function* rewrite_blocks(const ir::Function* f, ir::Arena& arena,
+                                   RewriteBlock&& rewrite) {
+  UseCounts uses(f);
+  std::vector<const ir::BindingBlock*> blocks;
+  bool changed = false;
+  for (const ir::BindingBlock* block : f->body->blocks) {
+    const ir::BindingBlock* b = rewrite(block, uses);
+    changed |= b != block;
+    blocks.push_back(b);
+  }
+  if (!changed) return f;
+  auto* copy = arena.make<ir::Function>(*f);
+  copy->body = arena.make<ir::SeqExpr>(std::move(blocks), f->body->body, f->body->span);
+  return copy;
+}
+
 }  // namespace raxc::backend::fusion
