@@ -168,14 +168,7 @@ class EpiloguePass {
       : m_(lowered.module), arena_(*lowered.module.arena) {}
 
   size_t run() {
-    for (ir::GlobalDef& g : m_.globals)
-      if (const ir::Function* f = g.function()) {
-        const ir::Function* fused = rewrite(f);
-        if (fused != f) {
-          g.value = fused;
-          g.arena = m_.arena;
-        }
-      }
+    fusion::rewrite_functions(m_, [&](const ir::Function* f) { return rewrite(f); });
     return fused_;
   }
 

@@ -283,14 +283,7 @@ class Pass {
   }
 
   FuseStats run() {
-    for (ir::GlobalDef& g : m_.globals)
-      if (const ir::Function* f = g.function()) {
-        const ir::Function* fused = rewrite(f);
-        if (fused != f) {
-          g.value = fused;
-          g.arena = m_.arena;
-        }
-      }
+    fusion::rewrite_functions(m_, [&](const ir::Function* f) { return rewrite(f); });
     for (auto& [name, f] : made_)
       m_.globals.push_back({arena_.make<ir::GlobalVar>(name), f, m_.arena, {}});
     // Kernels only the folded calls used are not compiled.

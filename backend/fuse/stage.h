@@ -51,6 +51,20 @@ class UseCounts : public ir::Visitor {
   std::unordered_map<const ir::Var*, size_t> counts_;
 };
 
+// Replaces each Relax function of `module` by `rewrite(f)` where that is a new function (its
+// nodes in the module's arena): the walk over the globals both fusion passes share.
+template <class Rewrite>
+void rewrite_functions(ir::IRModule& module, Rewrite&& rewrite) {
+  for (ir::GlobalDef& g : module.globals)
+    if (const ir::Function* f = g.function()) {
+      const ir::Function* fused = rewrite(f);
+      if (fused != f) {
+        g.value = fused;
+        g.arena = module.arena;
+      }
+    }
+}
+
 // `f` with each of its binding blocks replaced by `rewrite(block, uses)` (new nodes in
 // `arena`), or `f` itself when no block changed: the walk both fusion passes share.
 template <class RewriteBlock>
