@@ -816,9 +816,13 @@ int32_t run_units(int64_t, int64_t, void* closure) {
   return 0;
 }
 
-struct PooledFree {
-  size_t bytes;
-  void operator()(void* p) const { free_storage(p, bytes); }
+// Gives a pooled block back when a product ends (or throws).
+struct PooledBuffer {
+  PooledBlock block;
+  explicit PooledBuffer(size_t bytes) : block(allocate_storage(bytes)) {}
+  PooledBuffer(const PooledBuffer&) = delete;
+  PooledBuffer& operator=(const PooledBuffer&) = delete;
+  ~PooledBuffer() { free_storage(block); }
 };
 
 [[noreturn]] void out_of_memory() { throw_error("RX5026", {"(packing buffer)", "float32"}); }
@@ -844,10 +848,9 @@ void split_product(Job& job, const Gemm& g, int threads) {
   // The two blocks of B are pooled memory held only for this product: per-thread buffers
   // would not be shared, and a kept one would hold the largest block for the process's life.
   size_t block = static_cast<size_t>(st.kcb * st.ncb), buffers = st.count > 1 ? 2 : 1;
-  size_t bytes = buffers * block * sizeof(float);
-  std::unique_ptr<void, PooledFree> packed(allocate_storage(bytes), PooledFree{bytes});
-  if (!packed) out_of_memory();
-  st.buffer[0] = static_cast<float*>(packed.get());
+  PooledBuffer packed(buffers * block * sizeof(float));
+  if (!packed.block.data) out_of_memory();
+  st.buffer[0] = static_cast<float*>(packed.block.data);
   st.buffer[1] = st.buffer[0] + (buffers - 1) * block;
   job.phase = Job::kSteps;
   job.units = st.count * st.per_step();

@@ -3,7 +3,9 @@
 // never unwinds.
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "backend/runtime/error.h"
 #include "backend/runtime/raxc_runtime.h"
@@ -41,27 +43,49 @@ extern "C" int32_t raxc_fail(const RaxcErrorSite* site, int64_t v0, int64_t v1, 
 }
 
 // A workspace is pooled memory like a tensor's (a softmax's full-size intermediate would
-// otherwise fragment malloc's heap and grow the process with every call); its size sits in a
-// header of one alignment unit before it, for the free.
+// otherwise fragment malloc's heap and grow the process with every call), of exactly the size
+// asked for rounded to the alignment, so that it takes the same blocks as tensors of its shape
+// (a size header before it made a 768 KiB workspace a block of 772 KiB, a size no tensor
+// frees). The pool's block may be larger than asked: its size is kept here for the free.
+namespace {
+struct Workspaces {
+  std::mutex mutex;
+  std::unordered_map<void*, size_t> block_bytes;
+};
+Workspaces& workspaces() {
+  static Workspaces* w = new Workspaces();  // never destroyed: kernels may run during exit()
+  return *w;
+}
+}  // namespace
+
 extern "C" void* raxc_workspace_alloc(int64_t nbytes, const RaxcErrorSite* site) {
-  constexpr int64_t kHeader = raxc::runtime::kAllocAlignment;
-  void* p = nullptr;
+  constexpr int64_t kAlign = raxc::runtime::kAllocAlignment;
   if (nbytes >= 0 && nbytes <= raxc::runtime::allocation_limit()) {
-    size_t size = static_cast<size_t>(nbytes + kHeader + kHeader - 1) / kHeader * kHeader;
-    p = raxc::runtime::allocate_storage(size);
-    if (p) {
-      *static_cast<size_t*>(p) = size;
-      p = static_cast<char*>(p) + kHeader;
+    size_t size = static_cast<size_t>(nbytes + kAlign - 1) / kAlign * kAlign;
+    raxc::runtime::PooledBlock block = raxc::runtime::allocate_storage(size);
+    if (block.data) {
+      Workspaces& w = workspaces();
+      std::lock_guard<std::mutex> lock(w.mutex);
+      w.block_bytes.emplace(block.data, block.bytes);
+      return block.data;
     }
   }
-  if (!p) raxc_fail(site, nbytes, 0, 0);
-  return p;
+  raxc_fail(site, nbytes, 0, 0);
+  return nullptr;
 }
 
 extern "C" void raxc_workspace_free(void* ptr) {
   if (!ptr) return;
-  void* block = static_cast<char*>(ptr) - raxc::runtime::kAllocAlignment;
-  raxc::runtime::free_storage(block, *static_cast<size_t*>(block));
+  raxc::runtime::PooledBlock block{ptr, 0};
+  {
+    Workspaces& w = workspaces();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    auto it = w.block_bytes.find(ptr);
+    if (it == w.block_bytes.end()) return;  // not a workspace: nothing of ours to give back
+    block.bytes = it->second;
+    w.block_bytes.erase(it);
+  }
+  raxc::runtime::free_storage(block);
 }
 
 extern "C" const char* raxc_last_error(void) {

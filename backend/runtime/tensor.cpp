@@ -3,15 +3,16 @@
 // Large tensors (256 KiB and up) are mapped from the system and, once freed, kept in a small
 // cache: touching fresh pages costs 10–22 µs per 4 KiB on our VMs
 // (../shared/research/backend.md §2.4) — for a 1024×1024 float32 result, milliseconds per call,
-// as long as the matmul itself. A freed block of the same rounded size is reused
-// (zero-filled again unless the caller writes it whole); blocks of 2 MiB and up are 2 MiB aligned
-// and advised as transparent huge pages, which makes their first touch 20–40× cheaper.
+// as long as the matmul itself. A freed block of the same rounded size, or up to twice it, is
+// reused (zero-filled again unless the caller writes it whole); blocks of 2 MiB and up are 2 MiB
+// aligned and advised as transparent huge pages, which makes their first touch 20–40× cheaper.
 //
-// The cache never raises the process's peak: a block is only taken from the system while the
-// bytes handed out plus those cached stay within the most ever handed out at once (the high-water
-// mark); cached blocks of other sizes are returned to the system first. Without that bound a
-// network's peak held every size it had freed (the transformer block's at twice its live
-// tensors). At most kCacheBytes stay cached.
+// The cache raises the process's peak by a bounded margin: a block is only taken from the
+// system while the bytes handed out plus those cached stay within the most ever handed out at
+// once (the high-water mark) and a margin (pool_bound); cached blocks are returned to the
+// system first, largest first. Without a bound a network's peak held every size it had freed
+// (the transformer block's at twice its live tensors); without the margin it faulted pages in
+// on every call. At most kCacheBytes stay cached.
 #include "backend/runtime/tensor.h"
 
 #include <sys/mman.h>
@@ -107,6 +108,8 @@ struct BlockCache {
   size_t handed_out = 0;                     // bytes of pooled blocks in use
   size_t high_water = 0;                     // the most ever in use at once
   size_t peak = 0;                           // the most in use since reset_pool_peak
+  size_t largest = 0;                        // the largest block ever handed out
+  size_t mapped = 0;                         // blocks ever taken from the system
 };
 
 BlockCache& block_cache() {
@@ -139,21 +142,36 @@ size_t block_size(size_t bytes) {
   return (bytes + 4095) / 4096 * 4096;
 }
 
-// A cached block of exactly `bytes`, or null. The most recently freed one: its pages are the
-// likeliest still in the CPU's caches.
-void* take_cached(BlockCache& c, size_t bytes) {
-  auto it = c.free_blocks.upper_bound(bytes);
-  if (it == c.free_blocks.begin() || (--it)->first != bytes) return nullptr;
+// The cached block that best fits `bytes` (the smallest of at least `bytes`, the most recently
+// freed of that size: its pages are the likeliest still in the CPU's caches), or null. A block
+// up to twice the size serves: a model's intermediates come in a few sizes, and asking for an
+// exact one made every call of the transformer block return a block of one size to the system
+// and fault in one of another (1,250 fresh pages, 12-25 ms, per call); the extra bytes are
+// already resident.
+void* take_cached(BlockCache& c, size_t& bytes) {
+  auto fit = c.free_blocks.lower_bound(bytes);
+  if (fit == c.free_blocks.end() || fit->first / 2 > bytes) return nullptr;
+  auto it = std::prev(c.free_blocks.upper_bound(fit->first));
   void* p = it->second;
+  bytes = it->first;
   c.free_blocks.erase(it);
   c.cached -= bytes;
   return p;
 }
 
+// What the blocks handed out and cached may add up to: the high-water mark and the larger of
+// half of it and the largest block. The margin is for sizes: a block cached is not always of a
+// size asked for next. With the high-water mark alone as the bound, every call of the
+// transformer block gave blocks back and faulted fresh ones in (660-1,250 fresh pages, 5-25 ms
+// of a 12 ms call); with a quarter of it, on 2 threads, still 190 pages a call; with half, none.
+size_t pool_bound(const BlockCache& c) {
+  return c.high_water + std::max(c.high_water / 2, c.largest);
+}
+
 // Returns cached blocks to the system, largest first, until `bytes` more in use would keep the
-// total within the high-water mark (or nothing is cached).
+// total within pool_bound (or nothing is cached).
 void make_room(BlockCache& c, size_t bytes) {
-  while (c.cached > 0 && c.handed_out + c.cached + bytes > c.high_water) {
+  while (c.cached > 0 && c.handed_out + c.cached + bytes > pool_bound(c)) {
     auto largest = std::prev(c.free_blocks.end());
     c.cached -= largest->first;
     munmap(largest->second, largest->first);
@@ -161,7 +179,8 @@ void make_room(BlockCache& c, size_t bytes) {
   }
 }
 
-void* allocate_block(size_t bytes) {
+// A block of at least `bytes`; `bytes` becomes its size, which free_block is given back.
+void* allocate_block(size_t& bytes) {
   if (bytes < kPooledBytes) return std::aligned_alloc(kAllocAlignment, bytes);
   BlockCache& c = block_cache();
   std::lock_guard<std::mutex> lock(c.mutex);
@@ -170,8 +189,10 @@ void* allocate_block(size_t bytes) {
     make_room(c, bytes);
     p = map_block(bytes);
     if (!p) return nullptr;
+    ++c.mapped;
   }
   c.handed_out += bytes;
+  c.largest = std::max(c.largest, bytes);
   c.high_water = std::max(c.high_water, c.handed_out);
   c.peak = std::max(c.peak, c.handed_out);
   return p;
@@ -196,16 +217,26 @@ void free_block(void* p, size_t bytes) {
 
 }  // namespace
 
-void* allocate_storage(size_t bytes) {
-  return allocate_block(block_size(std::max<size_t>(bytes, 1)));
+PooledBlock allocate_storage(size_t bytes) {
+  PooledBlock block{nullptr, block_size(std::max<size_t>(bytes, 1))};
+  block.data = allocate_block(block.bytes);
+  return block;
 }
 
-void free_storage(void* p, size_t bytes) { free_block(p, block_size(std::max<size_t>(bytes, 1))); }
+void free_storage(const PooledBlock& block) { free_block(block.data, block.bytes); }
 
 PoolUsage pool_usage() {
   BlockCache& c = block_cache();
   std::lock_guard<std::mutex> lock(c.mutex);
-  return PoolUsage{c.handed_out, c.cached, c.high_water, c.peak};
+  return PoolUsage{c.handed_out, c.cached, c.high_water, c.peak, pool_bound(c), c.mapped};
+}
+
+void release_cached_blocks() {
+  BlockCache& c = block_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  for (auto [bytes, block] : c.free_blocks) munmap(block, bytes);
+  c.free_blocks.clear();
+  c.cached = 0;
 }
 
 void reset_pool_peak() {
@@ -223,7 +254,7 @@ std::shared_ptr<Tensor> Tensor::empty(std::vector<int64_t> shape, DLDataType dty
   if (rounded == 0) rounded = kAllocAlignment;
   if (rounded < *bytes) return nullptr;
   size_t size = block_size(static_cast<size_t>(rounded));
-  void* storage = allocate_block(size);
+  void* storage = allocate_block(size);  // size becomes the block's
   if (!storage) return nullptr;
   if (fill == Fill::Zeros) std::memset(storage, 0, static_cast<size_t>(rounded));
   std::shared_ptr<Tensor> t = make(storage, std::move(shape), dtype);

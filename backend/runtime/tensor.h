@@ -19,20 +19,29 @@ inline constexpr int64_t kAllocAlignment = 64;
 // fails at once as an error (RX5008 / RX5026) without reaching malloc.
 int64_t allocation_limit();
 
-// Raw memory from the pool tensors come from (kernel workspaces): aligned to kAllocAlignment,
-// null when memory runs out. free_storage takes the size allocate_storage was given.
-void* allocate_storage(size_t bytes);
-void free_storage(void* p, size_t bytes);
+// Raw memory from the pool tensors come from (kernel workspaces): at least the bytes asked for
+// (a cached block may be larger: `bytes` is its size), aligned to kAllocAlignment, `data` null
+// when memory runs out. free_storage takes the block allocate_storage returned.
+struct PooledBlock {
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+PooledBlock allocate_storage(size_t bytes);
+void free_storage(const PooledBlock& block);
 
 // The pool of large blocks (256 KiB and up): bytes in use, bytes cached for reuse, the most ever
 // in use at once, and the most in use since reset_pool_peak (what one call's workspaces add to
-// its operands: the tests bound a kernel's by it). in_use + cached never exceeds high_water
-// (tensor.cpp).
+// its operands: the tests bound a kernel's by it), and what in_use + cached never exceeds: the
+// high-water mark and a margin for blocks of other sizes (tensor.cpp's pool_bound); and how many
+// blocks were ever taken from the system (mapped: a repeated call should take none).
 struct PoolUsage {
-  size_t in_use = 0, cached = 0, high_water = 0, peak = 0;
+  size_t in_use = 0, cached = 0, high_water = 0, peak = 0, bound = 0, mapped = 0;
 };
 PoolUsage pool_usage();
 void reset_pool_peak();
+// Returns every cached block to the system (a cached block may serve a request up to half its
+// size, and then counts whole in in_use and peak).
+void release_cached_blocks();
 
 // A dtype as DLPack spells it; bool is kDLUInt with 1 bit (DLPack 0.6 has no kDLBool) stored in
 // one byte.
