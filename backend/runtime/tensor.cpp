@@ -100,6 +100,7 @@ namespace {
 constexpr size_t kPooledBytes = size_t(256) << 10;  // blocks this large are cached
 constexpr size_t kHugeBytes = size_t(2) << 20;      // and from here on huge-page aligned
 constexpr size_t kCacheBytes = size_t(256) << 20;   // bound on the bytes kept cached
+constexpr size_t kMarginBytes = size_t(4) << 20;    // at most this cached beyond the high water
 
 struct BlockCache {
   std::mutex mutex;
@@ -159,13 +160,15 @@ void* take_cached(BlockCache& c, size_t& bytes) {
   return p;
 }
 
-// What the blocks handed out and cached may add up to: the high-water mark and the larger of
-// half of it and the largest block. The margin is for sizes: a block cached is not always of a
-// size asked for next. With the high-water mark alone as the bound, every call of the
-// transformer block gave blocks back and faulted fresh ones in (660-1,250 fresh pages, 5-25 ms
-// of a 12 ms call); with a quarter of it, on 2 threads, still 190 pages a call; with half, none.
+// What the blocks handed out and cached may add up to: the high-water mark and a margin for
+// sizes (a block cached is not always of a size asked for next): half the mark or the largest
+// block, at most kMarginBytes. With the mark alone, every call of the transformer block gave
+// blocks back and faulted fresh ones in (660-1,250 fresh pages, 5-25 ms of a 12 ms call); a
+// quarter of it still left 190 fresh pages a call on 2 threads. Uncapped, half the mark cost
+// the batch of 8 (22-28 MiB of intermediates) 9 MiB more resident memory; capped, its calls
+// fault 300-500 pages (about 5 % of a 100 ms call) and its peak stays where it was.
 size_t pool_bound(const BlockCache& c) {
-  return c.high_water + std::max(c.high_water / 2, c.largest);
+  return c.high_water + std::min(std::max(c.high_water / 2, c.largest), kMarginBytes);
 }
 
 // Returns cached blocks to the system, largest first, until `bytes` more in use would keep the
