@@ -100,6 +100,9 @@ struct Engine::State {
   std::unordered_map<uint64_t, Analysis> function_analyses;
   std::vector<Diagnostic> module_diagnostics;                       // text offsets
   std::unordered_map<std::string_view, const Definition*> by_name;  // views of Definition::name
+  // The definitions by_name was built from, in document order: they keep its keys alive, and a
+  // keystroke that re-lowered one definition updates one entry (index_names).
+  std::vector<std::shared_ptr<Definition>> indexed;
   // The call edges of every Relax function as of its last lowering, and the definition they were
   // computed from: mutual-recursion verdicts (RX2022, RX2025) of a function depend on the edges
   // of the functions it reaches, not only on their signatures.
@@ -130,6 +133,7 @@ struct Engine::State {
     stats.relowered = ls.lowered;
     source.reset();
   }
+  void index_names();
   void compute_signatures();
   void refresh_signature(Signature& s, const Definition& def);
   std::unordered_set<std::string> update_call_edges();
@@ -153,6 +157,29 @@ bool Engine::State::up_to_date(const Analysis& a) const {
     if (version.has_value() != exists || (exists && *version != it->second.version)) return false;
   }
   return true;
+}
+
+void Engine::State::index_names() {
+  const auto& defs = doc->definitions();
+  // Definitions the update kept are the same objects, at the same index when as many remain.
+  auto update_in_place = [&] {
+    if (indexed.size() != defs.size()) return false;
+    for (size_t i = 0; i < defs.size(); ++i) {
+      if (indexed[i] == defs[i]) continue;
+      const Definition& old = *indexed[i];
+      if (auto it = by_name.find(old.name); it != by_name.end() && it->second == &old)
+        by_name.erase(it);
+      indexed[i] = defs[i];
+      // A name taken by another definition: the first in the text must win, as below.
+      if (defs[i]->global && !by_name.emplace(defs[i]->name, defs[i].get()).second) return false;
+    }
+    return true;
+  };
+  if (update_in_place()) return;
+  by_name.clear();
+  indexed = defs;
+  for (const auto& def : defs)
+    if (def->global) by_name.emplace(def->name, def.get());
 }
 
 void Engine::State::compute_signatures() {
@@ -419,9 +446,7 @@ void Engine::State::analyse() {
     if (d.severity == Severity::Error) errors.push_back(d.span);
   std::sort(errors.begin(), errors.end(), [](Span a, Span b) { return a.begin < b.begin; });
 
-  by_name.clear();
-  for (const auto& def : defs)
-    if (def->global) by_name.emplace(def->name, def.get());
+  index_names();
   compute_signatures();
   std::unordered_set<std::string> stale = update_call_edges();
   std::unordered_map<uint64_t, Analysis> next;

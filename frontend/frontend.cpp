@@ -192,16 +192,24 @@ int bracket_depth(std::string_view text) {
 }
 
 TreePtr parse_tree(std::string_view text, const TSTree* old, bool depth_checked) {
-  TSParser* parser = ts_parser_new();
-  ts_parser_set_language(parser, tree_sitter_relax());
+  // One parser per thread, kept: making one allocates its stacks and tables, a noticeable part
+  // of a keystroke's re-parse. A parse that finishes leaves it ready for the next.
+  struct ParserDeleter {
+    void operator()(TSParser* p) const { ts_parser_delete(p); }
+  };
+  thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
+    std::unique_ptr<TSParser, ParserDeleter> made(ts_parser_new());
+    ts_parser_set_language(made.get(), tree_sitter_relax());
+    return made;
+  }();
   std::optional<std::string> tamed;
   if (!depth_checked) tamed = without_runaway_nesting(text);
   if (tamed) {
     text = *tamed;
     old = nullptr;  // the hidden brackets move with every edit: no incremental reuse
   }
-  TSTree* tree = ts_parser_parse_string(parser, old, text.data(), uint32_t(text.size()));
-  ts_parser_delete(parser);
+  ts_parser_reset(parser.get());
+  TSTree* tree = ts_parser_parse_string(parser.get(), old, text.data(), uint32_t(text.size()));
   return TreePtr(tree);
 }
 

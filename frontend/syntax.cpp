@@ -3,6 +3,7 @@
 #include "frontend/syntax.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "frontend/syntax_parts.h"
 
@@ -85,6 +86,29 @@ bool code_left_of(std::string_view text, uint32_t begin, uint32_t end, uint32_t 
   return false;
 }
 
+// How many ancestors `node` has and its parent's kind, as the whole-file walk's cursor sees
+// them. One walk down from the root: ts_node_parent walks down from the root on every call, over
+// every statement of a module class before the node.
+std::pair<size_t, Kind> ancestry(const cst::Cst& cst, TSNode node) {
+  uint32_t begin = ts_node_start_byte(node);
+  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(node.tree));
+  size_t depth = 0;
+  Kind parent = Kind::Other;
+  bool found = false;
+  for (;;) {
+    TSNode at = ts_tree_cursor_current_node(&cursor);
+    if ((found = ts_node_eq(at, node))) break;
+    if (ts_tree_cursor_goto_first_child_for_byte(&cursor, begin) < 0) break;
+    ++depth;
+    parent = cst.kind(at);
+  }
+  ts_tree_cursor_delete(&cursor);
+  if (found) return {depth, parent};
+  depth = 0;  // not on the way down (zero-width nodes at `begin`): ask tree-sitter
+  for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) ++depth;
+  return {depth, cst.kind(ts_node_parent(node))};
+}
+
 }  // namespace
 
 DefinitionSyntax check_definition_syntax(const cst::Cst& cst, TSNode definition) {
@@ -94,10 +118,7 @@ DefinitionSyntax check_definition_syntax(const cst::Cst& cst, TSNode definition)
   TSPoint start = ts_node_start_point(definition);
   window.column = start.column;
   window.base_line = start.row;
-  size_t depth = 0;
-  for (TSNode up = ts_node_parent(definition); !ts_node_is_null(up); up = ts_node_parent(up))
-    ++depth;
-  Kind parent_kind = cst.kind(ts_node_parent(definition));  // as the whole-file walk sees it
+  auto [depth, parent_kind] = ancestry(cst, definition);
 
   DefinitionSyntax out;
   DiagnosticSink sink;

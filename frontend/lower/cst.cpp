@@ -65,8 +65,20 @@ std::vector<TSNode> Cst::fields(TSNode node, Field f) const {
 }
 
 std::vector<TSNode> Cst::named_children(TSNode node) const {
-  // A cursor walk: ts_node_named_child(i) is linear in i, which makes long suites quadratic.
   std::vector<TSNode> result;
+  // ts_node_named_child(i) is linear in i, which makes long suites quadratic; a cursor step
+  // costs about five of its steps, and a cursor a heap allocation. Short lists (most nodes the
+  // lowering asks about: a call's arguments, a binding's sides) are read by index.
+  constexpr uint32_t kIndexedUpTo = 6;
+  uint32_t count = ts_node_named_child_count(node);
+  if (count <= kIndexedUpTo) {
+    result.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_named_child(node, i);
+      if (kind(child) != Kind::comment) result.push_back(child);
+    }
+    return result;
+  }
   TSTreeCursor cursor = ts_tree_cursor_new(node);
   if (ts_tree_cursor_goto_first_child(&cursor)) {
     do {
