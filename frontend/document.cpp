@@ -282,10 +282,8 @@ struct Document::Impl {
   bool settle() {
     if (settled()) return false;
     TreePtr fresh = parse_tree(text, nullptr, nesting_headroom >= 0);
-    if (same_shape(ts_tree_root_node(tree.get()), ts_tree_root_node(fresh.get()))) {
-      tree_from_scratch = true;
-      return false;
-    }
+    if (same_shape(ts_tree_root_node(tree.get()), ts_tree_root_node(fresh.get())))
+      return relower_broken_definitions(std::move(fresh));
     // Nothing of the old state is kept: its definitions, syntax windows and outline were read
     // from the other tree, and a definition's text alone does not say which tree it came from.
     definitions.clear();
@@ -295,6 +293,32 @@ struct Document::Impl {
     declared = {};
     header.reset();
     edited.reset();
+    update(std::move(fresh));
+    return true;
+  }
+
+  // The tree is what a fresh parse gives, but a definition with errors in it may have been read
+  // from an earlier tree: its text has not changed since, so later updates kept its lowering,
+  // syntax check and declaration, and that tree's recovery may have read it otherwise (a broken
+  // line as an error statement there, as an expression here). Those definitions are read again
+  // from `fresh`; the others read the same from any tree.
+  bool relower_broken_definitions(TreePtr fresh) {
+    tree_from_scratch = true;
+    TSNode root = ts_tree_root_node(fresh.get());
+    auto broken = [&](uint32_t begin, uint32_t end) {
+      return ts_node_has_error(ts_node_descendant_for_byte_range(root, begin, end));
+    };
+    std::optional<Span> dropped;
+    std::erase_if(definitions, [&](const std::shared_ptr<Definition>& def) {
+      Span s = def->text_span();
+      if (!broken(s.begin, s.end)) return false;
+      dropped = dropped ? Span{dropped->begin, s.end} : s;
+      return true;
+    });
+    std::erase_if(windows,
+                  [](const std::shared_ptr<SyntaxWindow>& w) { return w && w->has_error; });
+    if (!dropped) return false;
+    edited.add(dropped->begin, dropped->end, dropped->end - dropped->begin);
     update(std::move(fresh));
     return true;
   }

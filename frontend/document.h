@@ -105,8 +105,11 @@ class Document {
   // scratch (it reuses subtrees of the old tree), so after edits the syntax tree, and what is
   // read from it, may differ from `raxc check`'s. When the tree has errors and came from an
   // incremental parse, this parses the text from scratch and, if the trees differ, lowers
-  // everything again from the fresh one. A whole-file parse: callers run it when the text is at
-  // rest (the language server, once the document has been quiet). True when anything changed.
+  // everything again from the fresh one; if they are the same, it reads again the definitions
+  // with errors in them (an update kept any whose text it did not change, and an earlier tree
+  // may have recovered from their errors otherwise). A whole-file parse: callers run it when the
+  // text is at rest (the language server, once the document has been quiet). True when anything
+  // changed.
   bool settle();
   bool settled() const;  // settle() would change nothing and parse nothing
 

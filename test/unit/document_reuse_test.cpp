@@ -7,6 +7,7 @@
 
 #include "frontend/document.h"
 #include "frontend/frontend.h"
+#include "frontend/printer/printer.h"
 
 namespace {
 
@@ -227,6 +228,45 @@ class Module:
   // Text without syntax errors needs no second parse, whatever its edits.
   doc.replace(valid);
   CHECK(doc.settled());
+}
+
+// Tree-sitter's recovery from a broken line can change when text after it is edited: here the
+// broken binding was read as an error statement after the first edit, and as an expression
+// statement (`R.multiply(b, b)`, which uses `b`) once `if x:` broke the class after it. The
+// definition's text never changed after the first edit, so the updates kept its first reading;
+// the tree at rest is the fresh one, so settling must read the definition again (found by
+// random edits of test/cases/infer/vdevice.rx: `b` reported unused only incrementally).
+TEST_CASE("document: settling reads again a definition an earlier tree recovered otherwise",
+          "[document]") {
+  const std::string module = R"(# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def backward(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        a = R.add(x, y)
+        b = a
+        c: R.Tensor((4,), "float32") = R.multiply(b, b)
+        return c
+
+    @R.function
+    def through(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        return x
+)";
+  Document doc(module);
+  TextEdit broken{offset_of(module, "c: R.Tensor"), 0, ""};
+  broken.end = broken.begin + 5;  // "c: R." deleted
+  doc.apply(std::span<const TextEdit>(&broken, 1));
+  (void)doc.diagnostics();
+  std::string text = doc.text();
+  TextEdit below{offset_of(text, "    def through"), 0, "if x:\n"};
+  below.end = below.begin + 1;
+  doc.apply(std::span<const TextEdit>(&below, 1));
+  (void)doc.settle();
+  Document fresh(doc.text());
+  INFO("text:\n" << doc.text());
+  CHECK(raxc::printer::print_module(doc.module()) == raxc::printer::print_module(fresh.module()));
+  CHECK(described(doc.diagnostics()) == described(fresh.diagnostics()));
 }
 
 // A line of a definition that starts left of the definition's own column leaves the class body
