@@ -156,6 +156,7 @@ struct Document::Impl {
     uint64_t seen = 0;
   };
   std::vector<std::shared_ptr<SyntaxWindow>> windows;  // of the last update's definitions
+  std::vector<TSNode> definition_nodes;  // the last outline's (valid until the next edit)
   std::string gaps;         // the text outside definitions at the last whole-file check
   bool gaps_clean = false;  // ... which reported nothing outside definitions
   bool comments_stale = false;
@@ -244,6 +245,7 @@ struct Document::Impl {
         stats.declarations_reused = outline.declarations_reused;
         reused = match_definitions(outline, cst);
         new_gaps = gaps_of(outline, cst);
+        definition_nodes = outline.definitions;
       };
       TSNode edited_definition = definition_around_edits(root, cst);
       std::optional<DefinitionSyntax> checked_early;
@@ -257,7 +259,8 @@ struct Document::Impl {
           new_gaps == gaps && gaps_clean && try_composed_syntax_check(root, outline, cst, early);
       stats.full_syntax_check = !composed;
       if (!composed) {
-        full_syntax_check(cst, root, outline);
+        run_side_by_side([&] { fill_windows(cst); },
+                         [&] { full_syntax_check(cst, root, outline); });
         gaps = std::move(new_gaps);
       }
       if (!syntax.lowerable) {
@@ -377,6 +380,38 @@ struct Document::Impl {
     bool is_for(TSNode n) const { return syntax && ts_node_eq(node, n); }
   };
 
+  // Definition `node`'s own syntax check (the one run beside the outline, if it was for it).
+  std::shared_ptr<SyntaxWindow> checked_window(const cst::Cst& cst, TSNode node,
+                                               const EarlyCheck& early) {
+    auto w = std::make_shared<SyntaxWindow>();
+    TSPoint start = ts_node_start_point(node);
+    w->text = std::string(cst.text(node));
+    w->column = start.column;
+    w->row = start.row;
+    w->has_error = ts_node_has_error(node);
+    w->begin = ts_node_start_byte(node);
+    bool beside = early.is_for(node);
+    w->syntax = beside ? *early.syntax : check_definition_syntax(cst, node);
+    stats.syntax_checked_beside |= beside;
+    ++stats.definitions_syntax_checked;
+    return w;
+  }
+
+  // Gives every definition of this update (definition_nodes) that has none its own syntax
+  // check, for the next keystroke to compose the file's check from. Runs beside the whole-file
+  // check, on the second core: after opening a file none has one, and the first keystroke
+  // checked all of them (970 M instructions, about 250 ms, on the 20,537-line module).
+  void fill_windows(const cst::Cst& cst) {
+    std::vector<std::shared_ptr<SyntaxWindow>> next(definition_nodes.size());
+    for (size_t k = 0; k < next.size(); ++k) {
+      bool current = k < windows.size() && windows[k] && windows[k]->seen == updates;
+      next[k] = current ? windows[k] : checked_window(cst, definition_nodes[k], EarlyCheck{});
+      next[k]->at = ts_node_start_byte(definition_nodes[k]);
+      next[k]->seen = updates;
+    }
+    windows = std::move(next);
+  }
+
   bool try_composed_syntax_check(TSNode root, const lower::ModuleOutline& outline,
                                  const cst::Cst& cst, const EarlyCheck& early) {
     if (error_outside_definitions(root, outline)) return false;
@@ -410,18 +445,7 @@ struct Document::Impl {
           for (size_t i : it->second)
             if (fits(windows[i])) next[k] = windows[i];
       }
-      if (!next[k]) {
-        next[k] = std::make_shared<SyntaxWindow>();
-        next[k]->text = std::string(node_text);
-        next[k]->column = start.column;
-        next[k]->row = start.row;
-        next[k]->has_error = has_error;
-        next[k]->begin = ts_node_start_byte(node);
-        bool beside = early.is_for(node);
-        next[k]->syntax = beside ? *early.syntax : check_definition_syntax(cst, node);
-        stats.syntax_checked_beside |= beside;
-        ++stats.definitions_syntax_checked;
-      }
+      if (!next[k]) next[k] = checked_window(cst, node, early);
       next[k]->at = ts_node_start_byte(node);
       next[k]->seen = updates;
       const DefinitionSyntax& ds = next[k]->syntax;
