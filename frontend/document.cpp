@@ -397,54 +397,79 @@ struct Document::Impl {
     return w;
   }
 
+  // Whether `w`, checked in an earlier update, is `node`'s check: the same text, indentation and
+  // tree errors (and row, when its diagnostics name lines).
+  bool window_fits(const std::shared_ptr<SyntaxWindow>& w, TSNode node, const cst::Cst& cst) const {
+    if (!w) return false;
+    TSPoint start = ts_node_start_point(node);
+    uint32_t was_at = w->seen + 1 == updates ? w->at : UINT32_MAX;
+    return same_text(w->text, was_at, cst.text(node), ts_node_start_byte(node)) &&
+           w->column == start.column && w->has_error == ts_node_has_error(node) &&
+           (!w->syntax.names_lines || w->row == start.row);
+  }
+
   // Gives every definition of this update (definition_nodes) that has none its own syntax
   // check, for the next keystroke to compose the file's check from. Runs beside the whole-file
   // check, on the second core: after opening a file none has one, and the first keystroke
   // checked all of them (970 M instructions, about 250 ms, on the 20,537-line module).
   void fill_windows(const cst::Cst& cst) {
     std::vector<std::shared_ptr<SyntaxWindow>> next(definition_nodes.size());
+    WindowFinder finder(*this, cst);
     for (size_t k = 0; k < next.size(); ++k) {
+      TSNode node = definition_nodes[k];
       bool current = k < windows.size() && windows[k] && windows[k]->seen == updates;
-      next[k] = current ? windows[k] : checked_window(cst, definition_nodes[k], EarlyCheck{});
-      next[k]->at = ts_node_start_byte(definition_nodes[k]);
+      next[k] = current ? windows[k] : finder.find(k, node);
+      if (!next[k]) next[k] = checked_window(cst, node, EarlyCheck{});
+      next[k]->at = ts_node_start_byte(node);
       next[k]->seen = updates;
     }
+    // The last update's checks of definitions this outline lacks (a line typed left of a
+    // definition's column can end the class early) stay one more update, for the keystroke
+    // that undoes it.
+    std::unordered_set<const SyntaxWindow*> used;
+    for (const auto& w : next) used.insert(w.get());
+    for (auto& w : windows)
+      if (w && w->seen + 1 >= updates && !used.count(w.get())) next.push_back(std::move(w));
     windows = std::move(next);
   }
+
+  // Finds the last update's check of a definition: at its index, else one of the same text
+  // elsewhere (texts that moved are found by length first: hashing every definition's text
+  // would cost a pass over the whole file per keystroke).
+  class WindowFinder {
+   public:
+    WindowFinder(const Impl& doc, const cst::Cst& cst) : doc_(doc), cst_(cst) {}
+    std::shared_ptr<SyntaxWindow> find(size_t k, TSNode node) {
+      const auto& windows = doc_.windows;
+      if (k < windows.size() && doc_.window_fits(windows[k], node, cst_)) return windows[k];
+      if (!indexed_) {
+        for (size_t i = 0; i < windows.size(); ++i)
+          if (windows[i]) by_length_[windows[i]->text.size()].push_back(i);
+        indexed_ = true;
+      }
+      std::shared_ptr<SyntaxWindow> found;
+      if (auto it = by_length_.find(cst_.text(node).size()); it != by_length_.end())
+        for (size_t i : it->second)
+          if (doc_.window_fits(windows[i], node, cst_)) found = windows[i];
+      return found;
+    }
+
+   private:
+    const Impl& doc_;
+    const cst::Cst& cst_;
+    std::unordered_map<size_t, std::vector<size_t>> by_length_;
+    bool indexed_ = false;
+  };
 
   bool try_composed_syntax_check(TSNode root, const lower::ModuleOutline& outline,
                                  const cst::Cst& cst, const EarlyCheck& early) {
     if (error_outside_definitions(root, outline)) return false;
     std::vector<std::shared_ptr<SyntaxWindow>> next(outline.definitions.size());
-    // Texts that moved are found by length first: hashing every definition's text would cost a
-    // pass over the whole file per keystroke.
-    std::unordered_map<size_t, std::vector<size_t>> by_length;
-    bool indexed = false;
+    WindowFinder finder(*this, cst);
     int with_diagnostics = -1;
     for (size_t k = 0; k < outline.definitions.size(); ++k) {
       TSNode node = outline.definitions[k];
-      std::string_view node_text = cst.text(node);
-      TSPoint start = ts_node_start_point(node);
-      bool has_error = ts_node_has_error(node);
-      auto fits = [&](const std::shared_ptr<SyntaxWindow>& w) {
-        if (!w) return false;
-        uint32_t was_at = w->seen + 1 == updates ? w->at : UINT32_MAX;
-        return same_text(w->text, was_at, node_text, ts_node_start_byte(node)) &&
-               w->column == start.column && w->has_error == has_error &&
-               (!w->syntax.names_lines || w->row == start.row);
-      };
-      if (k < windows.size() && fits(windows[k])) {
-        next[k] = windows[k];
-      } else {
-        if (!indexed) {
-          for (size_t i = 0; i < windows.size(); ++i)
-            if (windows[i]) by_length[windows[i]->text.size()].push_back(i);
-          indexed = true;
-        }
-        if (auto it = by_length.find(node_text.size()); it != by_length.end())
-          for (size_t i : it->second)
-            if (fits(windows[i])) next[k] = windows[i];
-      }
+      next[k] = finder.find(k, node);
       if (!next[k]) next[k] = checked_window(cst, node, early);
       next[k]->at = ts_node_start_byte(node);
       next[k]->seen = updates;

@@ -98,6 +98,13 @@ TEST_CASE("document: the edited definition is syntax-checked beside the outline"
   CHECK_FALSE(doc.stats().full_syntax_check);
   CHECK(doc.stats().definitions_syntax_checked == 1);
   apply(doc, {{at, at + 1, ""}});
+  // A line left of its definition's column cannot be composed: the whole file is checked, and
+  // the definitions the edit did not touch keep their checks.
+  uint32_t line = offset_of(doc.text(), "        y = R.exp(x)");
+  apply(doc, {{line, line + 8, ""}});
+  CHECK(doc.stats().full_syntax_check);
+  apply(doc, {{line, line, "        "}});
+  CHECK(doc.stats().definitions_syntax_checked <= 1);
   apply(doc, {{at, at, " "}});  // a keystroke in a body: found from the tree before the outline
   CHECK_FALSE(doc.stats().full_syntax_check);
   CHECK(doc.stats().definitions_syntax_checked == 1);
