@@ -400,14 +400,21 @@ Engine::State::Analysis Engine::State::analyse_function(const Definition& def,
 
 Engine::State::Analysis::Anchored Engine::State::anchor(Diagnostic d) const {
   Analysis::Anchored out;
-  auto relative = [&](Span& s) {
+  // The definition `s` lies in, if it has a name to find it by later. A span in a definition
+  // without one (`def (x): ...`, an error) keeps its IR offsets, which stay valid as long as
+  // the definition's lowering, and so this analysis, is kept.
+  auto owner_of = [&](Span s) -> const Definition* {
     const Definition* owner = doc->definition_of_ir(s);
+    return owner && !owner->name.empty() ? owner : nullptr;
+  };
+  auto relative = [&](Span& s) {
+    const Definition* owner = owner_of(s);
     if (!owner) return std::string();
     s = {s.begin - owner->ir_begin, std::max(s.end, s.begin) - owner->ir_begin};
     return owner->name;
   };
   // A fix changes the text of the diagnostic's own definition: its spans move with it.
-  if (const Definition* owner = doc->definition_of_ir(d.span))
+  if (const Definition* owner = owner_of(d.span))
     for_each_fix_span(d, [&](Span& s) {
       if (s.begin < owner->ir_begin) return;
       s = {s.begin - owner->ir_begin, std::max(s.end, s.begin) - owner->ir_begin};
