@@ -43,7 +43,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -55,6 +54,7 @@
 #include "backend/runtime/error.h"
 #include "backend/runtime/matmul.h"
 #include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/spin_wait.h"
 #include "backend/runtime/storage.h"
 #include "backend/runtime/tensor.h"
 
@@ -509,15 +509,7 @@ struct Job {
       copy_source(p, gc.image, c0, std::min(p.channels, c0 + copy_chunk), gc.copy);
       prepared.fetch_add(1, std::memory_order_release);
     } else {
-      for (int spins = 0; prepared.load(std::memory_order_acquire) < copies; ++spins) {
-#ifdef RAXC_CONV_X86
-        if (spins < 4096) {
-          _mm_pause();
-          continue;
-        }
-#endif
-        std::this_thread::yield();
-      }
+      spin_until([&] { return prepared.load(std::memory_order_acquire) >= copies; });
       int64_t c = u - copies, panel = c / chunks, t0 = c % chunks * chunk;
       run_tiles(gc, panel, t0, std::min(p.tiles, t0 + chunk));
     }

@@ -44,7 +44,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,6 +55,7 @@
 #include "backend/runtime/matmul.h"
 #include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_runtime.h"
+#include "backend/runtime/spin_wait.h"
 #include "backend/runtime/storage.h"
 #include "backend/runtime/tensor.h"
 
@@ -674,17 +674,9 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
 // claimed earlier), so the thread spins, and yields only when that one seems descheduled.
 bool wait_for(const std::atomic<int64_t>& counter, int64_t target,
               const std::atomic<bool>& failed) {
-  for (int spins = 0; counter.load(std::memory_order_acquire) < target; ++spins) {
-    if (failed.load(std::memory_order_relaxed)) return false;
-#ifdef RAXC_MATMUL_X86
-    if (spins < 4096) {
-      _mm_pause();
-      continue;
-    }
-#endif
-    std::this_thread::yield();
-  }
-  return true;
+  auto reached = [&] { return counter.load(std::memory_order_acquire) >= target; };
+  spin_until([&] { return reached() || failed.load(std::memory_order_relaxed); });
+  return reached();
 }
 
 // One large product on several threads, in steps: step s multiplies block (jc, pc) of B (KC

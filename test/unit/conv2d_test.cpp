@@ -17,9 +17,11 @@
 #include "backend/runtime/error.h"
 #include "backend/runtime/raxc_runtime.h"
 #include "backend/runtime/tensor.h"
+#include "test/unit/random_tensor.h"
 
 using namespace raxc;
 using runtime::Conv2dPath;
+using test::random_tensor;
 
 namespace {
 
@@ -31,14 +33,6 @@ struct Shape {
   int64_t oh() const { return (height + pt + pb - dh * (kh - 1) - 1) / sh + 1; }
   int64_t ow() const { return (width + pl + pr - dw * (kw - 1) - 1) / sw + 1; }
 };
-
-runtime::TensorPtr random_tensor(std::vector<int64_t> shape, std::mt19937& rng) {
-  auto t = runtime::Tensor::empty(std::move(shape), kF32);
-  REQUIRE(t);
-  std::uniform_real_distribution<float> draw(-1, 1);
-  for (int64_t i = 0; i < t->numel(); ++i) t->data_as<float>()[i] = draw(rng);
-  return t;
-}
 
 runtime::Value integer(int64_t v) { return runtime::Value(runtime::Prim{{kDLInt, 64, 1}, v, 0}); }
 

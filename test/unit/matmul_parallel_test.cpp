@@ -10,20 +10,14 @@
 #include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_runtime.h"
 #include "backend/runtime/tensor.h"
+#include "test/unit/random_tensor.h"
 
 using namespace raxc;
+using test::random_tensor;
 
 namespace {
 
 const DLDataType kF32{kDLFloat, 32, 1};
-
-runtime::TensorPtr random_tensor(std::vector<int64_t> shape, std::mt19937& rng) {
-  auto t = runtime::Tensor::empty(std::move(shape), kF32);
-  REQUIRE(t);
-  std::uniform_real_distribution<float> draw(-1, 1);
-  for (int64_t i = 0; i < t->numel(); ++i) t->data_as<float>()[i] = draw(rng);
-  return t;
-}
 
 // Elements of c (batch × m × n) off the float64 product by more than float32 rounding allows;
 // b is k × n, or n × k when `transposed` (R.linear's weight).
