@@ -81,11 +81,18 @@ struct Int {
 #undef RAXC_DIAG
 #undef RAXC_ARG
 
-// Calls visit(name, kind, value) for each argument of `d`, in registry order.
+// Calls visit(name, kind, value) for each argument of `d`, in registry order (the fields are
+// writable when `d` is).
 #define RAXC_ARG(KIND, NAME) visit(#NAME, ArgKind::KIND, d.NAME);
 #define RAXC_DIAG(CODE, NAME, SEVERITY, ARGS, MESSAGE) \
   template <class Visit>                               \
   void for_each_arg(const NAME& d, Visit&& visit) {    \
+    (void)d;                                           \
+    (void)visit;                                       \
+    ARGS                                               \
+  }                                                    \
+  template <class Visit>                               \
+  void for_each_arg(NAME& d, Visit&& visit) {          \
     (void)d;                                           \
     (void)visit;                                       \
     ARGS                                               \
