@@ -16,7 +16,7 @@
 // Structure (BLIS): jc (NC columns) → pc (KC of the reduction) → pack B into NR-column panels →
 // ic (MC rows) → pack A into MR-row panels → jr → ir → micro-kernel MR×NR, accumulators in
 // registers, edges handled by masked stores (packing pads with zeros); blocks are split evenly
-// (K = 1025 is 5 × 205, not 4 × 256 + 1). Two micro-kernels: 12×32 on AVX-512 (24 zmm
+// (K = 1025 is 3 × 342, not 2 × 512 + 1). Two micro-kernels: 12×32 on AVX-512 (24 zmm
 // accumulators, 2 loads + 12 broadcasts + 24 FMAs per k step; a 12×16 variant for edges of at
 // most 16 columns), chosen at run time with __builtin_cpu_supports, and a portable 4×16 one for
 // every other CPU (or when RAXC_MATMUL_GENERIC is set, which the tests use to exercise it on
@@ -62,9 +62,12 @@
 namespace raxc::runtime {
 namespace {
 
-// Cache blocking (Zen 5: L1d 48 KiB, L2 1 MiB): a KC×NR panel of B is 32 KiB and stays in L1, an
-// MC×KC block of A is 120 KiB in L2, a KC×NC block of B 1 MiB in L2/L3.
-constexpr int64_t kKC = 256;
+// Cache blocking (Zen 5: L1d 48 KiB, L2 1 MiB): an MC×KC block of A is 240 KiB in L2, a KC×NC
+// block of B 2 MiB in L2/L3, a KC×NR panel of B 64 KiB streams from L2. KC is the reduction
+// summed in registers before a tile of C is loaded and stored again: at 256, C made 8 passes
+// through memory for K = 2048, and 1024³ ran 5 % slower on one thread and 14 % on two (2048³:
+// 10 %) than at 512.
+constexpr int64_t kKC = 512;
 constexpr int64_t kMaxNR = 32;  // the widest micro-kernel's NR
 constexpr int64_t kMC = 120;    // a multiple of both kernels' MR
 constexpr int64_t kNC = 1024;
@@ -546,7 +549,7 @@ void pack_a_block(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t m
 }
 
 // Blocks of equal size (rounded up to `grain`) rather than full blocks and a thin rest: a K of
-// 1025 is 5 × 205, not 4 × 256 + 1 (a whole extra pass over C for one step).
+// 1025 is 3 × 342, not 2 × 512 + 1 (a whole extra pass over C for one step).
 int64_t even_block(int64_t extent, int64_t block, int64_t grain) {
   int64_t parts = std::max<int64_t>(1, (extent + block - 1) / block);
   int64_t size = (extent + parts - 1) / parts;
@@ -628,12 +631,12 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
   // would cost a good part of the product, and its rows are too few to conflict in the cache.
   bool pack_b = !b_in_place_ok(g) || g.k * (j1 - j0) > 16 * 1024;
   float* bp = pack_b ? scratch(0, kcb * ncb) : nullptr;
-  // A's rows for a block of the reduction all packed (at most 256 KiB, M ≤ 256 at KC = 256) and
+  // A's rows for a block of the reduction all packed (at most 512 KiB, M ≤ 256 at KC = 512) and
   // B of several blocks of columns: A is packed once per block of the reduction, pc outside jc,
   // rather than once per block of B's columns (four times for the MLP's 256 × 1024 · 1024 ×
   // 4096, 4 % of its time).
   int64_t rows = (i1 - i0 + kr.mr - 1) / kr.mr * kr.mr;
-  if (pack && rows * kcb <= 64 * 1024 && j1 - j0 > ncb) {
+  if (pack && rows * kcb <= 128 * 1024 && j1 - j0 > ncb) {
     float* ap = scratch(1, kcb * rows);
     for (int64_t pc = 0; pc < g.k; pc += kcb) {
       int64_t kc = std::min(kcb, g.k - pc);
