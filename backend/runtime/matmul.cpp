@@ -71,6 +71,10 @@ constexpr int64_t kKC = 512;
 constexpr int64_t kMaxNR = 32;  // the widest micro-kernel's NR
 constexpr int64_t kMC = 120;    // a multiple of both kernels' MR
 constexpr int64_t kNC = 1024;
+// The blocks of B the threads share (Steps) hold at most this many floats (1 MiB, one core's L2
+// on Zen 5): fewer columns per block at KC = 512 measured as fast as kNC on two threads, and the
+// two blocks held during a product stay at 2 MiB.
+constexpr int64_t kSharedBlockFloats = int64_t(256) << 10;
 // Rows up to this many take the unpacked path.
 constexpr int64_t kSmallM = 4;
 // Multiply-adds below which one thread does the whole product (~50–100 µs at full speed).
@@ -689,8 +693,9 @@ bool wait_for(const std::atomic<int64_t>& counter, int64_t target,
 //
 // Why not pack all of B first and then split the rows (as before): every row block then read
 // all of B (4 MiB at 1024²) from the shared L3, where a block of 1 MiB packed just before stays
-// in each core's L2 (2 MiB) across the step as it does on one thread; and the packed copy of a
-// large weight (9 MiB for the transformer's FFN) was held beside the tensors, two blocks here.
+// in each core's L2 (1 MiB on Zen 5, 2 on the Xeon) across the step as it does on one thread; and
+// the packed copy of a large weight (9 MiB for the transformer's FFN) was held beside the tensors,
+// two blocks here.
 //
 // The units run in one order (per step: its packing, then its tiles) and each waits only for
 // units before it: packing into a buffer for the tiles of two steps back to finish reading it,
@@ -717,7 +722,7 @@ struct Steps {
 // fewer panels than threads.
 void plan_steps(Steps& st, const Kernel& k, const Gemm& g, int threads) {
   st.kcb = even_block(g.k, kKC, 1);
-  st.ncb = even_block(g.n, kNC, k.nr);
+  st.ncb = even_block(g.n, std::max(k.nr, kSharedBlockFloats / st.kcb / k.nr * k.nr), k.nr);
   st.kblocks = (g.k + st.kcb - 1) / st.kcb;
   st.count = st.kblocks * ((g.n + st.ncb - 1) / st.ncb);
   st.packs = (st.ncb + 8 * k.nr - 1) / (8 * k.nr);
