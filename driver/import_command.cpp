@@ -17,6 +17,7 @@
 
 #include "analysis/engine.h"
 #include "driver/commands.h"
+#include "driver/importer_module.h"
 #include "frontend/printer/printer.h"
 #include "frontend/source.h"
 #include "importer/onnx_importer.h"
@@ -88,7 +89,10 @@ std::variant<importer::ImportResult, Diagnostic> import_file(
   std::string bytes, why;
   if (!read_file(file, bytes, why))
     return make_diagnostic(diag::CannotReadFile{.path = file, .reason = why}, Span{});
-  return importer::import_onnx(bytes, file, fs::path(file).parent_path().string(), options);
+  Diagnostic unavailable;
+  const importer::ImporterApi* api = load_importer(&unavailable);
+  if (!api) return unavailable;
+  return api->import_onnx(bytes, file, fs::path(file).parent_path().string(), options);
 }
 
 }  // namespace
@@ -114,7 +118,7 @@ int run_import(const ImportCommandOptions& options) {
   auto imported = import_file(options.file, import_options);
   if (auto* d = std::get_if<Diagnostic>(&imported)) {
     options.diagnostics.print_about(options.file, {*d});
-    return d->id == DiagId::RX1000 ? kExitUsage : kExitErrors;
+    return d->id == DiagId::RX1000 || d->id == DiagId::RX1409 ? kExitUsage : kExitErrors;
   }
   auto& result = std::get<importer::ImportResult>(imported);
   auto text = annotate(result.text, options.file);
@@ -165,7 +169,10 @@ std::variant<std::vector<std::string>, Diagnostic> convert_pb_arguments(
     std::string bytes, why;
     if (!read_file(args[i], bytes, why))
       return make_diagnostic(diag::CannotReadFile{.path = args[i], .reason = why}, Span{});
-    auto npy = importer::tensor_pb_to_npy(bytes, args[i]);
+    Diagnostic unavailable;
+    const importer::ImporterApi* api = load_importer(&unavailable);
+    if (!api) return unavailable;
+    auto npy = api->tensor_pb_to_npy(bytes, args[i]);
     if (auto* d = std::get_if<Diagnostic>(&npy)) return *d;
     fs::path path = fs::path(temp_dir) / ("arg" + std::to_string(i) + ".npy");
     if (!write_file(path, std::get<std::string>(npy), why))
@@ -188,15 +195,17 @@ std::variant<OnnxRun, Diagnostic> prepare_onnx_run(const std::string& file,
     return make_diagnostic(diag::CannotReadFile{.path = file, .reason = why}, Span{});
   // Inputs given as files are known values: an input an operator needs as a constant (a shape,
   // slice bounds) is taken from them.
+  Diagnostic unavailable;
+  const importer::ImporterApi* api = load_importer(&unavailable);
+  if (!api) return unavailable;
   importer::ImportOptions options;
-  std::vector<std::string> names = importer::graph_input_names(bytes);
+  std::vector<std::string> names = api->graph_input_names(bytes);
   for (size_t i = 0; i < names.size() && i < run.args.size(); ++i) {
     std::string npy;
     if (ends_with(run.args[i], ".npy") && read_file(run.args[i], npy, why))
       options.known_inputs[names[i]] = std::move(npy);
   }
-  auto imported =
-      importer::import_onnx(bytes, file, fs::path(file).parent_path().string(), options);
+  auto imported = api->import_onnx(bytes, file, fs::path(file).parent_path().string(), options);
   if (auto* d = std::get_if<Diagnostic>(&imported)) return *d;
   if (auto* d = std::get_if<Diagnostic>(&converted)) return *d;
   auto& result = std::get<importer::ImportResult>(imported);

@@ -175,7 +175,9 @@ int run_run(const RunOptions& options) {
   std::vector<std::string> arg_texts = options.args;
   std::optional<std::string> imported;
   auto early_failure = [&](Diagnostic d) {
-    int status = d.id == DiagId::RX1000 || d.id == DiagId::RX1407 ? kExitUsage : kExitErrors;
+    int status = d.id == DiagId::RX1000 || d.id == DiagId::RX1407 || d.id == DiagId::RX1409
+                     ? kExitUsage
+                     : kExitErrors;
     options.diagnostics.print_about(options.file, {std::move(d)});
     return status;
   };

@@ -6,6 +6,7 @@
 // the annotations are exactly what `raxc check` infers. Every failure is a coded diagnostic
 // (RX14xx, frontend/diagnostics.def) naming the node, the operator and the opset.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -53,4 +54,25 @@ std::variant<std::string, Diagnostic> tensor_pb_to_npy(const std::string& bytes,
 // arguments to inputs before importing); empty when the model does not parse.
 std::vector<std::string> graph_input_names(const std::string& bytes);
 
+// ------------------------------------------------------------------------------ the module
+// The importer is a shared module of its own, libraxc-importer.so, which only `raxc import` and
+// `raxc run model.onnx` load (driver/importer_module.h): ONNX's and protobuf's libraries take
+// about 5 ms to load and initialise, which every other command would pay at start-up. Like the
+// code generator it holds no copy of the frontend: those references resolve to raxc's own code
+// when raxc loads it (one diagnostics registry).
+struct ImporterApi {
+  size_t size;          // sizeof(ImporterApi) where the module was built
+  const char* version;  // RAXC_IMPORTER_TAG: the raxc build it belongs to
+  std::variant<ImportResult, Diagnostic> (*import_onnx)(const std::string& bytes,
+                                                        const std::string& source,
+                                                        const std::string& base_dir,
+                                                        const ImportOptions& options);
+  std::variant<std::string, Diagnostic> (*tensor_pb_to_npy)(const std::string& bytes,
+                                                            const std::string& source);
+  std::vector<std::string> (*graph_input_names)(const std::string& bytes);
+};
+
 }  // namespace raxc::importer
+
+// The module's one exported entry (importer/module.cpp).
+extern "C" const raxc::importer::ImporterApi* raxc_importer_api();

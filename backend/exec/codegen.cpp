@@ -5,12 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <mutex>
-#include <vector>
 
 #include "backend/exec/elf_file.h"
+#include "backend/exec/module_path.h"
 
 #ifndef RAXC_BUILD_TAG
 #error "RAXC_BUILD_TAG must name the build (backend/CMakeLists.txt)"
@@ -26,32 +24,10 @@
 #endif
 
 namespace raxc::backend {
-namespace {
-
-namespace fs = std::filesystem;
-
-std::vector<std::string> candidates() {
-  if (const char* set = std::getenv("RAXC_CODEGEN_LIB"); set && *set) return {set};
-  std::vector<std::string> paths;
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    paths.push_back((self.parent_path() / RAXC_CODEGEN_FILE_NAME).string());
-    paths.push_back((self.parent_path() / RAXC_CODEGEN_INSTALLED).lexically_normal().string());
-  }
-  if (*RAXC_CODEGEN_BUILT) paths.push_back(RAXC_CODEGEN_BUILT);
-  return paths;
-}
-
-}  // namespace
 
 const std::string& codegen_library_path() {
-  static const std::string path = [] {
-    std::vector<std::string> paths = candidates();
-    for (const std::string& p : paths)
-      if (::access(p.c_str(), R_OK) == 0) return p;
-    return paths.empty() ? std::string(RAXC_CODEGEN_FILE_NAME) : paths.front();
-  }();
+  static const std::string path = find_module(ModuleLocation{
+      "RAXC_CODEGEN_LIB", RAXC_CODEGEN_FILE_NAME, RAXC_CODEGEN_INSTALLED, RAXC_CODEGEN_BUILT});
   return path;
 }
 

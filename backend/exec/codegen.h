@@ -1,12 +1,7 @@
 // Finding and loading the code generator, libraxc-codegen.so (backend/jit/codegen_api.h), the
 // one part of raxc that links LLVM: loaded with dlopen the first time something must be
-// compiled, never by commands that do not compile. Where it is looked for, first found wins:
-//
-//   $RAXC_CODEGEN_LIB                       when set (and then only there)
-//   <directory of raxc>/libraxc-codegen.so  the build tree (build/raxc beside it)
-//   <prefix>/<libdir>/raxc/...              installed (raxc in <prefix>/<bindir>)
-//   the path the build wrote it to          other executables of the build tree, copies of raxc
-//
+// compiled, never by commands that do not compile. Where it is looked for: module_path.h
+// ($RAXC_CODEGEN_LIB, beside raxc, <prefix>/<libdir>/raxc/, the path the build wrote it to).
 // A code generator that cannot be loaded (missing, another build's) is RX5034, not a crash.
 #pragma once
 #include <string>

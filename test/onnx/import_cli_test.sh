@@ -104,6 +104,21 @@ expect_exit 1 "module imported from .*mixed_types\.onnx' does not check.*\[RX140
 expect_exit 0 "" import "$M/mixed_types_ok.onnx"
 absent RX1408
 
+# RX1409: the importer module does not load (missing; not a shared object), for `import` and for
+# `run model.onnx` (exit 2); near miss RX1409: the module beside raxc, as in every import above.
+export RAXC_IMPORTER_LIB="$TMP/missing.so"
+expect_exit 2 "ONNX importer '.*missing\.so' does not load: it does not exist.*\[RX1409\]" import "$M/add.onnx"
+expect_exit 2 "\[RX1409\]" run "$M/mlp.onnx" "$M/mlp_x.pb"
+export RAXC_IMPORTER_LIB="$M/add.onnx"
+expect_exit 2 "ONNX importer '.*add\.onnx' does not load: .*\[RX1409\]" import "$M/add.onnx"
+unset RAXC_IMPORTER_LIB
+expect_exit 0 "" import "$M/add.onnx"
+absent RX1409
+# An import loads the module (with protobuf); check, fmt and run of .rx files never do
+# (test/run/codegen_test.sh).
+LD_DEBUG=files "$RAXC" import "$M/add.onnx" >/dev/null 2>"$TMP/ld.log"
+grep -q 'file=.*libraxc-importer\.so' "$TMP/ld.log" || fail "import: libraxc-importer.so not loaded"
+
 # Usage: a missing model is RX1000 (exit 2).
 expect_exit 2 "\[RX1000\]" import "$TMP/missing.onnx"
 

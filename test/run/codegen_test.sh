@@ -4,7 +4,8 @@
 # the compiled-code cache never map LLVM (the dynamic loader's LD_DEBUG=files log lists every
 # object a process loads). The cache holds linked shared objects: a damaged or truncated entry
 # is compiled again and replaced; --no-cache and RAXC_CACHE_DIR= write nothing. A code generator
-# that does not load is RX5034 (exit 2). Kernels are optimised with LLVM's O2 pipeline.
+# that does not load is RX5034 (exit 2). Kernels are optimised with LLVM's O2 pipeline. The ONNX
+# importer (libraxc-importer.so, with protobuf) is likewise never loaded by these commands.
 # Usage: codegen_test.sh RAXC ROOT
 set -u
 raxc=$1
@@ -68,6 +69,9 @@ loads "check: no code generator" 0 libraxc-codegen "$raxc" check "$rx"
 loads "fmt: no LLVM" 0 libLLVM "$raxc" fmt "$rx"
 loads "version: no LLVM" 0 libLLVM "$raxc" --version
 loads "lsp: no LLVM" 0 libLLVM sh -c "\"$raxc\" lsp < /dev/null"
+# Nor does anything but an import load the ONNX importer and its libraries (protobuf).
+loads "check: no importer" 0 "libraxc-importer\|libprotobuf" "$raxc" check "$rx"
+loads "version: no importer" 0 "libraxc-importer\|libprotobuf" "$raxc" --version
 
 # A cold run compiles (loading LLVM: the test can see it) and stores one shared object.
 loads "cold run: LLVM" 1 libLLVM "$raxc" run "$rx" "[0, 1, 2]"
@@ -78,6 +82,7 @@ entry=$(ls "$RAXC_CACHE_DIR"/*.so | head -1)
 loads "warm run: no LLVM" 0 libLLVM "$raxc" run "$rx" "[0, 1, 2]"
 loads "warm run: no code generator" 0 libraxc-codegen "$raxc" run "$rx" "[0, 1, 2]"
 loads "warm run: the cached kernels" 1 "$entry" "$raxc" run "$rx" "[0, 1, 2]"
+loads "warm run: no importer" 0 "libraxc-importer\|libprotobuf" "$raxc" run "$rx" "[0, 1, 2]"
 check "warm run: result" 0 "$want" "$raxc" run "$rx" "[0, 1, 2]"
 check "warm run: cached" 0 "machine code cached" "$raxc" run "$rx" "[0, 1, 2]" --repeat 2
 # Bounds checks are other code: another entry.
