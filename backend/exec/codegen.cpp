@@ -1,9 +1,7 @@
 // Locating and dlopen-ing libraxc-codegen.so (codegen.h).
 #include "backend/exec/codegen.h"
 
-#include <dlfcn.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <mutex>
 
@@ -48,28 +46,9 @@ const CodegenApi* load_codegen(Diagnostic* error) {
   static const CodegenApi* api = nullptr;
   static std::string why;
   std::call_once(once, [] {
-    const std::string& path = codegen_library_path();
-    if (::access(path.c_str(), R_OK) != 0) {
-      why = "it does not exist";
-      return;
-    }
-    // RTLD_LOCAL: LLVM's symbols stay out of the process's namespace (plugins, kernels).
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      why = dlerror();
-      return;
-    }
-    using Entry = const CodegenApi* (*)();
-    auto entry = reinterpret_cast<Entry>(dlsym(handle, "raxc_codegen_api"));
-    const CodegenApi* found = entry ? entry() : nullptr;
-    if (!found) {
-      why = "it does not export raxc_codegen_api";
-    } else if (found->size != sizeof(CodegenApi) || std::string(found->version) != RAXC_BUILD_TAG) {
-      why = std::string("it was built as '") + found->version + "', this raxc as '" +
-            RAXC_BUILD_TAG + "'";
-    } else {
-      api = found;
-    }
+    // LLVM's symbols stay out of the process's namespace (plugins, kernels).
+    api = reinterpret_cast<const CodegenApi*>(load_module(
+        codegen_library_path(), "raxc_codegen_api", sizeof(CodegenApi), RAXC_BUILD_TAG, why));
   });
   if (!api && error)
     *error = make_diagnostic(

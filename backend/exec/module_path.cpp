@@ -1,6 +1,7 @@
 // Finding raxc's own dlopen-ed modules (module_path.h).
 #include "backend/exec/module_path.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -32,6 +33,31 @@ std::string find_module(const ModuleLocation& where) {
   for (const std::string& p : paths)
     if (::access(p.c_str(), R_OK) == 0) return p;
   return paths.empty() ? std::string(where.file) : paths.front();
+}
+
+const ModuleHead* load_module(const std::string& path, const char* entry, size_t size,
+                              const char* version, std::string& why) {
+  if (::access(path.c_str(), R_OK) != 0) {
+    why = "it does not exist";
+    return nullptr;
+  }
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    why = dlerror();
+    return nullptr;
+  }
+  using Entry = const ModuleHead* (*)();
+  auto function = reinterpret_cast<Entry>(dlsym(handle, entry));
+  const ModuleHead* found = function ? function() : nullptr;
+  if (!found) {
+    why = std::string("it does not export ") + entry;
+    return nullptr;
+  }
+  if (found->size != size || std::string(found->version) != version) {
+    why = std::string("it was built as '") + found->version + "', this raxc as '" + version + "'";
+    return nullptr;
+  }
+  return found;
 }
 
 }  // namespace raxc::backend

@@ -10,6 +10,7 @@
 //   <built>                               the path the build wrote it to (other executables of
 //                                         the build tree, copies of raxc)
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace raxc::backend {
@@ -23,5 +24,19 @@ struct ModuleLocation {
 
 // The first candidate that exists and is readable, else the first candidate.
 std::string find_module(const ModuleLocation& where);
+
+// The head every module's table of functions starts with: sizeof the table and the build it
+// belongs to, so that a module of another build is refused rather than called with types it
+// does not share.
+struct ModuleHead {
+  size_t size;
+  const char* version;
+};
+
+// Loads the module at `path` (RTLD_LOCAL: its libraries' symbols stay out of the process's
+// namespace) and returns the table its extern "C" function `entry` gives, when that table is
+// `size` bytes of build `version`; else null, and `why` says why (for the module's diagnostic).
+const ModuleHead* load_module(const std::string& path, const char* entry, size_t size,
+                              const char* version, std::string& why);
 
 }  // namespace raxc::backend
