@@ -1,4 +1,4 @@
-// Where raxc finds one of its own shared modules, the parts it loads with dlopen only when a
+// Finding and loading raxc's own shared modules, the parts it loads with dlopen only when a
 // command needs them: libraxc-codegen.so (LLVM, backend/exec/codegen.h) and
 // libraxc-importer.so (ONNX and protobuf, importer/onnx_importer.h). Their libraries take
 // milliseconds to load and initialise, which every other command would pay at start-up.
@@ -25,9 +25,9 @@ struct ModuleLocation {
 // The first candidate that exists and is readable, else the first candidate.
 std::string find_module(const ModuleLocation& where);
 
-// The head every module's table of functions starts with: sizeof the table and the build it
-// belongs to, so that a module of another build is refused rather than called with types it
-// does not share.
+// The head every module's table of functions starts with (CodegenApi, ImporterApi: their first
+// two members): sizeof the table and the build it belongs to, so that a module of another build
+// is refused rather than called with types it does not share.
 struct ModuleHead {
   size_t size;
   const char* version;
