@@ -12,7 +12,7 @@
 // source, at an offset per step (c, kh, kw) from a table. The source is the image itself when
 // there is no padding and the stride is 1; otherwise a copy, zero-padded and, for stride s,
 // split into its s×s phases (rows and columns ≡ a, b mod s) so every tap reads stride 1. The
-// copy is per calling thread and kept (first touch of a page costs 10–22 µs on this VM). The
+// copy is per thread and kept (first touch of a page costs 10–22 µs on this VM). The
 // tile's outputs are stored row by row through masks (a vector of 16 positions can cross
 // rows), straight into the NCHW result. Small outputs (7×7) read a dense source instead, one
 // copy of the image per kernel column with rows of the output's width, so no position is
@@ -32,9 +32,11 @@
 // place, which it therefore takes. The portable tiles (no AVX-512, or RAXC_MATMUL_GENERIC, as
 // the matmul kernel) compute the same tiles in plain C++.
 //
-// Threads: the runtime's pool above 8M multiply-adds per image and group (~100 µs); units
-// (the source copy's channel chunks first, then runs of tiles of one panel) are claimed from a
-// counter, as in matmul.cpp, so a descheduled thread's share is taken over.
+// Threads: the runtime's pool above 8M multiply-adds per image and group (~100 µs). The tiles
+// are split into a band of positions per thread, each thread copying into a buffer of its own
+// the source rows its band reads; units (runs of a band's tiles of one panel) are claimed from
+// the band's counter, and a thread done with its band takes over the others' remaining units,
+// so a descheduled thread's share is taken over (run_bands).
 #include "backend/runtime/conv2d.h"
 
 #include <algorithm>
@@ -42,6 +44,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -54,7 +57,6 @@
 #include "backend/runtime/error.h"
 #include "backend/runtime/matmul.h"
 #include "backend/runtime/raxc_runtime.h"
-#include "backend/runtime/spin_wait.h"
 #include "backend/runtime/storage.h"
 #include "backend/runtime/tensor.h"
 
@@ -337,20 +339,18 @@ __attribute__((target("avx512f"))) void every_other_avx512(const float* in, int6
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Channels [c0, c1) of the image into a dense source: for each kernel column j and row phase
-// a, the rows a, a + sh, … of the padded image at the output's columns, shifted by j (column
-// ow holds padded column ow·sw + j·dw), so the taps of column j read positions oh·ow + ow.
-void copy_dense(const Plan& p, const float* image, int64_t c0, int64_t c1, float* source) {
-  for (int64_t c = c0; c < c1; ++c) {
+// Rows [r0, r1) of each copy of every channel of the image into a dense source: for each kernel
+// column j and row phase a, the rows a, a + sh, … of the padded image at the output's columns,
+// shifted by j (column ow holds padded column ow·sw + j·dw), so the taps of column j read
+// positions oh·ow + ow.
+void copy_dense(const Plan& p, const float* image, int64_t r0, int64_t r1, float* source) {
+  for (int64_t c = 0; c < p.channels; ++c) {
     const float* channel = image + c * p.height * p.width;
-    float* dst = source + c * p.plane;
     for (int64_t j = 0; j < p.kw; ++j)
       for (int64_t a = 0; a < p.sh; ++a) {
-        if (!p.phase_rows[static_cast<size_t>(a)]) {
-          dst += p.ph * p.ow;
-          continue;
-        }
-        for (int64_t i = 0; i < p.ph; ++i, dst += p.ow) {
+        if (!p.phase_rows[static_cast<size_t>(a)]) continue;
+        float* dst = source + c * p.plane + (j * p.sh + a) * p.ph * p.ow + r0 * p.ow;
+        for (int64_t i = r0; i < r1; ++i, dst += p.ow) {
           int64_t y = i * p.sh + a - p.pt;
           const float* in = channel + y * p.width;
           for (int64_t o = 0; o < p.ow; ++o) {
@@ -372,24 +372,23 @@ void every_other(const float* in, int64_t n, float* dst) {
 #endif
 }
 
-// Channels [c0, c1) of the image (H × W planes) into the source: each zero-padded and split
-// into its sh × sw phases, phase (a, b) holding padded rows a, a + sh, … and columns b, b + sw, …
-void copy_source(const Plan& p, const float* image, int64_t c0, int64_t c1, float* source) {
-  if (p.dense) return copy_dense(p, image, c0, c1, source);
-  for (int64_t c = c0; c < c1; ++c) {
+// Rows [r0, r1) of each phase of every channel of the image (H × W planes) into the source:
+// each channel zero-padded and split into its sh × sw phases, phase (a, b) holding padded rows
+// a, a + sh, … and columns b, b + sw, …
+void copy_source(const Plan& p, const float* image, int64_t r0, int64_t r1, float* source) {
+  if (p.dense) return copy_dense(p, image, r0, r1, source);
+  for (int64_t c = 0; c < p.channels; ++c) {
     const float* channel = image + c * p.height * p.width;
-    float* dst = source + c * p.plane;
     for (int64_t a = 0; a < p.sh; ++a)
       for (int64_t b = 0; b < p.sw; ++b) {
-        if (!p.phase_rows[static_cast<size_t>(a)] || !p.phase_columns[static_cast<size_t>(b)]) {
-          dst += p.ph * p.pw;
+        if (!p.phase_rows[static_cast<size_t>(a)] || !p.phase_columns[static_cast<size_t>(b)])
           continue;
-        }
+        float* dst = source + c * p.plane + (a * p.sw + b) * p.ph * p.pw + r0 * p.pw;
         // Columns j of the phase whose input column j·sw + b − pl is inside the image.
         int64_t first = p.pl - b <= 0 ? 0 : ceil_div(p.pl - b, p.sw);
         int64_t end = std::clamp<int64_t>(ceil_div(p.width + p.pl - b, p.sw), first, p.pw);
         first = std::min(first, end);
-        for (int64_t i = 0; i < p.ph; ++i, dst += p.pw) {
+        for (int64_t i = r0; i < r1; ++i, dst += p.pw) {
           int64_t y = i * p.sh + a - p.pt;
           if (y < 0 || y >= p.height) {
             std::memset(dst, 0, static_cast<size_t>(p.pw) * sizeof(float));
@@ -449,8 +448,8 @@ struct GroupConv {
   const float* image;    // the group's first input channel
   const float* weights;  // the group's first output channel's weights
   const float* source;   // what the tiles read: the image itself when plan->in_place, else `copy`
-  float* copy;           // the zero-padded, phase-split copy (unused in place)
-  float* tail;           // per step, the pixel it multiplies for the last position (plan->tail)
+  float* copy;  // the zero-padded, phase-split copy: the calling thread's (unused in place)
+  float* tail;  // per step, the pixel it multiplies for the last position (plan->tail)
   const int64_t* offsets;
   float* out;  // the group's first output channel
   bool generic;
@@ -492,56 +491,93 @@ void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1) {
   }
 }
 
-// The parallel form: the preparation units (chunks of channels to copy), then the compute
-// units (chunks of tiles of one panel), claimed in order from `next`; a compute unit waits
-// until every preparation unit is done.
-struct Job {
-  const GroupConv* g;
-  int64_t copies = 0, copy_chunk = 1;
-  int64_t chunks = 1, chunk = 1, units = 0;
-  std::atomic<int64_t> next{0}, prepared{0};
-
-  void run(int64_t u) {
-    const GroupConv& gc = *g;
-    const Plan& p = *gc.plan;
-    if (u < copies) {
-      int64_t c0 = u * copy_chunk;
-      copy_source(p, gc.image, c0, std::min(p.channels, c0 + copy_chunk), gc.copy);
-      prepared.fetch_add(1, std::memory_order_release);
-    } else {
-      spin_until([&] { return prepared.load(std::memory_order_acquire) >= copies; });
-      int64_t c = u - copies, panel = c / chunks, t0 = c % chunks * chunk;
-      run_tiles(gc, panel, t0, std::min(p.tiles, t0 + chunk));
-    }
-  }
+// Rows [r0, r1) of the source's phases (or dense copies): what tiles [t0, t1) read.
+struct Rows {
+  int64_t r0, r1;
 };
 
-// Nothing here can fail: the buffers were allocated before the job started.
-int32_t run_units(int64_t, int64_t, void* closure) {
+Rows rows_read(const Plan& p, int64_t t0, int64_t t1) {
+  int64_t vectors = p.positions - p.tail;
+  int64_t q0 = t0 * 16 * p.nv, q1 = std::min(t1 * 16 * p.nv, vectors);
+  // A step reads its positions shifted by up to this many rows and columns of the phase.
+  int64_t down = p.dh * (p.kh - 1) / p.sh, right = p.dense ? 0 : p.dw * (p.kw - 1) / p.sw;
+  return Rows{q0 / p.pw, std::min(p.ph, (q1 - 1 + right) / p.pw + down + 1)};
+}
+
+// The parallel form. The tiles are split into bands of positions, one per thread (fewer when
+// there are fewer tiles); each thread copies the rows of the source its band reads into a
+// buffer of its own, then takes its band's units (a panel × a run of the band's tiles) from
+// the band's counter; its band done, it takes the other bands' remaining units, copying their
+// rows first, so a descheduled thread's share is taken over. No thread ever waits for another.
+// Why a copy per thread: with one copy shared by the threads (each copying some channels), a
+// unit ran half as fast on two threads as on one, the copy's lines written by one core and
+// read by the other at every call: 128×28² stride 2 took 0.351 ms on two threads, 0.388 on one.
+struct Band {
+  int64_t t0 = 0, t1 = 0;  // its tiles
+  Rows rows{0, 0};
+  int64_t chunk = 1, chunks = 1, units = 0;  // units: panels × runs of `chunk` tiles
+  std::atomic<int64_t> next{0};
+};
+
+struct Job {
+  const GroupConv* g = nullptr;
+  std::unique_ptr<Band[]> bands;
+  int64_t count = 0;
+  int64_t copy_size = 0;  // floats of a thread's source buffer
+};
+
+// Band `home` first, then the others' remaining units. Fails (1) only when the thread's source
+// buffer cannot be allocated: nothing may unwind through the pool.
+int32_t run_bands(int64_t home, int64_t, void* closure) {
   Job& job = *static_cast<Job*>(closure);
-  for (int64_t u; (u = job.next.fetch_add(1, std::memory_order_relaxed)) < job.units;) job.run(u);
+  const Plan& p = *job.g->plan;
+  GroupConv mine = *job.g;
+  if (!p.in_place) {
+    try {
+      mine.copy = source_buffer(job.copy_size);
+    } catch (...) {
+      return 1;
+    }
+    mine.source = mine.copy;
+  }
+  for (int64_t i = 0; i < job.count; ++i) {
+    Band& band = job.bands[static_cast<size_t>((home + i) % job.count)];
+    bool copied = p.in_place;
+    for (int64_t u; (u = band.next.fetch_add(1, std::memory_order_relaxed)) < band.units;) {
+      if (!copied) copy_source(p, mine.image, band.rows.r0, band.rows.r1, mine.copy);
+      copied = true;
+      int64_t panel = u / band.chunks, t0 = band.t0 + u % band.chunks * band.chunk;
+      run_tiles(mine, panel, t0, std::min(band.t1, t0 + band.chunk));
+    }
+  }
   return 0;
 }
 
 void run_group(const GroupConv& g, int threads) {
   const Plan& p = *g.plan;
   int64_t macs = p.outputs * p.oh * p.ow * p.reduction;
-  Job job;
-  job.g = &g;
   if (threads > 1 && macs >= kParallelMacs) {
-    if (!p.in_place) {
-      job.copy_chunk = std::max<int64_t>(1, ceil_div(p.channels, 4 * threads));
-      job.copies = ceil_div(p.channels, job.copy_chunk);
+    Job job;
+    job.g = &g;
+    job.count = std::min<int64_t>(threads, p.tiles);
+    job.copy_size = p.channels * p.plane;
+    job.bands.reset(new Band[static_cast<size_t>(job.count)]);
+    for (int64_t b = 0; b < job.count; ++b) {
+      Band& band = job.bands[static_cast<size_t>(b)];
+      band.t0 = p.tiles * b / job.count;
+      band.t1 = p.tiles * (b + 1) / job.count;
+      band.rows = rows_read(p, band.t0, band.t1);
+      // About 8 units per band, each a run of tiles of one panel.
+      band.chunks = std::min(band.t1 - band.t0, ceil_div(8, p.panels));
+      band.chunk = ceil_div(band.t1 - band.t0, band.chunks);
+      band.chunks = ceil_div(band.t1 - band.t0, band.chunk);
+      band.units = p.panels * band.chunks;
     }
-    // About 8 units per thread, each a run of tiles of one panel.
-    int64_t per_panel = std::max<int64_t>(1, ceil_div(8 * threads, p.panels));
-    job.chunk = ceil_div(p.tiles, std::min(per_panel, p.tiles));
-    job.chunks = ceil_div(p.tiles, job.chunk);
-    job.units = job.copies + p.panels * job.chunks;
-    raxc_parallel_for(0, threads, run_units, &job);
+    if (raxc_parallel_for(0, threads, run_bands, &job) != 0)
+      throw_error("RX5026", {"(convolution buffer)", "float32"});
     return;
   }
-  if (!p.in_place) copy_source(p, g.image, 0, p.channels, g.copy);
+  if (!p.in_place) copy_source(p, g.image, 0, p.ph, g.copy);
   for (int64_t panel = 0; panel < p.panels; ++panel) run_tiles(g, panel, 0, p.tiles);
 }
 
