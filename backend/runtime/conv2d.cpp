@@ -321,29 +321,74 @@ TileFunction pick_tile(bool generic, int64_t mr, int64_t nv, bool masked, bool t
 
 // ---------------------------------------------------------------------------- preparation
 
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Of `count` columns j of the padded image, j·sw + shift, the span [first, end) whose input
+// column j·sw + shift − pl is inside the image; the others are padding.
+struct Span {
+  int64_t first, end, count;
+};
+
+Span image_columns(const Plan& p, int64_t shift, int64_t count) {
+  int64_t first = p.pl - shift <= 0 ? 0 : ceil_div(p.pl - shift, p.sw);
+  int64_t end = std::clamp<int64_t>(ceil_div(p.width + p.pl - shift, p.sw), first, count);
+  return Span{std::min(first, end), end, count};
+}
+
+// Columns shift, shift + sw, … of one row of the padded image (in: the row's first float) into
+// dst, span.count of them: zeros, the row's floats, zeros.
+void copy_row(const Plan& p, const float* in, int64_t shift, Span span, float* dst) {
+  in += shift - p.pl;  // in[j·sw]: column j
+  std::fill(dst, dst + span.first, 0.f);
+  if (p.sw == 1)
+    std::memcpy(dst + span.first, in + span.first,
+                static_cast<size_t>(span.end - span.first) * sizeof(float));
+  else
+    for (int64_t j = span.first; j < span.end; ++j) dst[j] = in[j * p.sw];
+  std::fill(dst + span.end, dst + span.count, 0.f);
+}
+
+// One row of the image into its two column phases, for stride 2: dst[b][j] = padded[2j + b] for
+// j < pw, where padded[x] = in[x − pl] inside the row's `width` floats and zero outside; dst[b]
+// null for a phase no tap reads. 16 outputs of each phase per step: the padded row's floats
+// loaded through masks (lanes outside the row neither read nor faulted), the phases separated
+// by one permutation each. Each phase's rows copied apart, with scalar edges, cost a third
+// more (94 against 58 thousand cycles for 128×28² stride 2, 13 % of the convolution); for
+// stride 1, these masked loads took twice as long as memcpy and scalar edges (copy_row).
 #ifdef RAXC_CONV_X86
-__attribute__((target("avx512f"))) void every_other_avx512(const float* in, int64_t n, float* dst) {
+// padded[x0 .. x0 + 16) of a row: in[x − pl] inside its `width` floats, zero outside.
+__attribute__((target("avx512f"), always_inline)) inline __m512 load_padded(const float* in,
+                                                                            int64_t width,
+                                                                            int64_t pl,
+                                                                            int64_t x0) {
+  int64_t lo = std::clamp<int64_t>(pl - x0, 0, 16),
+          hi = std::clamp<int64_t>(pl - x0 + width, 0, 16);
+  __mmask16 inside = __mmask16(((1u << hi) - 1) & ~((1u << lo) - 1));
+  return inside ? _mm512_maskz_loadu_ps(inside, in + (x0 - pl)) : _mm512_setzero_ps();
+}
+
+__attribute__((target("avx512f"))) void copy_row_avx512(const float* in, int64_t width, int64_t pl,
+                                                        int64_t pw, float* const dst[2]) {
   const __m512i evens =
       _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  for (int64_t j = 0; j < n; j += 16) {
-    int64_t needed = 2 * std::min<int64_t>(16, n - j) - 1;  // floats from in[2j] on
-    auto mask = [](int64_t count) {
-      return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? 0 : __mmask16((1u << count) - 1);
-    };
-    __m512 lo = _mm512_maskz_loadu_ps(mask(needed), in + 2 * j);
-    __m512 hi = _mm512_maskz_loadu_ps(mask(needed - 16), in + 2 * j + 16);
-    _mm512_mask_storeu_ps(dst + j, mask(n - j), _mm512_permutex2var_ps(lo, evens, hi));
+  const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
+  for (int64_t j = 0; j < pw; j += 16) {
+    __mmask16 out = pw - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (pw - j)) - 1);
+    __m512 lo = load_padded(in, width, pl, 2 * j), hi = load_padded(in, width, pl, 2 * j + 16);
+    if (dst[0]) _mm512_mask_storeu_ps(dst[0] + j, out, _mm512_permutex2var_ps(lo, evens, hi));
+    if (dst[1]) _mm512_mask_storeu_ps(dst[1] + j, out, _mm512_permutex2var_ps(lo, odds, hi));
   }
 }
 #endif
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Rows [r0, r1) of each copy of every channel of the image into a dense source: for each kernel
 // column j and row phase a, the rows a, a + sh, … of the padded image at the output's columns,
 // shifted by j (column ow holds padded column ow·sw + j·dw), so the taps of column j read
 // positions oh·ow + ow.
 void copy_dense(const Plan& p, const float* image, int64_t r0, int64_t r1, float* source) {
+  std::vector<Span> spans(static_cast<size_t>(p.kw));
+  for (int64_t j = 0; j < p.kw; ++j)
+    spans[static_cast<size_t>(j)] = image_columns(p, j * p.dw, p.ow);
   for (int64_t c = 0; c < p.channels; ++c) {
     const float* channel = image + c * p.height * p.width;
     for (int64_t j = 0; j < p.kw; ++j)
@@ -352,24 +397,13 @@ void copy_dense(const Plan& p, const float* image, int64_t r0, int64_t r1, float
         float* dst = source + c * p.plane + (j * p.sh + a) * p.ph * p.ow + r0 * p.ow;
         for (int64_t i = r0; i < r1; ++i, dst += p.ow) {
           int64_t y = i * p.sh + a - p.pt;
-          const float* in = channel + y * p.width;
-          for (int64_t o = 0; o < p.ow; ++o) {
-            int64_t x = o * p.sw + j * p.dw - p.pl;
-            dst[o] = y >= 0 && y < p.height && x >= 0 && x < p.width ? in[x] : 0.f;
-          }
+          if (y < 0 || y >= p.height)
+            std::memset(dst, 0, static_cast<size_t>(p.ow) * sizeof(float));
+          else
+            copy_row(p, channel + y * p.width, j * p.dw, spans[static_cast<size_t>(j)], dst);
         }
       }
   }
-}
-
-// dst[j] = in[2j] for j < n: the stride-2 phase copy, which as a scalar loop cost 5–8 % of a
-// stride-2 convolution. Loads stop at in[2n − 2], the last element needed.
-void every_other(const float* in, int64_t n, float* dst) {
-#ifdef RAXC_CONV_X86
-  every_other_avx512(in, n, dst);
-#else
-  for (int64_t j = 0; j < n; ++j) dst[j] = in[2 * j];
-#endif
 }
 
 // Rows [r0, r1) of each phase of every channel of the image (H × W planes) into the source:
@@ -377,34 +411,35 @@ void every_other(const float* in, int64_t n, float* dst) {
 // a, a + sh, … and columns b, b + sw, …
 void copy_source(const Plan& p, const float* image, int64_t r0, int64_t r1, float* source) {
   if (p.dense) return copy_dense(p, image, r0, r1, source);
+  std::vector<Span> spans(static_cast<size_t>(p.sw));
+  for (int64_t b = 0; b < p.sw; ++b) spans[static_cast<size_t>(b)] = image_columns(p, b, p.pw);
+  auto reads = [&](int64_t b) { return p.phase_columns[static_cast<size_t>(b)]; };
+  int64_t phase_size = p.ph * p.pw;
   for (int64_t c = 0; c < p.channels; ++c) {
     const float* channel = image + c * p.height * p.width;
-    for (int64_t a = 0; a < p.sh; ++a)
-      for (int64_t b = 0; b < p.sw; ++b) {
-        if (!p.phase_rows[static_cast<size_t>(a)] || !p.phase_columns[static_cast<size_t>(b)])
+    for (int64_t a = 0; a < p.sh; ++a) {
+      if (!p.phase_rows[static_cast<size_t>(a)]) continue;
+      for (int64_t i = r0; i < r1; ++i) {
+        // Row i of phase (a, 0); of phase (a, b) b phases further.
+        float* row = source + c * p.plane + a * p.sw * phase_size + i * p.pw;
+        int64_t y = i * p.sh + a - p.pt;
+        if (y < 0 || y >= p.height) {
+          for (int64_t b = 0; b < p.sw; ++b)
+            if (reads(b)) std::memset(row + b * phase_size, 0, static_cast<size_t>(p.pw) * 4);
           continue;
-        float* dst = source + c * p.plane + (a * p.sw + b) * p.ph * p.pw + r0 * p.pw;
-        // Columns j of the phase whose input column j·sw + b − pl is inside the image.
-        int64_t first = p.pl - b <= 0 ? 0 : ceil_div(p.pl - b, p.sw);
-        int64_t end = std::clamp<int64_t>(ceil_div(p.width + p.pl - b, p.sw), first, p.pw);
-        first = std::min(first, end);
-        for (int64_t i = r0; i < r1; ++i, dst += p.pw) {
-          int64_t y = i * p.sh + a - p.pt;
-          if (y < 0 || y >= p.height) {
-            std::memset(dst, 0, static_cast<size_t>(p.pw) * sizeof(float));
-            continue;
-          }
-          const float* in = channel + y * p.width + b - p.pl;  // in[j·sw]: column j
-          std::fill(dst, dst + first, 0.f);
-          if (p.sw == 1)
-            std::memcpy(dst + first, in + first, static_cast<size_t>(end - first) * sizeof(float));
-          else if (p.sw == 2 && !p.generic)
-            every_other(in + 2 * first, end - first, dst + first);
-          else
-            for (int64_t j = first; j < end; ++j) dst[j] = in[j * p.sw];
-          std::fill(dst + end, dst + p.pw, 0.f);
         }
+        const float* in = channel + y * p.width;
+#ifdef RAXC_CONV_X86
+        if (!p.generic && p.sw == 2) {
+          float* const dst[2] = {reads(0) ? row : nullptr, reads(1) ? row + phase_size : nullptr};
+          copy_row_avx512(in, p.width, p.pl, p.pw, dst);
+          continue;
+        }
+#endif
+        for (int64_t b = 0; b < p.sw; ++b)
+          if (reads(b)) copy_row(p, in, b, spans[static_cast<size_t>(b)], row + b * phase_size);
       }
+    }
   }
 }
 
