@@ -97,6 +97,10 @@ struct Plan {
   // The phases some tap reads, as rows a and columns b of the phase (a, b) (a 1×1 kernel with
   // stride 2 reads one phase of four; the others are not copied).
   std::vector<bool> phase_rows, phase_columns;
+  // A dense source of an image of at most 64 floats per channel: for each float of a channel's
+  // copies (rounded up to vectors), the float of the channel it holds, or −1 for padding
+  // (copy_dense_small_avx512).
+  std::vector<int32_t> dense_index;
 };
 
 // One tile's operands.
@@ -402,11 +406,63 @@ __attribute__((target("avx512f"))) void copy_row_avx512(const float* in, int64_t
 }
 #endif
 
+// Plan::dense_index: copy j, row phase a, row i, column o holds padded row i·sh + a, column
+// o·sw + j·dw.
+std::vector<int32_t> dense_index(const Plan& p) {
+  std::vector<int32_t> index(static_cast<size_t>((p.plane + 15) / 16 * 16), -1);
+  for (int64_t j = 0, at = 0; j < p.kw; ++j)
+    for (int64_t a = 0; a < p.sh; ++a)
+      for (int64_t i = 0; i < p.ph; ++i)
+        for (int64_t o = 0; o < p.ow; ++o, ++at) {
+          int64_t y = i * p.sh + a - p.pt, x = o * p.sw + j * p.dw - p.pl;
+          if (y >= 0 && y < p.height && x >= 0 && x < p.width)
+            index[static_cast<size_t>(at)] = int32_t(y * p.width + x);
+        }
+  return index;
+}
+
+#ifdef RAXC_CONV_X86
+// copy_dense for an image of at most 64 floats a channel: the channel in four registers, each
+// vector of its copies picked from them by Plan::dense_index (two permutations and a blend).
+// Row by row (copy_row) it took 134 thousand cycles for 512×7² 3×3, this way 18: the
+// convolution 6 % faster on one thread, 8 % on two (each thread copies the whole image when a
+// single tile covers it).
+__attribute__((target("avx512f"))) void copy_dense_small_avx512(const Plan& p, const float* image,
+                                                                float* source) {
+  int64_t size = p.height * p.width, vectors = (p.plane + 15) / 16;
+  const int32_t* index = p.dense_index.data();
+  const __m512i high = _mm512_set1_epi32(32);
+  for (int64_t c = 0; c < p.channels; ++c) {
+    const float* channel = image + c * size;
+    __m512 x[4];
+    for (int k = 0; k < 4; ++k) {
+      int64_t left = std::clamp<int64_t>(size - 16 * k, 0, 16);
+      x[k] = _mm512_maskz_loadu_ps(__mmask16((1u << left) - 1), channel + 16 * k);
+    }
+    float* dst = source + c * p.plane;
+    for (int64_t v = 0; v < vectors; ++v) {
+      __m512i at = _mm512_loadu_si512(index + 16 * v);
+      __m512 lo = _mm512_permutex2var_ps(x[0], at, x[1]),
+             hi = _mm512_permutex2var_ps(x[2], at, x[3]);
+      __m512 picked = _mm512_mask_blend_ps(_mm512_test_epi32_mask(at, high), lo, hi);
+      __mmask16 inside = _mm512_cmpge_epi32_mask(at, _mm512_setzero_si512());
+      int64_t left = std::min<int64_t>(16, p.plane - 16 * v);
+      __mmask16 out = left == 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+      _mm512_mask_storeu_ps(dst + 16 * v, out, _mm512_maskz_mov_ps(inside, picked));
+    }
+  }
+}
+#endif
+
 // Rows [r0, r1) of each copy of every channel of the image into a dense source: for each kernel
 // column j and row phase a, the rows a, a + sh, … of the padded image at the output's columns,
 // shifted by j (column ow holds padded column ow·sw + j·dw), so the taps of column j read
 // positions oh·ow + ow.
 void copy_dense(const Plan& p, const float* image, int64_t r0, int64_t r1, float* source) {
+#ifdef RAXC_CONV_X86
+  if (!p.dense_index.empty() && r0 == 0 && r1 == p.ph)
+    return copy_dense_small_avx512(p, image, source);
+#endif
   std::vector<Span> spans(static_cast<size_t>(p.kw));
   for (int64_t j = 0; j < p.kw; ++j)
     spans[static_cast<size_t>(j)] = image_columns(p, j * p.dw, p.ow);
@@ -752,6 +808,7 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
   p.phase_columns.assign(static_cast<size_t>(sw), false);
   for (int64_t i = 0; i < p.kh; ++i) p.phase_rows[static_cast<size_t>(dh * i % sh)] = true;
   for (int64_t j = 0; j < p.kw; ++j) p.phase_columns[static_cast<size_t>(dw * j % sw)] = true;
+  if (p.dense && !generic && p.height * p.width <= 64) p.dense_index = dense_index(p);
   // Where step (c, i, j) reads: channel c, phase ((dh·i) mod sh, (dw·j) mod sw), shifted by
   // ((dh·i) div sh) rows and ((dw·j) div sw) columns; in a dense source, copy j, row phase
   // (dh·i) mod sh, shifted by rows only.
