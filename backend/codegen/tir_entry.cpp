@@ -162,21 +162,32 @@ void TirEmitter::bind_tensor(const ir::Buffer* buffer, Value* dl, const std::str
 
   BufferView view;
   Value* shape = builder_.CreateLoad(builder_.getPtrTy(), field(4));
+  std::vector<Value*> dims(rank);
   for (size_t k = 0; k < rank; ++k) {
-    Value* dim = builder_.CreateLoad(builder_.getInt64Ty(),
-                                     builder_.CreateConstGEP1_64(builder_.getInt64Ty(), shape, k));
-    bind_or_check(buffer->shape[k], dim, DiagId::RX5006, {what, name_, std::to_string(k)});
-    view.extents.push_back(dim);
+    dims[k] = builder_.CreateLoad(builder_.getInt64Ty(),
+                                  builder_.CreateConstGEP1_64(builder_.getInt64Ty(), shape, k));
+    bind_or_check(buffer->shape[k], dims[k], DiagId::RX5006, {what, name_, std::to_string(k)});
+    // A constant extent is used as the constant (the deferred check makes the tensor's agree),
+    // so the compact strides the accesses use fold: with one loaded at run time, LLVM's
+    // vectorizer stored the rows of a transpose with a symbolic extent through scatters, 6×
+    // slower than the static shape's.
+    const auto* constant = ir::dyn_cast<ir::IntImm>(buffer->shape[k]);
+    view.extents.push_back(constant ? i64(constant->value) : dims[k]);
   }
   // Strides: null means compact row-major. Declared strides bind or check against the actual
-  // ones; without a declaration the tensor must be compact.
+  // ones; without a declaration the tensor must be compact: checked against the tensor's own
+  // dimensions (a wrong shape is reported as that, RX5006, not as a wrong stride), addressed with
+  // the view's extents.
   Value* strides = builder_.CreateLoad(builder_.getPtrTy(), field(5));
   Value* has_strides = builder_.CreateIsNotNull(strides);
-  std::vector<Value*> compact(rank);
+  std::vector<Value*> compact(rank), compact_view(rank);
   Value* running = i64(1);
+  Value* running_view = i64(1);
   for (size_t k = rank; k-- > 0;) {
     compact[k] = running;
-    running = builder_.CreateMul(running, view.extents[k]);
+    compact_view[k] = running_view;
+    running = builder_.CreateMul(running, dims[k]);
+    running_view = builder_.CreateMul(running_view, view.extents[k]);
   }
   for (size_t k = 0; k < rank; ++k) {
     // Reading strides[k] only when the pointer is set: select over a guarded load.
@@ -201,7 +212,7 @@ void TirEmitter::bind_tensor(const ir::Buffer* buffer, Value* dl, const std::str
                                              builder_.CreateICmpNE(view.extents[k], i64(1)));
       fail_if(bad_stride, error_site(DiagId::RX5007, at, {what, name_, std::to_string(k)}, 2),
               {actual, compact[k]});
-      view.strides.push_back(compact[k]);
+      view.strides.push_back(compact_view[k]);
     }
   }
   // Element offset: DLPack's byte_offset. A declared offset variable is bound to it in
