@@ -100,7 +100,7 @@ namespace {
 constexpr size_t kPooledBytes = size_t(256) << 10;  // blocks this large are cached
 constexpr size_t kHugeBytes = size_t(2) << 20;      // and from here on huge-page aligned
 constexpr size_t kCacheBytes = size_t(256) << 20;   // bound on the bytes kept cached
-constexpr size_t kMarginBytes = size_t(4) << 20;    // at most this cached beyond the high water
+constexpr size_t kMarginBytes = size_t(8) << 20;    // at most this cached beyond the high water
 
 struct BlockCache {
   std::mutex mutex;
@@ -165,8 +165,9 @@ void* take_cached(BlockCache& c, size_t& bytes) {
 // block, at most kMarginBytes. With the mark alone, every call of the transformer block gave
 // blocks back and faulted fresh ones in (660-1,250 fresh pages, 5-25 ms of a 12 ms call); a
 // quarter of it still left 190 fresh pages a call on 2 threads. Uncapped, half the mark cost
-// the batch of 8 (22-28 MiB of intermediates) 9 MiB more resident memory; capped, its calls
-// fault 300-500 pages (about 5 % of a 100 ms call) and its peak stays where it was.
+// the batch of 8 (22-28 MiB of intermediates) 9 MiB more resident memory; capped at 4 MiB, its
+// calls faulted 270-500 pages (3-6 % of a 95 ms call); at 8 MiB none, for 3 MiB more at its
+// peak (60 MiB on one thread, 1.11× its weights and live tensors; 62 MiB on two).
 size_t pool_bound(const BlockCache& c) {
   return c.high_water + std::min(std::max(c.high_water / 2, c.largest), kMarginBytes);
 }
