@@ -308,14 +308,36 @@ class Tokenizer {
     report(std::move(what), at, extent, true);
   }
 
+  // The length of the longest of Python's operators and delimiters at i (not brackets), 0 when
+  // none starts there: **= //= >>= <<= ... -> ** // << >> <= >= == != += -= *= /= %= &= |= ^=
+  // @= := + - * / % @ & | ^ ~ < > = . , : ;. By the first character: comparing the list in
+  // turn cost a re-check of the edited definition 0.3 M instructions a keystroke.
   uint32_t operator_length(uint32_t i) const {
-    static constexpr std::string_view kOps[] = {
-        "**=", "//=", ">>=", "<<=", "...", "->", "**", "//", "<<", ">>", "<=", ">=", "==", "!=",
-        "+=",  "-=",  "*=",  "/=",  "%=",  "&=", "|=", "^=", "@=", ":=", "+",  "-",  "*",  "/",
-        "%",   "@",   "&",   "|",   "^",   "~",  "<",  ">",  "=",  ".",  ",",  ":",  ";"};
-    for (std::string_view op : kOps)
-      if (text_.substr(i, op.size()) == op) return uint32_t(op.size());
-    return 0;
+    char c = text_[i];
+    char d = i + 1 < n_ ? text_[i + 1] : '\0', e = i + 2 < n_ ? text_[i + 2] : '\0';
+    switch (c) {
+      case '*':
+      case '/':
+      case '<':
+      case '>':
+        if (d == c) return e == '=' ? 3 : 2;
+        return d == '=' ? 2 : 1;
+      case '-': return d == '>' || d == '=' ? 2 : 1;
+      case '.': return d == '.' && e == '.' ? 3 : 1;
+      case '!': return d == '=' ? 2 : 0;
+      case '=':
+      case '+':
+      case '%':
+      case '&':
+      case '|':
+      case '^':
+      case '@':
+      case ':': return d == '=' ? 2 : 1;
+      case '~':
+      case ',':
+      case ';': return 1;
+      default: return 0;
+    }
   }
 
   // A run of characters no token can start with: one diagnostic for the run (a binary file
