@@ -75,6 +75,8 @@ constexpr int64_t kNC = 1024;
 // on Zen 5): fewer columns per block at KC = 512 measured as fast as kNC on two threads, and the
 // two blocks held during a product stay at 2 MiB.
 constexpr int64_t kSharedBlockFloats = int64_t(256) << 10;
+// A product of up to this many rows packs all of A's rows once per block of the reduction.
+constexpr int64_t kAllPackedRows = 256;
 // Rows up to this many take the unpacked path.
 constexpr int64_t kSmallM = 4;
 // Multiply-adds below which one thread does the whole product (~50–100 µs at full speed).
@@ -640,12 +642,13 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
   // would cost a good part of the product, and its rows are too few to conflict in the cache.
   bool pack_b = !b_in_place_ok(g) || g.k * (j1 - j0) > 16 * 1024;
   float* bp = pack_b ? scratch(0, kcb * ncb) : nullptr;
-  // A's rows for a block of the reduction all packed (at most 512 KiB, M ≤ 256 at KC = 512) and
-  // B of several blocks of columns: A is packed once per block of the reduction, pc outside jc,
-  // rather than once per block of B's columns (four times for the MLP's 256 × 1024 · 1024 ×
-  // 4096, 4 % of its time).
+  // Up to 256 rows of A for a block of the reduction all packed (264 rows of panels × KC = 512:
+  // 528 KiB) and B of several blocks of columns: A is packed once per block of the reduction,
+  // pc outside jc, rather than once per block of B's columns (four times for the MLP's 256 ×
+  // 1024 · 1024 × 4096, 4 % of its time). A bound in floats (128 Ki) left M = 256 out once KC
+  // went from 256 to 512: its panels round it up to 264 rows.
   int64_t rows = (i1 - i0 + kr.mr - 1) / kr.mr * kr.mr;
-  if (pack && rows * kcb <= 128 * 1024 && j1 - j0 > ncb) {
+  if (pack && i1 - i0 <= kAllPackedRows && j1 - j0 > ncb) {
     float* ap = scratch(1, kcb * rows);
     for (int64_t pc = 0; pc < g.k; pc += kcb) {
       int64_t kc = std::min(kcb, g.k - pc);

@@ -211,6 +211,42 @@ TEST_CASE("matmul kernels: random shapes against a float64 product", "[backend]"
   CHECK(bad == 0);
 }
 
+TEST_CASE("matmul: up to 256 rows of A packed once for all of B's blocks of columns", "[backend]") {
+  // One thread, more columns than a block of B (1024) and two blocks of the reduction: 256 rows
+  // (22 panels, 264 rows packed) take the path that packs all of A per block of the reduction,
+  // 257 the one that packs it per block of B.
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> draw(-1, 1);
+  DLDataType f32{kDLFloat, 32, 1};
+  auto matmul = runtime::find_packed("raxc.matmul_f32");
+  REQUIRE(matmul);
+  raxc_set_num_threads(1);
+  for (int64_t m : {13, 256, 257}) {
+    int64_t n = 1100, k = 600;
+    auto a = runtime::Tensor::empty({m, k}, f32);
+    auto b = runtime::Tensor::empty({k, n}, f32);
+    auto c = runtime::Tensor::empty({m, n}, f32);
+    for (int64_t i = 0; i < a->numel(); ++i) a->data_as<float>()[i] = draw(rng);
+    for (int64_t i = 0; i < b->numel(); ++i) b->data_as<float>()[i] = draw(rng);
+    (*matmul)({runtime::Value(a), runtime::Value(b), runtime::Value(c)});
+    int bad = 0;
+    std::vector<double> want(static_cast<size_t>(n));
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(want.begin(), want.end(), 0.0);
+      for (int64_t p = 0; p < k; ++p) {
+        double x = a->data_as<float>()[i * k + p];
+        const float* row = b->data_as<float>() + p * n;
+        for (int64_t j = 0; j < n; ++j) want[size_t(j)] += x * row[j];
+      }
+      for (int64_t j = 0; j < n; ++j)
+        bad += !(std::fabs(c->data_as<float>()[i * n + j] - want[size_t(j)]) <= 1e-3);
+    }
+    CAPTURE(m);
+    CHECK(bad == 0);
+  }
+  raxc_set_num_threads(0);
+}
+
 TEST_CASE("runtime: float16 and bfloat16 conversions round to nearest even", "[backend]") {
   for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 0.000061035156f, 5.9604645e-08f})
     CHECK(runtime::half_to_float(runtime::float_to_half(f)) == f);
