@@ -502,7 +502,8 @@ void copy_source(const Plan& p, const float* image, int64_t r0, int64_t r1, floa
         int64_t y = i * p.sh + a - p.pt;
         if (y < 0 || y >= p.height) {
           for (int64_t b = 0; b < p.sw; ++b)
-            if (reads(b)) std::memset(row + b * phase_size, 0, static_cast<size_t>(p.pw) * 4);
+            if (reads(b))
+              std::memset(row + b * phase_size, 0, static_cast<size_t>(p.pw) * sizeof(float));
           continue;
         }
         const float* in = channel + y * p.width;
