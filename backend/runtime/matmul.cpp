@@ -205,15 +205,19 @@ static_assert(kAvxNR <= kMaxNR && kGenericNR <= kMaxNR);
 // kEdge: fewer than 16·NV columns of B read in place, loaded through masks (B may end there).
 // A packed panel is zero padded and loaded whole: masked loads made the edge tiles of a 497- or
 // 513-column product cost 2–3 times their share (777×1025·513 ran at 170 GFLOP/s, 186 without).
-template <int NV, bool kPackedA, bool kEdge>
+// MR: the rows computed, 12 (a full panel), or 8 or 4 for a packed panel of at most that many
+// rows (its packed rows stay 12 floats apart): computing 12 rows for the 8 of a 128-row
+// product's last panel made it cost a whole panel, 3 % of every product of 128 rows.
+template <int MR, int NV, bool kPackedA, bool kEdge>
 __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t(
     int64_t kc, const float* a, int64_t lda, const float* bp, int64_t ldb, float* c, int64_t ldc,
     int64_t mr, int64_t nr, bool accumulate) {
-  __m512 acc[kAvxMR][NV];
-  for (int r = 0; r < kAvxMR; ++r)
+  static_assert(MR == kAvxMR || kPackedA, "A is read in place for full panels only");
+  __m512 acc[MR][NV];
+  for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
   // The C tile is read (accumulate) and written after the loop: start bringing it in now.
-  for (int r = 0; r < kAvxMR; ++r)
+  for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v)
       _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16 * v), _MM_HINT_T0);
   __mmask16 mask[2];
@@ -234,7 +238,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
       b[v] = kEdge ? _mm512_maskz_loadu_ps(mask[v], bp + p * ldb + 16 * v)
                    : _mm512_loadu_ps(bp + p * ldb + 16 * v);
 #pragma GCC unroll 12
-    for (int r = 0; r < kAvxMR; ++r) {
+    for (int r = 0; r < MR; ++r) {
       const float* base = r < 3 ? a0 : r < 6 ? a3 : r < 9 ? a6 : a9;
       __m512 x = _mm512_set1_ps(kPackedA ? a[p * kAvxMR + r] : base[(r % 3) * lda + p]);
       for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
@@ -242,7 +246,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
   }
   // Edge tiles store through masks: columns past nr are never written, rows past mr skipped.
 #pragma GCC unroll 12
-  for (int r = 0; r < kAvxMR; ++r) {
+  for (int r = 0; r < MR; ++r) {
     if (r >= mr) break;
     float* out = c + r * ldc;
     for (int v = 0; v < NV; ++v) {
@@ -265,18 +269,25 @@ __attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float
   }
   bool whole = ldb == 0;  // a packed panel: every load in bounds
   if (whole) ldb = kAvxNR;
-#define RAXC_MICRO(NV, PACKED, EDGE) \
-  return micro_avx512_t<NV, PACKED, EDGE>(kc, a, lda, b, ldb, c, ldc, mr, nr, accumulate)
-  if (lda == 0) {
-    if (nr == 32 || (whole && nr > 16)) RAXC_MICRO(2, true, false);
-    if (nr > 16) RAXC_MICRO(2, true, true);
-    if (nr == 16 || whole) RAXC_MICRO(1, true, false);
-    RAXC_MICRO(1, true, true);
+#define RAXC_MICRO(MR, NV, PACKED, EDGE) \
+  return micro_avx512_t<MR, NV, PACKED, EDGE>(kc, a, lda, b, ldb, c, ldc, mr, nr, accumulate)
+#define RAXC_MICRO_PACKED(MR)                                           \
+  {                                                                     \
+    if (nr == 32 || (whole && nr > 16)) RAXC_MICRO(MR, 2, true, false); \
+    if (nr > 16) RAXC_MICRO(MR, 2, true, true);                         \
+    if (nr == 16 || whole) RAXC_MICRO(MR, 1, true, false);              \
+    RAXC_MICRO(MR, 1, true, true);                                      \
   }
-  if (nr == 32 || (whole && nr > 16)) RAXC_MICRO(2, false, false);
-  if (nr > 16) RAXC_MICRO(2, false, true);
-  if (nr == 16 || whole) RAXC_MICRO(1, false, false);
-  RAXC_MICRO(1, false, true);
+  if (lda == 0) {
+    if (mr <= 4) RAXC_MICRO_PACKED(4);
+    if (mr <= 8) RAXC_MICRO_PACKED(8);
+    RAXC_MICRO_PACKED(12);
+  }
+  if (nr == 32 || (whole && nr > 16)) RAXC_MICRO(12, 2, false, false);
+  if (nr > 16) RAXC_MICRO(12, 2, false, true);
+  if (nr == 16 || whole) RAXC_MICRO(12, 1, false, false);
+  RAXC_MICRO(12, 1, false, true);
+#undef RAXC_MICRO_PACKED
 #undef RAXC_MICRO
 }
 
