@@ -328,13 +328,15 @@ class FileLowerer {
   // `info.name_span` is where the name is written.
   bool declare_name(ModuleScope& scope, TSNode def, const std::string& name,
                     const GlobalInfo& info) {
-    if (const GlobalInfo* previous = scope.find(name)) {
+    // One hash lookup for both the duplicate check and the insertion: a keystroke's outline
+    // declares every global of the module again.
+    auto [previous, added] = scope.globals.try_emplace(name, info);
+    if (!added) {
       Diagnostic d = make_diagnostic(diag::DuplicateModuleDefinition{.name = name}, info.name_span);
-      d.note(previous->name_span, "previous definition of '" + name + "' is here");
+      d.note(previous->second.name_span, "previous definition of '" + name + "' is here");
       ctx_.diags.report(std::move(d));
       return false;
     }
-    scope.globals.emplace(name, info);
     note_definition(def, name, info);
     return true;
   }
