@@ -209,7 +209,7 @@ void TirEmitter::bind_tensor(const ir::Buffer* buffer, Value* dl, const std::str
     } else {
       // A size-1 axis may have any stride (numpy and PyTorch leave them arbitrary).
       Value* bad_stride = builder_.CreateAnd(builder_.CreateICmpNE(actual, compact[k]),
-                                             builder_.CreateICmpNE(view.extents[k], i64(1)));
+                                             builder_.CreateICmpNE(dims[k], i64(1)));
       fail_if(bad_stride, error_site(DiagId::RX5007, at, {what, name_, std::to_string(k)}, 2),
               {actual, compact[k]});
       view.strides.push_back(compact_view[k]);
