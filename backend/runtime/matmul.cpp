@@ -291,47 +291,68 @@ __attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float
 #undef RAXC_MICRO
 }
 
-// Up to kSmallM rows: B is streamed once per block of 2048 columns (a row segment of 8 KiB,
-// the C rows of the block stay in L1), four rows of B per step so C is loaded and stored once
-// per four multiply-adds.
+// c[j0, j1) += a0·b0 + a1·b1 + a2·b2 + a3·b3 over one row of C, 16 columns at a time: whole
+// vectors unmasked (masked loads cost more on Zen 5), the rest through a mask; the loops over
+// the rows unrolled (left as loops, they read the broadcasts from the stack: a GEMV on 2
+// threads 25 % slower). `ahead`: also
+// prefetch the four rows of B that many floats ahead (the first of the rows of A only: the
+// others find B in L1).
+template <int kRows>
+__attribute__((target("avx512f,fma"), always_inline)) inline void small_row_avx512(
+    float* c, const float* const (&b)[4], const __m512 (&a)[4], int64_t j0, int64_t j1,
+    int64_t ahead) {
+  int64_t j = j0;
+  for (; j + 16 <= j1; j += 16) {
+    if (ahead)
+#pragma GCC unroll 4
+      for (int r = 0; r < kRows; ++r)
+        _mm_prefetch(reinterpret_cast<const char*>(b[r] + j + ahead), _MM_HINT_T0);
+    __m512 x = _mm512_loadu_ps(c + j);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) x = _mm512_fmadd_ps(a[r], _mm512_loadu_ps(b[r] + j), x);
+    _mm512_storeu_ps(c + j, x);
+  }
+  if (j == j1) return;
+  __mmask16 m = __mmask16((1u << (j1 - j)) - 1);
+  __m512 x = _mm512_maskz_loadu_ps(m, c + j);
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) x = _mm512_fmadd_ps(a[r], _mm512_maskz_loadu_ps(m, b[r] + j), x);
+  _mm512_mask_storeu_ps(c + j, m, x);
+}
+
+// Up to kSmallM rows: B is streamed once per block of columns (4096 for up to 2 rows of A, 16
+// KiB of C a row; 2048 for more), four rows of B per step so C is loaded and stored once per
+// four multiply-adds, each of the four streams of B prefetched 1 KiB ahead. GEMV 1×4096·4096×
+// 4096 (B huge-page backed, best of 80 in one process) read B at 31–33 GB/s with blocks of
+// 2048, masked loads and no prefetch, and reads it at 41–44 GB/s now on one thread; on two
+// (units of 512 columns, no prefetch) 51–55 → 59–66 GB/s. One core reads a plain stream at
+// 46–58 GB/s on this VM.
 __attribute__((target("avx512f,fma"))) void small_avx512(const Gemm& g, int64_t j0, int64_t j1) {
-  constexpr int64_t kBlock = 2048;
-  for (int64_t jb = j0; jb < j1; jb += kBlock) {
-    int64_t je = std::min(j1, jb + kBlock);
+  constexpr int64_t kAhead = 256;  // floats
+  int64_t block = g.m <= 2 ? 4096 : 2048;
+  // Not for a narrow range of columns (the threads' units of a GEMV on 2 threads, 512 columns):
+  // prefetching past it fetched the other thread's columns, 2.48 against 1.52 ms.
+  bool prefetch = j1 - j0 >= 1024;
+  for (int64_t jb = j0; jb < j1; jb += block) {
+    int64_t je = std::min(j1, jb + block);
     for (int64_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc + jb, 0, (je - jb) * 4);
     int64_t p = 0;
     for (; p + 4 <= g.k; p += 4) {
-      const float* b0 = g.b + p * g.ldb;
-      const float* b1 = b0 + g.ldb;
-      const float* b2 = b1 + g.ldb;
-      const float* b3 = b2 + g.ldb;
+      const float* b[4] = {g.b + p * g.ldb, g.b + (p + 1) * g.ldb, g.b + (p + 2) * g.ldb,
+                           g.b + (p + 3) * g.ldb};
       for (int64_t i = 0; i < g.m; ++i) {
         const float* a = g.a + i * g.lda + p;
-        __m512 a0 = _mm512_set1_ps(a[0]), a1 = _mm512_set1_ps(a[1]);
-        __m512 a2 = _mm512_set1_ps(a[2]), a3 = _mm512_set1_ps(a[3]);
-        float* c = g.c + i * g.ldc;
-        for (int64_t j = jb; j < je; j += 16) {
-          __mmask16 m = je - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (je - j)) - 1);
-          __m512 x = _mm512_maskz_loadu_ps(m, c + j);
-          x = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m, b0 + j), x);
-          x = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(m, b1 + j), x);
-          x = _mm512_fmadd_ps(a2, _mm512_maskz_loadu_ps(m, b2 + j), x);
-          x = _mm512_fmadd_ps(a3, _mm512_maskz_loadu_ps(m, b3 + j), x);
-          _mm512_mask_storeu_ps(c + j, m, x);
-        }
+        const __m512 x[4] = {_mm512_set1_ps(a[0]), _mm512_set1_ps(a[1]), _mm512_set1_ps(a[2]),
+                             _mm512_set1_ps(a[3])};
+        small_row_avx512<4>(g.c + i * g.ldc, b, x, jb, je, i == 0 && prefetch ? kAhead : 0);
       }
     }
     for (; p < g.k; ++p) {
-      const float* b0 = g.b + p * g.ldb;
+      const float* b[4] = {g.b + p * g.ldb, nullptr, nullptr, nullptr};
       for (int64_t i = 0; i < g.m; ++i) {
-        __m512 a0 = _mm512_set1_ps(g.a[i * g.lda + p]);
-        float* c = g.c + i * g.ldc;
-        for (int64_t j = jb; j < je; j += 16) {
-          __mmask16 m = je - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (je - j)) - 1);
-          __m512 x = _mm512_maskz_loadu_ps(m, c + j);
-          x = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m, b0 + j), x);
-          _mm512_mask_storeu_ps(c + j, m, x);
-        }
+        const __m512 x[4] = {_mm512_set1_ps(g.a[i * g.lda + p]), _mm512_setzero_ps(),
+                             _mm512_setzero_ps(), _mm512_setzero_ps()};
+        small_row_avx512<1>(g.c + i * g.ldc, b, x, jb, je, 0);
       }
     }
   }

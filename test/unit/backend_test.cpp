@@ -247,6 +247,40 @@ TEST_CASE("matmul: up to 256 rows of A packed once for all of B's blocks of colu
   raxc_set_num_threads(0);
 }
 
+TEST_CASE("matmul: a few rows over many columns (GEMV), in blocks of 4096 or 2048 columns",
+          "[backend]") {
+  // The unpacked path of up to 4 rows: 1 and 2 rows in blocks of 4096 columns, 3 and 4 in
+  // blocks of 2048; 5000 columns end in a partial vector; 37 rows of B, one step of a single
+  // row after nine of four; on 2 threads the columns are split into units.
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> draw(-1, 1);
+  DLDataType f32{kDLFloat, 32, 1};
+  auto matmul = runtime::find_packed("raxc.matmul_f32");
+  REQUIRE(matmul);
+  for (int threads : {1, 2})
+    for (int64_t m : {1, 2, 3, 4}) {
+      raxc_set_num_threads(threads);
+      int64_t n = 5000, k = 37;
+      auto a = runtime::Tensor::empty({m, k}, f32);
+      auto b = runtime::Tensor::empty({k, n}, f32);
+      auto c = runtime::Tensor::empty({m, n}, f32);
+      for (int64_t i = 0; i < a->numel(); ++i) a->data_as<float>()[i] = draw(rng);
+      for (int64_t i = 0; i < b->numel(); ++i) b->data_as<float>()[i] = draw(rng);
+      (*matmul)({runtime::Value(a), runtime::Value(b), runtime::Value(c)});
+      int bad = 0;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = 0;
+          for (int64_t p = 0; p < k; ++p)
+            want += double(a->data_as<float>()[i * k + p]) * b->data_as<float>()[p * n + j];
+          bad += !(std::fabs(c->data_as<float>()[i * n + j] - want) <= 1e-4);
+        }
+      CAPTURE(threads, m);
+      CHECK(bad == 0);
+    }
+  raxc_set_num_threads(0);
+}
+
 TEST_CASE("runtime: float16 and bfloat16 conversions round to nearest even", "[backend]") {
   for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 0.000061035156f, 5.9604645e-08f})
     CHECK(runtime::half_to_float(runtime::float_to_half(f)) == f);
