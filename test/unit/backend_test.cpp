@@ -19,6 +19,7 @@
 #include "backend/runtime/raxc_runtime.h"
 #include "backend/runtime/tensor.h"
 #include "frontend/frontend.h"
+#include "test/unit/random_tensor.h"
 
 using namespace raxc;
 
@@ -211,38 +212,43 @@ TEST_CASE("matmul kernels: random shapes against a float64 product", "[backend]"
   CHECK(bad == 0);
 }
 
+namespace {
+
+// Runs raxc.matmul_f32 on random (m × k)·(k × n) operands and counts the elements of the
+// result further than `tolerance` from the product summed in float64.
+int wrong_product_elements(int64_t m, int64_t n, int64_t k, std::mt19937& rng, double tolerance) {
+  auto matmul = runtime::find_packed("raxc.matmul_f32");
+  REQUIRE(matmul);
+  auto a = test::random_tensor({m, k}, rng), b = test::random_tensor({k, n}, rng);
+  auto c = runtime::Tensor::empty({m, n}, DLDataType{kDLFloat, 32, 1});
+  REQUIRE(c);
+  (*matmul)({runtime::Value(a), runtime::Value(b), runtime::Value(c)});
+  int bad = 0;
+  std::vector<double> want(static_cast<size_t>(n));
+  for (int64_t i = 0; i < m; ++i) {
+    std::fill(want.begin(), want.end(), 0.0);
+    for (int64_t p = 0; p < k; ++p) {
+      double x = a->data_as<float>()[i * k + p];
+      const float* row = b->data_as<float>() + p * n;
+      for (int64_t j = 0; j < n; ++j) want[size_t(j)] += x * row[j];
+    }
+    for (int64_t j = 0; j < n; ++j)
+      bad += !(std::fabs(c->data_as<float>()[i * n + j] - want[size_t(j)]) <= tolerance);
+  }
+  return bad;
+}
+
+}  // namespace
+
 TEST_CASE("matmul: up to 256 rows of A packed once for all of B's blocks of columns", "[backend]") {
   // One thread, more columns than a block of B (1024) and two blocks of the reduction: 256 rows
   // (22 panels, 264 rows packed) take the path that packs all of A per block of the reduction,
   // 257 the one that packs it per block of B.
   std::mt19937 rng(8);
-  std::uniform_real_distribution<float> draw(-1, 1);
-  DLDataType f32{kDLFloat, 32, 1};
-  auto matmul = runtime::find_packed("raxc.matmul_f32");
-  REQUIRE(matmul);
   raxc_set_num_threads(1);
   for (int64_t m : {13, 256, 257}) {
-    int64_t n = 1100, k = 600;
-    auto a = runtime::Tensor::empty({m, k}, f32);
-    auto b = runtime::Tensor::empty({k, n}, f32);
-    auto c = runtime::Tensor::empty({m, n}, f32);
-    for (int64_t i = 0; i < a->numel(); ++i) a->data_as<float>()[i] = draw(rng);
-    for (int64_t i = 0; i < b->numel(); ++i) b->data_as<float>()[i] = draw(rng);
-    (*matmul)({runtime::Value(a), runtime::Value(b), runtime::Value(c)});
-    int bad = 0;
-    std::vector<double> want(static_cast<size_t>(n));
-    for (int64_t i = 0; i < m; ++i) {
-      std::fill(want.begin(), want.end(), 0.0);
-      for (int64_t p = 0; p < k; ++p) {
-        double x = a->data_as<float>()[i * k + p];
-        const float* row = b->data_as<float>() + p * n;
-        for (int64_t j = 0; j < n; ++j) want[size_t(j)] += x * row[j];
-      }
-      for (int64_t j = 0; j < n; ++j)
-        bad += !(std::fabs(c->data_as<float>()[i * n + j] - want[size_t(j)]) <= 1e-3);
-    }
     CAPTURE(m);
-    CHECK(bad == 0);
+    CHECK(wrong_product_elements(m, 1100, 600, rng, 1e-3) == 0);
   }
   raxc_set_num_threads(0);
 }
@@ -253,30 +259,11 @@ TEST_CASE("matmul: a few rows over many columns (GEMV), in blocks of 4096 or 204
   // blocks of 2048; 5000 columns end in a partial vector; 37 rows of B, one step of a single
   // row after nine of four; on 2 threads the columns are split into units.
   std::mt19937 rng(9);
-  std::uniform_real_distribution<float> draw(-1, 1);
-  DLDataType f32{kDLFloat, 32, 1};
-  auto matmul = runtime::find_packed("raxc.matmul_f32");
-  REQUIRE(matmul);
   for (int threads : {1, 2})
     for (int64_t m : {1, 2, 3, 4}) {
       raxc_set_num_threads(threads);
-      int64_t n = 5000, k = 37;
-      auto a = runtime::Tensor::empty({m, k}, f32);
-      auto b = runtime::Tensor::empty({k, n}, f32);
-      auto c = runtime::Tensor::empty({m, n}, f32);
-      for (int64_t i = 0; i < a->numel(); ++i) a->data_as<float>()[i] = draw(rng);
-      for (int64_t i = 0; i < b->numel(); ++i) b->data_as<float>()[i] = draw(rng);
-      (*matmul)({runtime::Value(a), runtime::Value(b), runtime::Value(c)});
-      int bad = 0;
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          double want = 0;
-          for (int64_t p = 0; p < k; ++p)
-            want += double(a->data_as<float>()[i * k + p]) * b->data_as<float>()[p * n + j];
-          bad += !(std::fabs(c->data_as<float>()[i * n + j] - want) <= 1e-4);
-        }
       CAPTURE(threads, m);
-      CHECK(bad == 0);
+      CHECK(wrong_product_elements(m, 5000, 37, rng, 1e-4) == 0);
     }
   raxc_set_num_threads(0);
 }
