@@ -17,12 +17,13 @@
 // ic (MC rows) → pack A into MR-row panels → jr → ir → micro-kernel MR×NR, accumulators in
 // registers, edges handled by masked stores (packing pads with zeros); blocks are split evenly
 // (K = 1025 is 3 × 342, not 2 × 512 + 1). Two micro-kernels: 12×32 on AVX-512 (24 zmm
-// accumulators, 2 loads + 12 broadcasts + 24 FMAs per k step; a 12×16 variant for edges of at
-// most 16 columns), chosen at run time with __builtin_cpu_supports, and a portable 4×16 one for
-// every other CPU (or when RAXC_MATMUL_GENERIC is set, which the tests use to exercise it on
-// AVX-512 machines). A is read in place when its panels meet few panels of B (N ≤ 8·NR: packing
-// would cost more than it saves). A few rows (M ≤ 4, GEMV) skip packing altogether: they stream
-// B once, row by row, which is bandwidth-bound.
+// accumulators, 2 loads + 12 broadcasts + 24 FMAs per k step; variants of 16 columns for edges
+// of at most 16, and of 8 and 4 rows for a last panel of A that short), chosen at run time with
+// __builtin_cpu_supports, and a portable 4×16 one for every other CPU (or when RAXC_MATMUL_GENERIC
+// is set, which the tests use to exercise it on AVX-512 machines). A is read in place when its
+// panels meet few panels of B (N ≤ 8·NR: packing would cost more than it saves). A few rows (M ≤ 4,
+// GEMV) skip packing altogether: they stream B once, four rows at a time and prefetched, which is
+// bandwidth-bound.
 //
 // Epilogues: "raxc.matmul_bias_gelu_f32" and the other names matmul_builtins registers are the
 // same products followed by a scale, a bias per column, GELU or ReLU and a residual (what
