@@ -18,7 +18,8 @@
 // copy of the image per kernel column with rows of the output's width, so no position is
 // thrown away, and the 49th position is computed as dot products beside the 48 in vectors.
 // The reduction runs in blocks of about 256 steps, each summed in registers and added to the
-// tile's outputs (one float32 sum over all of it strayed past the ops suite's tolerance).
+// sums of the blocks before in a small L1 buffer (one float32 sum over all of it strayed past the
+// ops suite's tolerance); the tile's outputs are written once, after the last block.
 //
 // Weights: panels of 8 output channels read in place, 8 rows of the OIHW tensor each streamed
 // along the reduction, prefetched ahead. Packing them per call (step-major) measured slower on
