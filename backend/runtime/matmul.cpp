@@ -13,9 +13,11 @@
 // speed issue), it is the same code in `raxc run` and in built libraries (the runtime needs no
 // LLVM), and the lowered module stays plain .rx (`raxc lower` prints the call_dps_packed).
 //
-// Structure (BLIS): jc (NC columns) → pc (KC of the reduction) → pack B into NR-column panels →
-// ic (MC rows) → pack A into MR-row panels → jr → ir → micro-kernel MR×NR, accumulators in
-// registers, edges handled by masked stores (packing pads with zeros); blocks are split evenly
+// Structure (BLIS): jc (NC columns) → pc (KC of the reduction) → ic (MC rows) → pack A into
+// MR-row panels → jr → ir → micro-kernel MR×NR, accumulators in registers, edges handled by
+// masked stores (packing pads with zeros). The first row block packs B into NR-column panels as
+// it goes, the first tile of each panel writing it packed as it reads it, while the tiles before
+// prefetch its rows (PanelPrefetch); blocks are split evenly
 // (K = 1025 is 3 × 342, not 2 × 512 + 1). Two micro-kernels: 12×32 on AVX-512 (24 zmm
 // accumulators, 2 loads + 12 broadcasts + 24 FMAs per k step; variants of 16 columns for edges
 // of at most 16, and of 8 and 4 rows for a last panel of A that short), chosen at run time with
@@ -117,6 +119,15 @@ bool b_in_place_ok(const Gemm& g) { return !g.bt; }
 // masks) or read in place (row stride ldb; columns past nr never read).
 using MicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
                              float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate);
+// micro for a tile of packed A (lda == 0) times a panel of B that block_product packs as its
+// tiles go: with `src`, the tile reads the panel from B itself (row stride ld, columns past nr
+// never read) and writes it packed to `panel` as it goes; without, it reads `panel`. With
+// `next`, it also brings lines of the next panel's source into the cache: one line every
+// 2^every_log2 steps of k, two lines (a row of a panel, 128 bytes) per row of `next` (row stride
+// ld), as many rows as that covers.
+using MicroStreamKernel = void (*)(int64_t kc, const float* a, float* panel, const float* src,
+                                   int64_t ld, float* c, int64_t ldc, int64_t mr, int64_t nr,
+                                   bool accumulate, const float* next, int every_log2);
 // Columns [j0, j1) of C for an m ≤ kSmallM product, unpacked.
 using SmallKernel = void (*)(const Gemm& g, int64_t j0, int64_t j1);
 
@@ -128,6 +139,7 @@ struct Kernel {
   MicroKernel micro;
   SmallKernel small;
   EpilogueKernel epilogue;
+  MicroStreamKernel micro_stream;  // null: the kernel has no such form
 };
 
 // A[mc×kc] → panels of mr rows, each k-major (mr floats per k), the last padded with zeros.
@@ -209,10 +221,13 @@ static_assert(kAvxNR <= kMaxNR && kGenericNR <= kMaxNR);
 // MR: the rows computed, 12 (a full panel), or 8 or 4 for a packed panel of at most that many
 // rows (its packed rows stay 12 floats apart): computing 12 rows for the 8 of a 128-row
 // product's last panel made it cost a whole panel, 3 % of every product of 128 rows.
-template <int MR, int NV, bool kPackedA, bool kEdge>
+// kPrefetch: also one line of `next` (row stride next_ld) every 2^every_log2 steps; kPackB: B's
+// rows also written to `panel`, packed (MicroStreamKernel).
+template <int MR, int NV, bool kPackedA, bool kEdge, bool kPrefetch = false, bool kPackB = false>
 __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t(
     int64_t kc, const float* a, int64_t lda, const float* bp, int64_t ldb, float* c, int64_t ldc,
-    int64_t mr, int64_t nr, bool accumulate) {
+    int64_t mr, int64_t nr, bool accumulate, const float* next = nullptr, int64_t next_ld = 0,
+    int every_log2 = 0, float* panel = nullptr) {
   static_assert(MR == kAvxMR || kPackedA, "A is read in place for full panels only");
   __m512 acc[MR][NV];
   for (int r = 0; r < MR; ++r)
@@ -234,10 +249,17 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
   const float* a9 = a + 9 * lda;
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
+    if (kPrefetch && (p & ((int64_t(1) << every_log2) - 1)) == 0) {
+      int64_t line = p >> every_log2;
+      _mm_prefetch(reinterpret_cast<const char*>(next + (line >> 1) * next_ld + (line & 1) * 16),
+                   _MM_HINT_T0);
+    }
     __m512 b[NV];
     for (int v = 0; v < NV; ++v)
       b[v] = kEdge ? _mm512_maskz_loadu_ps(mask[v], bp + p * ldb + 16 * v)
                    : _mm512_loadu_ps(bp + p * ldb + 16 * v);
+    if (kPackB)
+      for (int v = 0; v < NV; ++v) _mm512_storeu_ps(panel + p * kAvxNR + 16 * v, b[v]);
 #pragma GCC unroll 12
     for (int r = 0; r < MR; ++r) {
       const float* base = r < 3 ? a0 : r < 6 ? a3 : r < 9 ? a6 : a9;
@@ -290,6 +312,31 @@ __attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float
   RAXC_MICRO(12, 1, false, true);
 #undef RAXC_MICRO_PACKED
 #undef RAXC_MICRO
+}
+
+__attribute__((target("avx512f"))) void pack_b_avx512(const float* b, int64_t ldb, int64_t kc,
+                                                      int64_t nc, float* out);
+
+__attribute__((target("avx512f,fma"))) void micro_stream_avx512(
+    int64_t kc, const float* a, float* panel, const float* src, int64_t ld, float* c, int64_t ldc,
+    int64_t mr, int64_t nr, bool accumulate, const float* next, int every_log2) {
+  bool full = mr == kAvxMR && nr == kAvxNR;
+  if (full && src && next)
+    return micro_avx512_t<kAvxMR, 2, true, false, true, true>(
+        kc, a, 0, src, ld, c, ldc, mr, nr, accumulate, next, ld, every_log2, panel);
+  if (full && src)
+    return micro_avx512_t<kAvxMR, 2, true, false, false, true>(kc, a, 0, src, ld, c, ldc, mr, nr,
+                                                               accumulate, {}, 0, 0, panel);
+  if (full && next)
+    return micro_avx512_t<kAvxMR, 2, true, false, true>(kc, a, 0, panel, kAvxNR, c, ldc, mr, nr,
+                                                        accumulate, next, ld, every_log2);
+  // A short tile (a last panel of A or of B): the panel packed and the prefetches issued
+  // first, then the usual kernel.
+  if (src) pack_b_avx512(src, ld, kc, nr, panel);
+  for (int64_t line = 0; next && line < (kc >> every_log2); ++line)
+    _mm_prefetch(reinterpret_cast<const char*>(next + (line >> 1) * ld + (line & 1) * 16),
+                 _MM_HINT_T0);
+  micro_avx512(kc, a, 0, panel, 0, c, ldc, mr, nr, accumulate);
 }
 
 // c[j0, j1) += a0·b0 + a1·b1 + a2·b2 + a3·b3 over one row of C, 16 columns at a time: whole
@@ -410,9 +457,10 @@ const Kernel& kernel() {
 #ifdef RAXC_MATMUL_X86
     if (!std::getenv("RAXC_MATMUL_GENERIC") && __builtin_cpu_supports("avx512f") &&
         __builtin_cpu_supports("fma"))
-      return Kernel{kAvxMR, kAvxNR, micro_avx512, small_avx512, epilogue_avx512};
+      return Kernel{kAvxMR,       kAvxNR,          micro_avx512,
+                    small_avx512, epilogue_avx512, micro_stream_avx512};
 #endif
-    return Kernel{kGenericMR, kGenericNR, micro_generic, small_generic, epilogue_generic};
+    return Kernel{kGenericMR, kGenericNR, micro_generic, small_generic, epilogue_generic, nullptr};
   }();
   return chosen;
 }
@@ -632,21 +680,64 @@ struct APanels {
   int64_t stride(int64_t ir) const { return packed || ir >= full ? 0 : lda; }
 };
 
+// When the tiles pack B (block_product's `stream`), the source of the next panel (kc rows of 32
+// floats, two lines each, every row in another page when B's rows are long) is brought into the
+// cache by the current panel's first tiles, a few rows each, one line every 2^every_log2 steps of
+// k. Packing a block of B from memory before its tiles was 8–10 % of the MLP's time on one
+// thread (a weight is read once per call, and each of its rows is a memory latency); with these
+// prefetches and a separate packing pass, 4–5 % (every 2 and 4 steps alike; every 8, too few
+// tiles to cover a panel, 7 %); with the first tile packing the panel as it reads it, the packing
+// is gone from the profile. With the weights cold, 256×4096·1024 went from 190 to 200 GFLOP/s and
+// 128×768·3072 from 175 to 195.
+struct PanelPrefetch {
+  int every_log2 = 0;
+  int64_t rows_per_tile = 0;  // 0: no prefetching
+  PanelPrefetch(const Kernel& kr, bool stream, int64_t mc, int64_t kc) {
+    if (!stream) return;
+    // Every 2^e steps with 2^(e+1) tiles (a panel is 2·kc lines), up to every 4 steps.
+    int64_t tiles = (mc + kr.mr - 1) / kr.mr;
+    while (every_log2 < 2 && (int64_t(4) << every_log2) <= tiles) ++every_log2;
+    rows_per_tile = std::max<int64_t>(1, (kc >> every_log2) / 2);
+  }
+  // The rows of B that tile t (of a panel's tiles, in order) prefetches, from column `column`
+  // on; null when it has none.
+  const float* rows(const Gemm& g, int64_t t, int64_t pc, int64_t kc, int64_t column) const {
+    if (rows_per_tile == 0 || t * rows_per_tile >= kc) return nullptr;
+    return g.b + (pc + t * rows_per_tile) * g.ldb + column;
+  }
+};
+
 // Rows [ic, ic + mc) × columns [jc, jc + nc) of C (+)= A's rows over [pc, pc + kc) times that
 // block of B: packed in `bp` (panels of NR columns, kc floats deep; panel jr at bp + jr · kc) or,
-// when bp is null, read in place. A's rows go through `ap` (APanels).
+// when bp is null, read in place. With `pack_b` the panels are packed into `bp` here, each just
+// before its tiles (PanelPrefetch). A's rows go through `ap` (APanels).
 void block_product(const Kernel& kr, const Gemm& g, int64_t ic, int64_t mc, int64_t jc, int64_t nc,
-                   int64_t pc, int64_t kc, const float* bp, float* ap, AMode a_mode) {
+                   int64_t pc, int64_t kc, float* bp, bool pack_b, float* ap, AMode a_mode) {
   APanels a(kr, g.a + ic * g.lda + pc, g.lda, mc, kc, ap, a_mode);
+  // The tiles pack the panels themselves: the first tile of a panel as it reads it from B.
+  bool stream = pack_b && a.packed && !g.bt && kr.micro_stream;
+  PanelPrefetch prefetch(kr, stream, mc, kc);
   // The last block of the reduction completes each tile: its epilogue follows at once.
   bool epilogue = pc + kc == g.k && g.epi.any();
-  for (int64_t jr = 0; jr < nc; jr += kr.nr)
+  for (int64_t jr = 0; jr < nc; jr += kr.nr) {
+    int64_t nr = std::min(kr.nr, nc - jr);
+    float* panel = bp ? bp + jr * kc : nullptr;
+    const float* src = g.b + pc * g.ldb + jc + jr;  // unless g.bt
+    if (pack_b && !stream) pack_b_block(g, pc, jc + jr, kc, nr, kr.nr, panel);
     for (int64_t ir = 0; ir < mc; ir += kr.mr) {
-      int64_t mr = std::min(kr.mr, mc - ir), nr = std::min(kr.nr, nc - jr);
-      kr.micro(kc, a.at(ir), a.stride(ir), bp ? bp + jr * kc : g.b + pc * g.ldb + jc + jr,
-               bp ? 0 : g.ldb, g.c + (ic + ir) * g.ldc + jc + jr, g.ldc, mr, nr, pc > 0);
+      int64_t mr = std::min(kr.mr, mc - ir);
+      float* c = g.c + (ic + ir) * g.ldc + jc + jr;
+      const float* next =
+          jr + nr < nc ? prefetch.rows(g, ir / kr.mr, pc, kc, jc + jr + kr.nr) : nullptr;
+      if (stream && (ir == 0 || next))
+        kr.micro_stream(kc, a.at(ir), panel, ir == 0 ? src : nullptr, g.ldb, c, g.ldc, mr, nr,
+                        pc > 0, next, prefetch.every_log2);
+      else
+        kr.micro(kc, a.at(ir), a.stride(ir), panel ? panel : src, panel ? 0 : g.ldb, c, g.ldc, mr,
+                 nr, pc > 0);
       if (epilogue) kr.epilogue(g, ic + ir, mr, jc + jr, nr);
     }
+  }
 }
 
 // Columns [j0, j1) of a product of at most kSmallM rows (unpacked), then their epilogue.
@@ -688,10 +779,9 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
       pack_a_block(g.a + i0 * g.lda + pc, g.lda, i1 - i0, kc, kr.mr, ap);
       for (int64_t jc = j0; jc < j1; jc += ncb) {
         int64_t nc = std::min(ncb, j1 - jc);
-        if (pack_b) pack_b_block(g, pc, jc, kc, nc, kr.nr, bp);
         for (int64_t ic = i0; ic < i1; ic += mcb)
-          block_product(kr, g, ic, std::min(mcb, i1 - ic), jc, nc, pc, kc, bp, ap + (ic - i0) * kc,
-                        AMode::kPacked);
+          block_product(kr, g, ic, std::min(mcb, i1 - ic), jc, nc, pc, kc, bp, pack_b && ic == i0,
+                        ap + (ic - i0) * kc, AMode::kPacked);
       }
     }
     return;
@@ -701,9 +791,8 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
     int64_t nc = std::min(ncb, j1 - jc);
     for (int64_t pc = 0; pc < g.k; pc += kcb) {
       int64_t kc = std::min(kcb, g.k - pc);
-      if (pack_b) pack_b_block(g, pc, jc, kc, nc, kr.nr, bp);
       for (int64_t ic = i0; ic < i1; ic += mcb)
-        block_product(kr, g, ic, std::min(mcb, i1 - ic), jc, nc, pc, kc, bp, ap,
+        block_product(kr, g, ic, std::min(mcb, i1 - ic), jc, nc, pc, kc, bp, pack_b && ic == i0, ap,
                       pack ? AMode::kPack : AMode::kInPlace);
     }
   }
@@ -833,7 +922,7 @@ struct Job {
     int64_t j1 = std::min(nc, bpanels * (q + 1) / st.parts * k.nr);
     if (i0 < i1 && j0 < j1) {
       float* ap = scratch(1, st.kcb * (st.pack_a ? st.mcb : k.mr));
-      block_product(k, *g, i0, i1 - i0, jc + j0, j1 - j0, pc, kc, buffer + j0 * kc, ap,
+      block_product(k, *g, i0, i1 - i0, jc + j0, j1 - j0, pc, kc, buffer + j0 * kc, false, ap,
                     st.pack_a ? AMode::kPack : AMode::kInPlace);
     }
     st.tile_steps[tile].store(s + 1, std::memory_order_release);
