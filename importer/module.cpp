@@ -6,8 +6,7 @@
 #error "RAXC_IMPORTER_TAG must name the build (importer/CMakeLists.txt)"
 #endif
 
-extern "C" __attribute__((visibility("default"))) const raxc::importer::ImporterApi*
-raxc_importer_api() {
+extern "C" __attribute__((visibility("default"))) const void* raxc_importer_api() {
   using namespace raxc::importer;
   static const ImporterApi api{sizeof(ImporterApi), RAXC_IMPORTER_TAG, &import_onnx,
                                &tensor_pb_to_npy, &graph_input_names};

@@ -75,4 +75,4 @@ struct ImporterApi {
 }  // namespace raxc::importer
 
 // The module's one exported entry (importer/module.cpp).
-extern "C" const raxc::importer::ImporterApi* raxc_importer_api();
+extern "C" const void* raxc_importer_api();  // an ImporterApi (load_module's ModuleEntry)

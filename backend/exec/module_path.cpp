@@ -46,9 +46,8 @@ const ModuleHead* load_module(const std::string& path, const char* entry, size_t
     why = dlerror();
     return nullptr;
   }
-  using Entry = const ModuleHead* (*)();
-  auto function = reinterpret_cast<Entry>(dlsym(handle, entry));
-  const ModuleHead* found = function ? function() : nullptr;
+  auto function = reinterpret_cast<ModuleEntry>(dlsym(handle, entry));
+  const auto* found = function ? static_cast<const ModuleHead*>(function()) : nullptr;
   if (!found) {
     why = std::string("it does not export ") + entry;
     return nullptr;

@@ -32,6 +32,9 @@ struct ModuleHead {
   size_t size;
   const char* version;
 };
+// The type of a module's entry: it returns its table as const void*, so that the loader calls
+// it through the function type it was defined with (UBSan's -fsanitize=function checks that).
+using ModuleEntry = const void* (*)();
 
 // Loads the module at `path` (RTLD_LOCAL: its libraries' symbols stay out of the process's
 // namespace) and returns the table its extern "C" function `entry` gives, when that table is

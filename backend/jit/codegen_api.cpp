@@ -8,7 +8,7 @@
 #error "RAXC_BUILD_TAG must name the build (backend/CMakeLists.txt)"
 #endif
 
-extern "C" const raxc::backend::CodegenApi* raxc_codegen_api() {
+extern "C" const void* raxc_codegen_api() {
   using namespace raxc::backend;
   static const CodegenApi api{
       .size = sizeof(CodegenApi),

@@ -72,4 +72,4 @@ struct CodegenApi {
 }  // namespace raxc::backend
 
 // The one symbol libraxc-codegen.so exports for the executable.
-extern "C" const raxc::backend::CodegenApi* raxc_codegen_api();
+extern "C" const void* raxc_codegen_api();  // a CodegenApi (load_module's ModuleEntry)
