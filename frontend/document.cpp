@@ -242,7 +242,9 @@ struct Document::Impl {
         outline = lower::lower_outline(cst, root, header_sink, &reuse);
         declared_before = std::exchange(declared.declared, std::move(outline.declared));
         declared.declared_under = std::move(outline.declared_under);
+        declared.scope = outline.scope;
         stats.declarations_reused = outline.declarations_reused;
+        stats.scope_shared = outline.scope_shared;
         reused = match_definitions(outline, cst);
         new_gaps = gaps_of(outline, cst);
         definition_nodes = outline.definitions;
