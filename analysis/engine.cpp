@@ -85,6 +85,10 @@ struct Engine::State {
     // such global): comparing versions, not printed signatures, keeps a keystroke's check of
     // every other function's dependencies cheap.
     std::vector<std::pair<std::string, std::optional<uint64_t>>> depends;
+    // signature_versions when `depends` last matched the signatures: while no version has been
+    // handed out since (nor a signature erased), they still do, and a keystroke that changed no
+    // signature checks none of the 72 functions' dependencies by name.
+    uint64_t matched_at = 0;
     // Where the document's errors inside the definition were (offsets from its start): they
     // decide whether its diagnostics are kept (errors_confined), and they change with edits
     // elsewhere (an unclosed string above it, a per-file limit) while its text does not.
@@ -97,8 +101,9 @@ struct Engine::State {
   // unchanged definition (the same id at the same index, all but one after a keystroke) skips
   // the lookup by name, which for a module of 937 definitions was 0.3 M instructions an update.
   std::vector<std::pair<uint64_t, Signature*>> signature_at;
-  uint64_t signature_versions = 0;  // the last Signature::version handed out
-  Versions unannotated_versions;    // see compute_signatures
+  // The last Signature::version handed out; also moved on when signatures are erased.
+  uint64_t signature_versions = 0;
+  Versions unannotated_versions;  // see compute_signatures
   // The cache of per-function results: each Relax function's analysis by Definition::id, kept
   // across updates while the definition and the signatures it depends on are unchanged.
   std::unordered_map<uint64_t, Analysis> function_analyses;
@@ -141,7 +146,7 @@ struct Engine::State {
   void compute_signatures();
   void refresh_signature(Signature& s, const Definition& def);
   std::unordered_set<std::string> update_call_edges();
-  bool up_to_date(const Analysis& a) const;
+  bool up_to_date(Analysis& a) const;
   std::optional<uint64_t> version_of(const std::string& global) const {
     auto it = signatures.find(global);
     if (it == signatures.end()) return std::nullopt;
@@ -154,12 +159,14 @@ struct Engine::State {
   Analysis analyse_function(const Definition& def, const std::vector<Span>& errors);
 };
 
-bool Engine::State::up_to_date(const Analysis& a) const {
+bool Engine::State::up_to_date(Analysis& a) const {
+  if (a.matched_at == signature_versions) return true;
   for (const auto& [name, version] : a.depends) {
     auto it = signatures.find(name);
     bool exists = it != signatures.end();
     if (version.has_value() != exists || (exists && *version != it->second.version)) return false;
   }
+  a.matched_at = signature_versions;
   return true;
 }
 
@@ -221,6 +228,7 @@ void Engine::State::compute_signatures() {
       if (def->global) ids.insert(def->id);
     for (auto it = signatures.begin(); it != signatures.end();)
       it = ids.count(it->second.def_id) ? std::next(it) : signatures.erase(it);
+    ++signature_versions;  // a dependency on an erased global no longer matches
   }
   auto set_key = [&](Signature& s) {
     SignatureKey key = s.annotated;
@@ -487,6 +495,7 @@ void Engine::State::analyse() {
     }
     Analysis analysis = analyse_function(*def, errors);
     analysis.errors_inside = std::move(inside);
+    analysis.matched_at = signature_versions;
     next.emplace(def->id, std::move(analysis));
     ++stats.reanalysed;
   }

@@ -75,6 +75,7 @@ struct LoweringStats {
   size_t reused = 0;               // definitions kept as they were
   bool full_syntax_check = true;   // false: only the changed definitions were syntax-checked
   size_t declarations_reused = 0;  // globals declared from the last outline, not the tree
+  bool scope_shared = false;       // the outline's scope of globals is the last outline's
   size_t definitions_syntax_checked = 0;  // by the composed check (the changed ones)
   bool syntax_checked_beside = false;     // ... one of them beside the outline (second core)
 };

@@ -49,44 +49,67 @@ Kind Language::kind(TSNode node) const {
   return symbol < kind_by_symbol_.size() ? kind_by_symbol_[symbol] : Kind::Other;
 }
 
+namespace {
+// One cursor per thread, reset onto each node asked about: a new cursor costs a heap
+// allocation, and its stack keeps its capacity across resets.
+class ThreadCursor {
+ public:
+  ThreadCursor() : cursor_(ts_tree_cursor_new(TSNode{})) {}
+  ~ThreadCursor() { ts_tree_cursor_delete(&cursor_); }
+  ThreadCursor(const ThreadCursor&) = delete;
+  ThreadCursor& operator=(const ThreadCursor&) = delete;
+  TSTreeCursor* at(TSNode node) {
+    ts_tree_cursor_reset(&cursor_, node);
+    return &cursor_;
+  }
+
+ private:
+  TSTreeCursor cursor_;
+};
+
+TSTreeCursor* cursor_at(TSNode node) {
+  thread_local ThreadCursor cursor;
+  return cursor.at(node);
+}
+}  // namespace
+
 std::vector<TSNode> Cst::fields(TSNode node, Field f) const {
   std::vector<TSNode> result;
   TSFieldId id = lang_.field_id(f);
   if (id == 0) return result;
-  TSTreeCursor cursor = ts_tree_cursor_new(node);
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
+  TSTreeCursor* cursor = cursor_at(node);
+  if (ts_tree_cursor_goto_first_child(cursor)) {
     do {
-      if (ts_tree_cursor_current_field_id(&cursor) == id)
-        result.push_back(ts_tree_cursor_current_node(&cursor));
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+      if (ts_tree_cursor_current_field_id(cursor) == id)
+        result.push_back(ts_tree_cursor_current_node(cursor));
+    } while (ts_tree_cursor_goto_next_sibling(cursor));
   }
-  ts_tree_cursor_delete(&cursor);
   return result;
 }
 
 std::vector<TSNode> Cst::named_children(TSNode node) const {
   std::vector<TSNode> result;
   // ts_node_named_child(i) is linear in i, which makes long suites quadratic; a cursor step
-  // costs about five of its steps, and a cursor a heap allocation. Short lists (most nodes the
-  // lowering asks about: a call's arguments, a binding's sides) are read by index.
+  // costs about five of its steps. Short lists (most nodes the lowering asks about: a call's
+  // arguments, a binding's sides) are read by index, long ones with the thread's cursor. The
+  // count is stored in the node: the list is allocated once.
   constexpr uint32_t kIndexedUpTo = 6;
   uint32_t count = ts_node_named_child_count(node);
+  result.reserve(count);
   if (count <= kIndexedUpTo) {
-    result.reserve(count);
     for (uint32_t i = 0; i < count; ++i) {
       TSNode child = ts_node_named_child(node, i);
       if (kind(child) != Kind::comment) result.push_back(child);
     }
     return result;
   }
-  TSTreeCursor cursor = ts_tree_cursor_new(node);
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
+  TSTreeCursor* cursor = cursor_at(node);
+  if (ts_tree_cursor_goto_first_child(cursor)) {
     do {
-      TSNode child = ts_tree_cursor_current_node(&cursor);
+      TSNode child = ts_tree_cursor_current_node(cursor);
       if (ts_node_is_named(child) && kind(child) != Kind::comment) result.push_back(child);
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    } while (ts_tree_cursor_goto_next_sibling(cursor));
   }
-  ts_tree_cursor_delete(&cursor);
   return result;
 }
 

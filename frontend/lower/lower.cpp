@@ -100,10 +100,20 @@ class FileLowerer {
   void note_definition(TSNode def, const std::string& name, const GlobalInfo& info) {
     if (!outline_) return;
     outline_->definitions.push_back(def);
-    DeclarationFacts facts{static_cast<DeclarationFacts::Kind>(info.kind),
-                           info.has_return_annotation, info.returns_void};
     outline_->declared.push_back(
-        {ts_node_start_byte(def), ts_node_end_byte(def), name, info.name_span, facts});
+        {ts_node_start_byte(def), ts_node_end_byte(def), name, info.name_span, facts_of(info)});
+  }
+  static DeclarationFacts facts_of(const GlobalInfo& info) {
+    return {static_cast<DeclarationFacts::Kind>(info.kind), info.has_return_annotation,
+            info.returns_void};
+  }
+  static GlobalInfo info_of(const DeclarationFacts& facts, Span name_span) {
+    GlobalInfo info;
+    info.kind = static_cast<GlobalInfo::Kind>(facts.kind);
+    info.has_return_annotation = facts.has_return_annotation;
+    info.returns_void = facts.returns_void;
+    info.name_span = name_span;
+    return info;
   }
   Span span(TSNode n) const { return cst_.span(n); }
   std::string text(TSNode n) const { return std::string(cst_.text(n)); }
@@ -275,32 +285,35 @@ class FileLowerer {
     std::vector<TSNode> stmts = cst_.named_children(cst_.field(cls, Field::body));
     // Pass 1: declare every global, read module attributes and global infos (vdevices must be
     // known before any annotation refers to them).
-    std::vector<TSNode> definitions;
-    scope.globals.reserve(stmts.size());
+    std::vector<TSNode> definitions;  // for pass 2 (an outline notes them itself)
+    auto keep = [&](TSNode def) {
+      if (!outline_) definitions.push_back(def);
+    };
+    if (outline_) outline_->definitions.reserve(stmts.size());
     if (outline_) outline_->declared.reserve(stmts.size());
     const std::vector<DeclaredStatement>* reusable = reusable_declarations();
     if (outline_) outline_->declared_under = std::make_shared<Namespaces>(ctx_.namespaces);
+    statements_ = stmts.size();
+    start_sharing(scope);
+    if (!sharing_) scope.globals.reserve(stmts.size());
     for (TSNode stmt : stmts) {
       Kind k = cst_.kind(stmt);
       if (const DeclaredStatement* old = reusable ? declared_before(*reusable, stmt, k) : nullptr) {
-        GlobalInfo info;
-        info.kind = static_cast<GlobalInfo::Kind>(old->facts.kind);
-        info.has_return_annotation = old->facts.has_return_annotation;
-        info.returns_void = old->facts.returns_void;
         uint32_t moved = ts_node_start_byte(stmt) - old->begin;  // modulo 2^32: may be negative
-        info.name_span = {old->name_span.begin + moved, old->name_span.end + moved};
-        if (declare_name(scope, stmt, old->name, info)) definitions.push_back(stmt);
+        GlobalInfo info =
+            info_of(old->facts, {old->name_span.begin + moved, old->name_span.end + moved});
+        if (declare_name(scope, stmt, old->name, info)) keep(stmt);
         ++outline_->declarations_reused;
       } else if (k == Kind::relax_function || k == Kind::prim_function) {
         GlobalInfo info;
         info.kind = k == Kind::relax_function ? GlobalInfo::Kind::Relax : GlobalInfo::Kind::Prim;
         declare_signature(stmt, info);
-        if (declare(scope, stmt, cst_.field(stmt, Field::name), info)) definitions.push_back(stmt);
+        if (declare(scope, stmt, cst_.field(stmt, Field::name), info)) keep(stmt);
       } else if (k == Kind::binding && is_extern_func(stmt)) {
         GlobalInfo info;
         info.kind = GlobalInfo::Kind::Extern;
         info.name_span = span(cst_.field(stmt, Field::left));
-        if (declare(scope, stmt, cst_.field(stmt, Field::left), info)) definitions.push_back(stmt);
+        if (declare(scope, stmt, cst_.field(stmt, Field::left), info)) keep(stmt);
       } else if (k == Kind::expression_statement) {
         note_header(stmt);
         lower_module_statement(stmt);
@@ -313,7 +326,7 @@ class FileLowerer {
       }
     }
     if (outline_) {
-      outline_->scope = std::make_shared<ModuleScope>(std::move(scope));
+      outline_->scope = finish_sharing(scope);
       return;
     }
     // Pass 2: bodies, in source order.
@@ -328,6 +341,7 @@ class FileLowerer {
   // `info.name_span` is where the name is written.
   bool declare_name(ModuleScope& scope, TSNode def, const std::string& name,
                     const GlobalInfo& info) {
+    if (defer(scope, def, name, info)) return true;
     // One hash lookup for both the duplicate check and the insertion: a keystroke's outline
     // declares every global of the module again.
     auto [previous, added] = scope.globals.try_emplace(name, info);
@@ -339,6 +353,51 @@ class FileLowerer {
     }
     note_definition(def, name, info);
     return true;
+  }
+
+  // ------------------------------------------------ sharing the previous outline's scope
+  // A keystroke's outline usually declares the globals the previous one declared, in the same
+  // order and with the same facts. Those are not entered into a map of their own while they
+  // match (sharing_ points at the previous outline's list, deferred_ counts them); if all of
+  // them match, the previous outline's scope is this one's too. The scope's name spans are then
+  // an earlier text's: only the declaration pass reads them (the note of a duplicate), and it
+  // never reads a shared scope. The first declaration that does not match enters the deferred
+  // ones into `scope` (distinct names: they matched a list without duplicates) and stops.
+
+  void start_sharing(const ModuleScope& scope) {
+    const ModuleOutline* previous = reuse_ ? reuse_->previous : nullptr;
+    if (outline_ && previous && previous->scope && previous->scope->class_name == scope.class_name)
+      sharing_ = &previous->declared;
+  }
+  // True when the global was declared by deferring it.
+  bool defer(ModuleScope& scope, TSNode def, const std::string& name, const GlobalInfo& info) {
+    if (!sharing_) return false;
+    if (deferred_ < sharing_->size() && (*sharing_)[deferred_].name == name &&
+        (*sharing_)[deferred_].facts == facts_of(info)) {
+      note_definition(def, name, info);
+      ++deferred_;
+      return true;
+    }
+    enter_deferred(scope);
+    return false;
+  }
+  // Declares the deferred globals (as this outline noted them) in `scope`, and stops sharing.
+  void enter_deferred(ModuleScope& scope) {
+    if (!sharing_) return;
+    scope.globals.reserve(statements_);
+    for (size_t i = 0; i < deferred_; ++i) {
+      const DeclaredStatement& d = outline_->declared[i];
+      scope.globals.try_emplace(d.name, info_of(d.facts, d.name_span));
+    }
+    sharing_ = nullptr;
+  }
+  std::shared_ptr<const ModuleScope> finish_sharing(ModuleScope& scope) {
+    if (sharing_ && deferred_ == sharing_->size()) {
+      outline_->scope_shared = true;
+      return reuse_->previous->scope;
+    }
+    enter_deferred(scope);
+    return std::make_shared<ModuleScope>(std::move(scope));
   }
 
   // The previous outline's declarations, when they were read under the namespaces in force now.
@@ -353,9 +412,12 @@ class FileLowerer {
     uint32_t begin = ts_node_start_byte(stmt), end = ts_node_end_byte(stmt);
     if (!reuse_->unchanged(begin, end)) return nullptr;
     uint32_t was = reuse_->old_offset(begin);
-    auto it =
-        std::lower_bound(declared.begin(), declared.end(), was,
-                         [](const DeclaredStatement& d, uint32_t at) { return d.begin < at; });
+    // Statements come in order: the one after the last found is tried before a binary search.
+    auto it = declared.begin() + std::min(next_declared_, declared.size());
+    if (it == declared.end() || it->begin != was)
+      it = std::lower_bound(declared.begin(), declared.end(), was,
+                            [](const DeclaredStatement& d, uint32_t at) { return d.begin < at; });
+    next_declared_ = size_t(it - declared.begin()) + 1;
     if (it == declared.end() || it->begin != was || it->end - it->begin != end - begin)
       return nullptr;
     static constexpr Kind kStatementOf[] = {Kind::relax_function, Kind::prim_function,
@@ -585,6 +647,10 @@ class FileLowerer {
   const OutlineReuse* reuse_ = nullptr;
   const cst::Cst& cst_;
   ModuleOutline* outline_ = nullptr;
+  const std::vector<DeclaredStatement>* sharing_ = nullptr;  // see start_sharing
+  size_t deferred_ = 0;
+  size_t statements_ = 0;             // in the module class's body
+  mutable size_t next_declared_ = 0;  // declared_before's guess
 };
 
 }  // namespace

@@ -72,11 +72,15 @@ struct ModuleOutline {
   std::vector<DeclaredStatement> declared;
   std::shared_ptr<const Namespaces> declared_under;
   size_t declarations_reused = 0;  // taken from OutlineReuse instead of the tree
+  bool scope_shared = false;       // `scope` is OutlineReuse's previous one (the same declarations)
 };
 
 // The outline before some edits, and what they left alone. lower_outline takes a statement's
 // declaration from `previous` when the statement's text is unchanged and was declared under
-// the same namespaces: a keystroke inside one function reads one signature, not every one.
+// the same namespaces: a keystroke inside one function reads one signature, not every one. When
+// it declares the same globals as `previous` (names and facts, in order), it shares
+// `previous->scope` instead of building another (`previous` needs only `declared`,
+// `declared_under` and `scope`).
 struct OutlineReuse {
   const ModuleOutline* previous = nullptr;
   // True when the text [begin, end) (current offsets) is as it was, at old_offset(begin).

@@ -23,6 +23,8 @@ struct GlobalInfo {
   Kind kind = Kind::Relax;
   bool has_return_annotation = false;
   bool returns_void = false;  // the return annotation is R.Tuple() / R.Tuple
+  // Where the name is written in the text the scope was built from. An outline may share an
+  // earlier outline's scope (lower.h, OutlineReuse): only the declaration pass reads this.
   Span name_span;
 };
 

@@ -320,3 +320,74 @@ class Module:
   apply(doc, {{at, at, " "}});  // compared with a fresh Document
   apply(doc, {{at, at + 1, ""}});
 }
+
+TEST_CASE("document: the outline shares the last scope while it declares the same globals",
+          "[document]") {
+  Document doc(kModule);
+  uint32_t at = offset_of(doc.text(), "R.exp(x)") + 6;
+  apply(doc, {{at, at, " "}});  // a keystroke in a body: the same globals
+  CHECK(doc.stats().scope_shared);
+  // A global renamed: its caller's `cls.nothing` names nothing any more.
+  uint32_t name = offset_of(doc.text(), "def nothing") + 10;
+  apply(doc, {{name, name + 1, ""}});
+  CHECK_FALSE(doc.stats().scope_shared);
+  apply(doc, {{name, name, "g"}});
+  CHECK_FALSE(doc.stats().scope_shared);
+  apply(doc, {{at, at + 1, ""}});
+  CHECK(doc.stats().scope_shared);
+  // The same names, but a changed fact: `nothing` no longer returns void.
+  uint32_t ret = offset_of(doc.text(), "-> R.Tuple:");
+  apply(doc, {{ret, ret + 10, ""}});
+  CHECK_FALSE(doc.stats().scope_shared);
+  apply(doc, {{ret, ret, "-> R.Tuple"}});
+  CHECK_FALSE(doc.stats().scope_shared);
+  // The class renamed: `cls = Module` names nothing.
+  uint32_t cls = offset_of(doc.text(), "class Module") + 11;
+  apply(doc, {{cls, cls + 1, ""}});
+  CHECK_FALSE(doc.stats().scope_shared);
+  apply(doc, {{cls, cls, "e"}});
+  CHECK_FALSE(doc.stats().scope_shared);
+}
+
+TEST_CASE("document: a scope with other globals or facts than the last is not shared",
+          "[document]") {
+  const std::string text = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")):
+        cls = Module
+        cls.nothing(x)
+        v = cls.last(x)
+        return x
+
+    @R.function
+    def nothing(x: R.Tensor((4,), dtype="float32")) -> R.Tuple:
+        return R.tuple()
+
+    @R.function
+    def last(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        return x
+)";
+  Document doc(text);
+  CHECK(doc.diagnostics().empty());
+  // `nothing` returns a value now: main discards it (a fact of the declaration, not its name).
+  uint32_t ret = offset_of(doc.text(), "-> R.Tuple:") + 5;
+  apply(doc, {{ret, ret + 5, "Object"}});
+  CHECK_FALSE(doc.stats().scope_shared);
+  CHECK_FALSE(doc.diagnostics().empty());
+  apply(doc, {{ret, ret + 6, "Tuple"}});
+  CHECK(doc.diagnostics().empty());
+  // The last global removed: main's `cls.last` names nothing now.
+  uint32_t begin = offset_of(doc.text(), "\n    @R.function\n    def last");
+  uint32_t end = uint32_t(doc.text().size());
+  std::string removed = doc.text().substr(begin, end - begin);
+  apply(doc, {{begin, end, ""}});
+  CHECK_FALSE(doc.stats().scope_shared);
+  CHECK_FALSE(doc.diagnostics().empty());
+  apply(doc, {{begin, begin, removed}});  // and a global added at the end
+  CHECK_FALSE(doc.stats().scope_shared);
+  CHECK(doc.diagnostics().empty());
+}
