@@ -56,8 +56,7 @@ void run(raxc::fuzz::FuzzInput& input) {
   options.check_bounds = true;
   options.diagnostics.format = "json";  // to stdout, not into the fuzzer's log
   options.diagnostics.color = "never";
-  int status = options.threads;
-  raxc::driver::run_with_large_stack([&] { status = raxc::driver::run_run(options); });
+  int status = raxc::driver::run_run(options);
   if (status < 0 || status > 2) {
     std::fprintf(stderr, "raxc run: exit status %d (entry %s)\n", status, options.entry.c_str());
     std::abort();
@@ -76,6 +75,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   raxc::fuzz::FuzzInput input(data, size);
-  run(input);
+  // As raxc's main does: the frontend and the analysis recurse over the tree.
+  raxc::driver::run_with_large_stack([&] { run(input); });
   return 0;
 }
