@@ -715,8 +715,8 @@ struct APanels {
 // thread (a weight is read once per call, and each of its rows is a memory latency); with these
 // prefetches and a separate packing pass, 4–5 % (every 2 and 4 steps alike; every 8, too few
 // tiles to cover a panel, 7 %); with the first tile packing the panel as it reads it, the packing
-// is gone from the profile. With the weights cold, 256×4096·1024 went from 190 to 200 GFLOP/s and
-// 128×768·3072 from 175 to 195.
+// is gone from the profile. With the weights cold and memory busy, 256×1024 · 1024×4096 went from
+// 190 to 200 GFLOP/s and 128×3072 · 3072×768 from 175 to 190 (on an idle machine both within 3 %).
 struct PanelPrefetch {
   int every_log2 = 0;
   int64_t rows_per_tile = 0;  // 0: no prefetching
