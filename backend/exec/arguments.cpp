@@ -31,8 +31,8 @@ struct ArgError {
 
 class ArgumentBuilder {
  public:
-  ArgumentBuilder(const ir::Function& f, const ArgumentOptions& options)
-      : f_(f), options_(options), rng_(options.seed) {}
+  explicit ArgumentBuilder(const ArgumentOptions& options)
+      : options_(options), rng_(options.seed) {}
 
   // A value from a file or a literal, for `param` (whose annotation decides the kind).
   Value parse(const ir::Var* param, const std::string& text) {
@@ -170,7 +170,6 @@ class ArgumentBuilder {
   }
 
  private:
-  const ir::Function& f_;
   const ArgumentOptions& options_;
   std::mt19937_64 rng_;
 };
@@ -188,7 +187,7 @@ std::variant<std::vector<Value>, Diagnostic> make_arguments(const ir::Function& 
         diag::EntryArgumentCount{
             .function = name, .expected = f.params.size(), .given = texts.size()},
         f.name_span);
-  ArgumentBuilder builder(f, options);
+  ArgumentBuilder builder(options);
   Frame frame;
   std::vector<Value> values(texts.size());
   try {
