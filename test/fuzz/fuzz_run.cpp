@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -23,14 +24,21 @@
 namespace {
 
 // The input file and the compiled-code cache: one private directory for the process, so that
-// inputs whose kernels did not change reuse their machine code.
+// inputs whose kernels did not change reuse their machine code; removed when the process exits
+// (the string is never destroyed, so the exit handler can still read it).
 const std::string& scratch_dir() {
-  static const std::string dir = [] {
-    std::string pattern = "/tmp/raxc-fuzz-run-XXXXXX";
+  static const std::string* dir = [] {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "raxc-fuzz-run-XXXXXX").string();
     if (!mkdtemp(pattern.data())) std::abort();
-    return pattern;
+    auto* kept = new std::string(std::move(pattern));
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(*dir, ignored);
+    });
+    return kept;
   }();
-  return dir;
+  return *dir;
 }
 
 std::vector<std::string> relax_functions(std::string_view text) {
