@@ -34,19 +34,18 @@
 //
 // Threads: the runtime's pool (raxc_parallel_for), only above 8M multiply-adds (~100 µs at full
 // speed; below, waking a worker costs more than it saves). Threads claim units of work (whole
-// products of a batch; column groups; for one large product, steps of one block of B each,
-// packed by the threads together, then tiles of rows) from a counter, so a descheduled
-// thread's share is taken over rather than waited for. The small packing buffers are per
-// thread and kept, so a repeated call touches no fresh pages (first touch costs 10–22 µs per
-// page on this VM); the two blocks of B the threads share are pooled.
+// products of a batch; column groups of a product of few rows; for one large product, a part of
+// its rows or columns per thread, each packing its own B) from a counter. The packing buffers
+// are per thread and kept, so a repeated call touches no fresh pages (first touch costs 10–22 µs
+// per page on this VM).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -58,7 +57,6 @@
 #include "backend/runtime/matmul.h"
 #include "backend/runtime/packed.h"
 #include "backend/runtime/raxc_runtime.h"
-#include "backend/runtime/spin_wait.h"
 #include "backend/runtime/storage.h"
 #include "backend/runtime/tensor.h"
 
@@ -74,10 +72,6 @@ constexpr int64_t kKC = 512;
 constexpr int64_t kMaxNR = 32;  // the widest micro-kernel's NR
 constexpr int64_t kMC = 120;    // a multiple of both kernels' MR
 constexpr int64_t kNC = 1024;
-// The blocks of B the threads share (Steps) hold at most this many floats (1 MiB, one core's L2
-// on Zen 5): fewer columns per block at KC = 512 measured as fast as kNC on two threads, and the
-// two blocks held during a product stay at 2 MiB.
-constexpr int64_t kSharedBlockFloats = int64_t(256) << 10;
 // A product of up to this many rows packs all of A's rows once per block of the reduction.
 constexpr int64_t kAllPackedRows = 256;
 // Rows up to this many take the unpacked path.
@@ -828,190 +822,93 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
 
 // ---------------------------------------------------------------------------- parallel work
 //
-// Threads claim units of work from an atomic counter until none is left, rather than taking a
-// fixed share: on a shared machine a thread can be descheduled for milliseconds, and the
-// others then do its units instead of waiting for them. Units are whole products of a batch,
-// column groups of a product of few rows, or the pieces of the steps of one large product
-// (Steps below).
-
-// Spins until `counter` reaches `target`; false when a unit failed meanwhile (its thread has
-// stopped, so the count may never come). Waits are short (another thread finishing a unit it
-// claimed earlier), so the thread spins, and yields only when that one seems descheduled.
-bool wait_for(const std::atomic<int64_t>& counter, int64_t target,
-              const std::atomic<bool>& failed) {
-  auto reached = [&] { return counter.load(std::memory_order_acquire) >= target; };
-  spin_until([&] { return reached() || failed.load(std::memory_order_relaxed); });
-  return reached();
-}
-
-// One large product on several threads, in steps: step s multiplies block (jc, pc) of B (KC
-// rows × NC columns, jc outer) by every row of A. Each step's block is packed by the threads
-// together into one of two shared buffers (s % 2), then every thread multiplies tiles of rows
-// of A (rows × all the block's columns, its own rows of A packed) by it.
+// Threads claim units of work from an atomic counter until none is left: whole products of a
+// batch, column groups of a product of few rows, or one part of a large product per thread. A
+// thread the pool wakes late finds its part already taken by one that is done with its own.
 //
-// Why not pack all of B first and then split the rows (as before): every row block then read
-// all of B (4 MiB at 1024²) from the shared L3, where a block of 1 MiB packed just before stays
-// in each core's L2 (1 MiB on Zen 5, 2 on the Xeon) across the step as it does on one thread; and
-// the packed copy of a large weight (9 MiB for the transformer's FFN) was held beside the tensors,
-// two blocks here.
-//
-// The units run in one order (per step: its packing, then its tiles) and each waits only for
-// units before it: packing into a buffer for the tiles of two steps back to finish reading it,
-// a tile for its step's packing and for the same tile of the step before (it accumulates into
-// the same C). A thread that finishes early takes the next step's packing while the other ends
-// its tile, so the steps overlap instead of meeting at a barrier; claimed units run at once on
-// a running thread and wait on earlier ones only, so any number of threads finishes (one alone
-// when the pool runs a nested call serially).
-struct Steps {
-  int64_t kcb = 0, ncb = 0, kblocks = 0, count = 0;
-  int64_t packs = 0;            // pack units per step: groups of 8 panels of B
-  int64_t rows = 0, parts = 0;  // tiles per step: row blocks × column parts
-  int64_t panels = 0, mcb = 0;  // A's MR-row panels; rows of the largest row block
-  bool pack_a = false;
-  float* buffer[2] = {nullptr, nullptr};
-  std::unique_ptr<std::atomic<int64_t>[]> packed, computed;  // per step: its units done
-  std::unique_ptr<std::atomic<int64_t>[]> tile_steps;        // per tile: the steps it has done
+// A large product is split once, into one part per thread, each the one-thread gemm_block on its
+// own rows of C or its own columns, packing its own copy of B as its tiles read it. Columns when
+// A has fewer rows than B has columns (each thread then packs only its half of B), rows
+// otherwise (A is the larger operand, and each thread packs all of B once). This replaced steps
+// in which the threads packed each 1 MiB block of B together into a shared buffer and then
+// multiplied tiles of rows by it, each tile waiting for its block's packing and for the tile of
+// the block before. Once the tiles packed B as they read it, the shared packing was the slower
+// one on every shape measured (2 threads, GFLOP/s, a harness calling multiply_f32 best of 10,
+// 2026-11-28): 1024³ 322 → 346 (rows), 2048³ 326 → 344 (rows), 1000³ ~305 → 317 (rows),
+// 256×1024 · 1024×4096 262 → 321 (columns), 128×768 · 768×3072 214 → 302 (columns). The steps'
+// waits also stalled on a descheduled thread's tile; a fixed part only loses the same time.
 
-  int64_t per_step() const { return packs + rows * parts; }
-};
-
-// The steps of `g` on `threads` threads: blocks as on one thread, tiles from A's panels split
-// evenly into a multiple of the threads (about kMC rows each), or columns split too when A has
-// fewer panels than threads.
-void plan_steps(Steps& st, const Kernel& k, const Gemm& g, int threads) {
-  st.kcb = even_block(g.k, kKC, 1);
-  st.ncb = even_block(g.n, std::max(k.nr, kSharedBlockFloats / st.kcb / k.nr * k.nr), k.nr);
-  st.kblocks = (g.k + st.kcb - 1) / st.kcb;
-  st.count = st.kblocks * ((g.n + st.ncb - 1) / st.ncb);
-  st.packs = (st.ncb + 8 * k.nr - 1) / (8 * k.nr);
-  st.panels = (g.m + k.mr - 1) / k.mr;
-  int64_t blocks = (st.panels + kMC / k.mr - 1) / (kMC / k.mr);
-  st.rows = std::min(st.panels, (blocks + threads - 1) / threads * threads);
-  st.parts = st.rows < threads ? (threads + st.rows - 1) / st.rows : 1;
-  st.mcb = (st.panels + st.rows - 1) / st.rows * k.mr;
-  st.pack_a = st.ncb / st.parts > 8 * k.nr;
-  st.packed.reset(new std::atomic<int64_t>[static_cast<size_t>(st.count)]());
-  st.computed.reset(new std::atomic<int64_t>[static_cast<size_t>(st.count)]());
-  st.tile_steps.reset(new std::atomic<int64_t>[static_cast<size_t>(st.rows * st.parts)]());
-}
-
+// Runs units from the job's counter on the pool's threads.
 struct Job {
-  enum Phase { kBatches, kSmallColumns, kSteps };
+  enum Phase { kBatches, kSmallColumns, kRows, kColumns };
   const Kernel* kr = nullptr;
   std::vector<Gemm> gemms;  // one per batch element
   Phase phase = kBatches;
   int64_t units = 0;
   std::atomic<int64_t> next{0};
-  std::atomic<bool> failed{false};
-  // The product being split, and its blocking.
+  // The product being split: kSmallColumns' columns per unit, or kRows / kColumns' parts.
   const Gemm* g = nullptr;
-  int64_t columns = 0;  // kSmallColumns: columns per unit
-  Steps steps;
+  int64_t columns = 0;
 
-  // Runs unit u; false when it had to stop because another unit failed.
-  bool run(int64_t u) {
+  void run(int64_t u) const {
     const Kernel& k = *kr;
     switch (phase) {
       case kBatches: {
         const Gemm& b = gemms[static_cast<size_t>(u)];
-        gemm_block(k, b, 0, b.m, 0, b.n);
-        return true;
+        return gemm_block(k, b, 0, b.m, 0, b.n);
       }
       case kSmallColumns:
-        small_product(k, *g, u * columns, std::min(g->n, (u + 1) * columns));
-        return true;
-      case kSteps: return run_step(u / steps.per_step(), u % steps.per_step());
+        return small_product(k, *g, u * columns, std::min(g->n, (u + 1) * columns));
+      case kRows: {  // part u of A's MR-row panels, all of B's columns
+        auto [i0, i1] = part(g->m, k.mr, u);
+        return gemm_block(k, *g, i0, i1, 0, g->n);
+      }
+      case kColumns: {  // part u of B's NR-column panels, all of A's rows
+        auto [j0, j1] = part(g->n, k.nr, u);
+        return gemm_block(k, *g, 0, g->m, j0, j1);
+      }
     }
-    return true;
   }
 
-  // Unit i of step s: a group of B's panels to pack, or a tile.
-  bool run_step(int64_t s, int64_t i) {
-    const Kernel& k = *kr;
-    Steps& st = steps;
-    int64_t jc = s / st.kblocks * st.ncb, nc = std::min(st.ncb, g->n - jc);
-    int64_t pc = s % st.kblocks * st.kcb, kc = std::min(st.kcb, g->k - pc);
-    float* buffer = st.buffer[s % 2];
-    if (i < st.packs) {
-      if (s >= 2 && !wait_for(st.computed[s - 2], st.rows * st.parts, failed)) return false;
-      int64_t width = 8 * k.nr, j0 = i * width;
-      if (j0 < nc)
-        pack_b_block(*g, pc, jc + j0, kc, std::min(width, nc - j0), k.nr, buffer + j0 * kc);
-      st.packed[s].fetch_add(1, std::memory_order_release);
-      return true;
-    }
-    int64_t tile = i - st.packs, r = tile / st.parts, q = tile % st.parts;
-    if (!wait_for(st.packed[s], st.packs, failed) || !wait_for(st.tile_steps[tile], s, failed))
-      return false;
-    int64_t i0 = st.panels * r / st.rows * k.mr;
-    int64_t i1 = std::min(g->m, st.panels * (r + 1) / st.rows * k.mr);
-    int64_t bpanels = (nc + k.nr - 1) / k.nr;
-    int64_t j0 = bpanels * q / st.parts * k.nr;
-    int64_t j1 = std::min(nc, bpanels * (q + 1) / st.parts * k.nr);
-    if (i0 < i1 && j0 < j1) {
-      float* ap = scratch(1, st.kcb * (st.pack_a ? st.mcb : k.mr));
-      block_product(k, *g, i0, i1 - i0, jc + j0, j1 - j0, pc, kc, buffer + j0 * kc, false, ap,
-                    st.pack_a ? AMode::kPack : AMode::kInPlace);
-    }
-    st.tile_steps[tile].store(s + 1, std::memory_order_release);
-    st.computed[s].fetch_add(1, std::memory_order_release);
-    return true;
+  // Part u of `units` of an extent split on whole panels of `width`: [begin, end).
+  std::pair<int64_t, int64_t> part(int64_t extent, int64_t width, int64_t u) const {
+    int64_t panels = (extent + width - 1) / width;
+    return {std::min(extent, panels * u / units * width),
+            std::min(extent, panels * (u + 1) / units * width)};
   }
 };
 
 // The pool's body: every thread claims units until none is left. Nothing may unwind through
 // the pool, so the one failure possible (a packing buffer that cannot be allocated) becomes a
-// status the caller turns into RX5026; the other threads stop at their next wait.
+// status the caller turns into RX5026.
 int32_t run_units(int64_t, int64_t, void* closure) {
   Job& job = *static_cast<Job*>(closure);
   try {
-    for (int64_t u; (u = job.next.fetch_add(1, std::memory_order_relaxed)) < job.units;)
-      if (!job.run(u)) return 1;
+    for (int64_t u; (u = job.next.fetch_add(1, std::memory_order_relaxed)) < job.units;) job.run(u);
   } catch (...) {
-    job.failed.store(true, std::memory_order_relaxed);
     return 1;
   }
   return 0;
 }
 
-// Gives a pooled block back when a product ends (or throws).
-struct PooledBuffer {
-  PooledBlock block;
-  explicit PooledBuffer(size_t bytes) : block(allocate_storage(bytes)) {}
-  PooledBuffer(const PooledBuffer&) = delete;
-  PooledBuffer& operator=(const PooledBuffer&) = delete;
-  ~PooledBuffer() { free_storage(block); }
-};
-
-[[noreturn]] void out_of_memory() { throw_error("RX5026", {"(packing buffer)", "float32"}); }
-
 void run_parallel(Job& job, int threads) {
   job.next.store(0, std::memory_order_relaxed);
-  if (job.units > 0 && raxc_parallel_for(0, threads, run_units, &job) != 0) out_of_memory();
+  if (job.units > 0 && raxc_parallel_for(0, threads, run_units, &job) != 0)
+    throw_error("RX5026", {"(packing buffer)", "float32"});
 }
 
 // One product on `threads` threads.
 void split_product(Job& job, const Gemm& g, int threads) {
-  const Kernel& k = *job.kr;
   job.g = &g;
-  if (g.k == 0) return gemm_block(k, g, 0, g.m, 0, g.n);
+  if (g.k == 0) return gemm_block(*job.kr, g, 0, g.m, 0, g.n);
   if (g.m <= kSmallM && b_in_place_ok(g)) {
     job.phase = Job::kSmallColumns;
     job.columns = std::max<int64_t>(64, (g.n + 4 * threads - 1) / (4 * threads) + 15) / 16 * 16;
     job.units = (g.n + job.columns - 1) / job.columns;
-    return run_parallel(job, threads);
+  } else {
+    job.phase = g.m < g.n ? Job::kColumns : Job::kRows;
+    job.units = threads;
   }
-  Steps& st = job.steps;
-  plan_steps(st, k, g, threads);
-  // The two blocks of B are pooled memory held only for this product: per-thread buffers
-  // would not be shared, and a kept one would hold the largest block for the process's life.
-  size_t block = static_cast<size_t>(st.kcb * st.ncb), buffers = st.count > 1 ? 2 : 1;
-  PooledBuffer packed(buffers * block * sizeof(float));
-  if (!packed.block.data) out_of_memory();
-  st.buffer[0] = static_cast<float*>(packed.block.data);
-  st.buffer[1] = st.buffer[0] + (buffers - 1) * block;
-  job.phase = Job::kSteps;
-  job.units = st.count * st.per_step();
   run_parallel(job, threads);
 }
 
