@@ -91,6 +91,9 @@ struct Epilogue {
   Activation act = Activation::kNone;
   const float* residual = nullptr;  // laid out as C (its row stride ldc)
   bool any() const { return scale || bias || act != Activation::kNone || residual; }
+  // A bias and a residual with nothing between them: the tiles start from the bias and add the
+  // residual as they store their first block (TileInput), so no epilogue pass is needed.
+  bool folded() const { return !scale && act == Activation::kNone; }
 };
 
 // One product C[m×n] (+)= A[m×k] · B[k×n], strides in elements, and its epilogue.
@@ -107,12 +110,23 @@ struct Gemm {
 // Whether B may be read in place: only when it is a plain matrix.
 bool b_in_place_ok(const Gemm& g) { return !g.bt; }
 
-// c[0..mr)×[0..nr) (+)= A's rows times B's columns over kc. A is packed (lda == 0: k-major,
-// MR floats per k, zero padded) or read in place (row stride lda, rows past mr never stored); B
-// is a packed panel (ldb == 0: NR floats per k, zero padded, so an edge panel's loads need no
-// masks) or read in place (row stride ldb; columns past nr never read).
+// What a tile's sum over its block of the reduction starts from and is added to: `bias` (a row of
+// nr floats, the same for every row of the tile; null: zeros) before the products, and the tile
+// `add` (row stride ld_add; null: nothing) after them. C itself for a block after the first;
+// the product's bias and residual for the first when its epilogue has nothing else
+// (block_product), so that the tile needs no epilogue pass.
+struct TileInput {
+  const float* add = nullptr;
+  int64_t ld_add = 0;
+  const float* bias = nullptr;
+};
+
+// c[0..mr)×[0..nr) = bias + A's rows times B's columns over kc + add (TileInput). A is packed (lda
+// == 0: k-major, MR floats per k, zero padded) or read in place (row stride lda, rows past mr never
+// stored); B is a packed panel (ldb == 0: NR floats per k, zero padded, so an edge panel's loads
+// need no masks) or read in place (row stride ldb; columns past nr never read).
 using MicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
-                             float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate);
+                             float* c, int64_t ldc, int64_t mr, int64_t nr, const TileInput& in);
 // micro for a tile of packed A (lda == 0) times a panel of B that block_product packs as its
 // tiles go: with `src`, the tile reads the panel from B itself (row stride ld, columns past nr
 // never read) and writes it packed to `panel` as it goes; without, it reads `panel`. With
@@ -121,7 +135,7 @@ using MicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const floa
 // ld), as many rows as that covers.
 using MicroStreamKernel = void (*)(int64_t kc, const float* a, float* panel, const float* src,
                                    int64_t ld, float* c, int64_t ldc, int64_t mr, int64_t nr,
-                                   bool accumulate, const float* next, int every_log2);
+                                   const TileInput& in, const float* next, int every_log2);
 // Columns [j0, j1) of C for an m ≤ kSmallM product, unpacked.
 using SmallKernel = void (*)(const Gemm& g, int64_t j0, int64_t j1);
 
@@ -144,8 +158,10 @@ void pack_a_block(const float* a, int64_t lda, int64_t mc, int64_t kc, int64_t m
 constexpr int64_t kGenericMR = 4, kGenericNR = 16;
 
 void micro_generic(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-                   int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
+                   int64_t ldc, int64_t mr, int64_t nr, const TileInput& in) {
   float acc[kGenericMR][kGenericNR] = {};
+  for (int64_t r = 0; in.bias && r < kGenericMR; ++r)
+    for (int64_t j = 0; j < std::min(nr, kGenericNR); ++j) acc[r][j] = in.bias[j];
   for (int64_t p = 0; p < kc; ++p) {
     float row[kGenericNR] = {};
     const float* b_row = b + p * (ldb == 0 ? kGenericNR : ldb);
@@ -157,7 +173,7 @@ void micro_generic(int64_t kc, const float* a, int64_t lda, const float* b, int6
   }
   for (int64_t r = 0; r < mr; ++r)
     for (int64_t j = 0; j < nr; ++j)
-      c[r * ldc + j] = accumulate ? c[r * ldc + j] + acc[r][j] : acc[r][j];
+      c[r * ldc + j] = in.add ? in.add[r * in.ld_add + j] + acc[r][j] : acc[r][j];
 }
 
 void small_generic(const Gemm& g, int64_t j0, int64_t j1) {
@@ -220,25 +236,33 @@ static_assert(kAvxNR <= kMaxNR && kGenericNR <= kMaxNR);
 template <int MR, int NV, bool kPackedA, bool kEdge, bool kPrefetch = false, bool kPackB = false>
 __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t(
     int64_t kc, const float* a, int64_t lda, const float* bp, int64_t ldb, float* c, int64_t ldc,
-    int64_t mr, int64_t nr, bool accumulate, const float* next = nullptr, int64_t next_ld = 0,
+    int64_t mr, int64_t nr, const TileInput& in, const float* next = nullptr, int64_t next_ld = 0,
     int every_log2 = 0, float* panel = nullptr) {
   static_assert(MR == kAvxMR || kPackedA, "A is read in place for full panels only");
   // Every loop over the tile's rows is unrolled: left as loops, they kept the accumulators in
   // an array on the stack around the k loop (24 stores and 24 loads a tile; 4 % of the batch of
   // 16 128×64 · 64×128 products).
-  // The C tile is read (accumulate) and written after the loop: start bringing it in now.
+  __mmask16 mask[2];
+  mask[0] = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
+  mask[1] = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
+  // The tile `add` is read and C written after the loop: start bringing them in now.
+  const float* add = in.add;
+  int64_t ld_add = in.ld_add;
+  __m512 start[NV];
+#pragma GCC unroll 2
+  for (int v = 0; v < NV; ++v)
+    start[v] = in.bias ? _mm512_maskz_loadu_ps(mask[v], in.bias + 16 * v) : _mm512_setzero_ps();
   __m512 acc[MR][NV];
 #pragma GCC unroll 12
   for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) {
-      acc[r][v] = _mm512_setzero_ps();
+      acc[r][v] = start[v];
       _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16 * v), _MM_HINT_T0);
+      if (add && add != c)
+        _mm_prefetch(reinterpret_cast<const char*>(add + r * ld_add + 16 * v), _MM_HINT_T0);
     }
   }
-  __mmask16 mask[2];
-  mask[0] = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
-  mask[1] = nr >= 32 ? __mmask16(0xFFFF) : nr > 16 ? __mmask16((1u << (nr - 16)) - 1) : 0;
   // A in place: four base pointers (rows 0, 3, 6, 9) and the row stride, so that every row is
   // base + stride × {0, 1, 2} in the addressing mode; twelve row pointers would not fit in the
   // general registers (spilled, they cost a move on an FMA port per row). Full panels only
@@ -275,7 +299,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) {
       __m512 x = acc[r][v];
-      if (accumulate) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], out + 16 * v));
+      if (add) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], add + r * ld_add + 16 * v));
       _mm512_mask_storeu_ps(out + 16 * v, mask[v], x);
     }
   }
@@ -284,7 +308,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
 __attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float* a, int64_t lda,
                                                          const float* b, int64_t ldb, float* c,
                                                          int64_t ldc, int64_t mr, int64_t nr,
-                                                         bool accumulate) {
+                                                         const TileInput& in) {
   alignas(64) float edge_rows[kAvxMR * kKC];  // kc ≤ kKC
   if (lda != 0 && mr < kAvxMR) {  // the in-place form reads 12 rows: pack the few there are
     pack_a_block(a, lda, mr, kc, kAvxMR, edge_rows);
@@ -294,7 +318,7 @@ __attribute__((target("avx512f,fma"))) void micro_avx512(int64_t kc, const float
   bool whole = ldb == 0;  // a packed panel: every load in bounds
   if (whole) ldb = kAvxNR;
 #define RAXC_MICRO(MR, NV, PACKED, EDGE) \
-  return micro_avx512_t<MR, NV, PACKED, EDGE>(kc, a, lda, b, ldb, c, ldc, mr, nr, accumulate)
+  return micro_avx512_t<MR, NV, PACKED, EDGE>(kc, a, lda, b, ldb, c, ldc, mr, nr, in)
 #define RAXC_MICRO_PACKED(MR)                                           \
   {                                                                     \
     if (nr == 32 || (whole && nr > 16)) RAXC_MICRO(MR, 2, true, false); \
@@ -320,24 +344,24 @@ __attribute__((target("avx512f"))) void pack_b_avx512(const float* b, int64_t ld
 
 __attribute__((target("avx512f,fma"))) void micro_stream_avx512(
     int64_t kc, const float* a, float* panel, const float* src, int64_t ld, float* c, int64_t ldc,
-    int64_t mr, int64_t nr, bool accumulate, const float* next, int every_log2) {
+    int64_t mr, int64_t nr, const TileInput& in, const float* next, int every_log2) {
   bool full = mr == kAvxMR && nr == kAvxNR;
   if (full && src && next)
-    return micro_avx512_t<kAvxMR, 2, true, false, true, true>(
-        kc, a, 0, src, ld, c, ldc, mr, nr, accumulate, next, ld, every_log2, panel);
+    return micro_avx512_t<kAvxMR, 2, true, false, true, true>(kc, a, 0, src, ld, c, ldc, mr, nr, in,
+                                                              next, ld, every_log2, panel);
   if (full && src)
     return micro_avx512_t<kAvxMR, 2, true, false, false, true>(kc, a, 0, src, ld, c, ldc, mr, nr,
-                                                               accumulate, nullptr, 0, 0, panel);
+                                                               in, nullptr, 0, 0, panel);
   if (full && next)
-    return micro_avx512_t<kAvxMR, 2, true, false, true>(kc, a, 0, panel, kAvxNR, c, ldc, mr, nr,
-                                                        accumulate, next, ld, every_log2);
+    return micro_avx512_t<kAvxMR, 2, true, false, true>(kc, a, 0, panel, kAvxNR, c, ldc, mr, nr, in,
+                                                        next, ld, every_log2);
   // A short tile (a last panel of A or of B): the panel packed and the prefetches issued
   // first, then the usual kernel.
   if (src) pack_b_avx512(src, ld, kc, nr, panel);
   for (int64_t line = 0; next && line < (kc >> every_log2); ++line)
     _mm_prefetch(reinterpret_cast<const char*>(next + (line >> 1) * ld + (line & 1) * 16),
                  _MM_HINT_T0);
-  micro_avx512(kc, a, 0, panel, 0, c, ldc, mr, nr, accumulate);
+  micro_avx512(kc, a, 0, panel, 0, c, ldc, mr, nr, in);
 }
 
 // c[j0, j1) += a0·b0 + a1·b1 + a2·b2 + a3·b3 over one row of C, 16 columns at a time: whole
@@ -745,8 +769,10 @@ void block_product(const Kernel& kr, const Gemm& g, int64_t ic, int64_t mc, int6
   // The tiles pack the panels themselves: the first tile of a panel as it reads it from B.
   bool stream = pack_b && a.packed && !g.bt && kr.micro_stream;
   PanelPrefetch prefetch(kr, stream, mc, kc);
-  // The last block of the reduction completes each tile: its epilogue follows at once.
-  bool epilogue = pc + kc == g.k && g.epi.any();
+  // The last block of the reduction completes each tile: its epilogue follows at once, unless
+  // the first block took it in. Folding the bias and residual this way took the epilogue pass,
+  // 1.7 % of the transformer block's time on one thread, out of its profile.
+  bool epilogue = pc + kc == g.k && g.epi.any() && !g.epi.folded();
   for (int64_t jr = 0; jr < nc; jr += kr.nr) {
     int64_t nr = std::min(kr.nr, nc - jr);
     float* panel = bp ? bp + jr * kc : nullptr;
@@ -755,14 +781,20 @@ void block_product(const Kernel& kr, const Gemm& g, int64_t ic, int64_t mc, int6
     for (int64_t ir = 0; ir < mc; ir += kr.mr) {
       int64_t mr = std::min(kr.mr, mc - ir);
       float* c = g.c + (ic + ir) * g.ldc + jc + jr;
+      TileInput in;
+      if (pc > 0)
+        in = {c, g.ldc, nullptr};
+      else if (g.epi.folded())
+        in = {g.epi.residual ? g.epi.residual + (ic + ir) * g.ldc + jc + jr : nullptr, g.ldc,
+              g.epi.bias ? g.epi.bias + jc + jr : nullptr};
       const float* next =
           jr + nr < nc ? prefetch.rows(g, ir / kr.mr, pc, kc, jc + jr + kr.nr) : nullptr;
       if (stream && (ir == 0 || next))
-        kr.micro_stream(kc, a.at(ir), panel, ir == 0 ? src : nullptr, g.ldb, c, g.ldc, mr, nr,
-                        pc > 0, next, prefetch.every_log2);
+        kr.micro_stream(kc, a.at(ir), panel, ir == 0 ? src : nullptr, g.ldb, c, g.ldc, mr, nr, in,
+                        next, prefetch.every_log2);
       else
         kr.micro(kc, a.at(ir), a.stride(ir), panel ? panel : src, panel ? 0 : g.ldb, c, g.ldc, mr,
-                 nr, pc > 0);
+                 nr, in);
       if (epilogue) kr.epilogue(g, ic + ir, mr, jc + jr, nr);
     }
   }
