@@ -30,7 +30,9 @@
 // Epilogues: "raxc.matmul_bias_gelu_f32" and the other names matmul_builtins registers are the
 // same products followed by a scale, a bias per column, GELU or ReLU and a residual (what
 // backend/fuse/epilogue.cpp folds into a product), applied to each micro-kernel tile by the
-// thread that completes it, right after its last block of the reduction, while it is in L1.
+// thread that completes it, right after its last block of the reduction, while it is in L1. A
+// bias and a residual alone need no pass of their own: the tile's first block starts from the
+// bias and adds the residual as it stores (TileInput).
 //
 // Threads: the runtime's pool (raxc_parallel_for), only above 8M multiply-adds (~100 µs at full
 // speed; below, waking a worker costs more than it saves). Threads claim units of work (whole
