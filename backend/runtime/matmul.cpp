@@ -873,10 +873,11 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
 // in which the threads packed each 1 MiB block of B together into a shared buffer and then
 // multiplied tiles of rows by it, each tile waiting for its block's packing and for the tile of
 // the block before. Once the tiles packed B as they read it, the shared packing was the slower
-// one on every shape measured (2 threads, GFLOP/s, a harness calling multiply_f32 best of 10,
-// 2026-11-28): 1024³ 322 → 346 (rows), 2048³ 326 → 344 (rows), 1000³ ~305 → 317 (rows),
-// 256×1024 · 1024×4096 262 → 321 (columns), 128×768 · 768×3072 214 → 302 (columns). The steps'
-// waits also stalled on a descheduled thread's tile; a fixed part only loses the same time.
+// one on every shape measured (2 threads, GFLOP/s, a harness calling multiply_f32, best of 6,
+// the two builds' processes alternating on an idle machine): 1024³ 338 → 386 (rows), 2048³
+// 331 → 366 (rows), 1000³ 340 → 374 (rows), 777×1025 · 1025×513 322 → 374 (rows), 256×1024 ·
+// 1024×4096 282 → 370 (columns), 128×768 · 768×3072 241 → 384 (columns). The steps' waits also
+// stalled on a descheduled thread's tile; a fixed part only loses the time it is away.
 
 // Runs units from the job's counter on the pool's threads.
 struct Job {
