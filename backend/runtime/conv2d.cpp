@@ -698,6 +698,415 @@ void run_group(const GroupConv& g, int threads) {
   for (int64_t panel = 0; panel < p.panels; ++panel) run_tiles(g, panel, 0, p.tiles);
 }
 
+// ---------------------------------------------------------------- the channel-vectorised kernel
+#ifdef RAXC_CONV_X86
+constexpr int64_t kCPanel = 64;  // output channels per panel: 4 vectors of 16
+constexpr int kCWidth = 7;       // output positions per tile, along one output row
+// Floats of a tile's partial sums.
+constexpr int64_t kCPartial = kCPanel * kCWidth;
+// Tiles per unit at most: their partial sums (1.75 KiB each) stay in L2 with the block's
+// weights.
+constexpr int64_t kCChunk = 32;
+
+// One group's convolution of one image, vectorised over output channels.
+struct CPlan {
+  int64_t channels, outputs, height, width, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw;
+  int64_t taps, reduction;
+  int64_t row_tiles, tiles;  // per output row and per panel
+  int64_t panels;
+  int64_t cblock, blocks;  // input channels per block of the reduction, and the blocks
+  int64_t chunk, chunks;   // tiles per unit (a run of one panel's tiles), units per panel
+};
+
+// Lines to prefetch while a tile computes, one per step: `rows` runs of `bytes` from `at`,
+// `stride` apart (a share of the next block's weights, which come from memory on large layers:
+// packed apart from the compute, 512×7² 3×3's 9 MiB took 0.46 ms of its 1.5).
+struct Ahead {
+  const char* at = nullptr;
+  int64_t offset = 0, bytes = 0, stride = 0, rows = 0;
+  __attribute__((always_inline)) void step() {
+    if (rows == 0) return;
+    _mm_prefetch(at + offset, _MM_HINT_T1);
+    offset += 64;
+    if (offset >= bytes) offset = 0, at += stride, --rows;
+  }
+};
+
+// One tile of one block of the reduction: 64 output channels × up to 7 positions of a row.
+struct CTile {
+  Ahead ahead;
+  const float* x;  // the block's first input channel
+  const float* w;  // the block's packed weights: [tap][channel][64 output channels]
+  int64_t cb;      // channels of the block
+  int64_t oh, ow0;
+  float* partial;  // the sums of the blocks before (kCPartial floats, aligned)
+  float* out;      // the panel's first output channel at (oh, ow0)
+  bool first, last;
+};
+
+// One tap over the block's channels: the positions [LO, HI) of the tile read the image (those
+// outside read the padding and are skipped).
+template <int P, int SW, int LO, int HI>
+__attribute__((target("avx512f,fma"), always_inline)) inline void ctap(__m512 (&acc)[4][P],
+                                                                       const float* x,
+                                                                       const float* w, int64_t cb,
+                                                                       int64_t hw, Ahead& ahead) {
+  for (int64_t c = 0; c < cb; ++c, x += hw, w += kCPanel) {
+    ahead.step();
+    // The pixels of a channel 6 ahead (each channel's are on lines of their own).
+    _mm_prefetch(reinterpret_cast<const char*>(x + 6 * hw + LO * SW), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(x + 6 * hw + (HI - 1) * SW), _MM_HINT_T0);
+    __m512 wv[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) wv[v] = _mm512_load_ps(w + 16 * v);
+#pragma GCC unroll 8
+    for (int i = LO; i < HI; ++i) {
+      __m512 b = _mm512_set1_ps(x[i * SW]);
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) acc[v][i] = _mm512_fmadd_ps(wv[v], b, acc[v][i]);
+    }
+  }
+}
+
+template <int P, int SW>
+__attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t) {
+  __m512 acc[4][P];
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v)
+#pragma GCC unroll 8
+    for (int i = 0; i < P; ++i) acc[v][i] = _mm512_setzero_ps();
+  int64_t hw = p.height * p.width;
+  Ahead ahead = t.ahead;
+  for (int64_t i = 0; i < p.kh; ++i) {
+    int64_t y = t.oh * p.sh + i * p.dh - p.pt;
+    if (y < 0 || y >= p.height) continue;  // a row of padding
+    for (int64_t j = 0; j < p.kw; ++j) {
+      int64_t x0 = t.ow0 * SW + j * p.dw - p.pl;
+      int64_t lo = x0 >= 0 ? 0 : (SW - 1 - x0) / SW;
+      int64_t hi = std::min<int64_t>(P, (p.width - x0 + SW - 1) / SW);
+      if (lo >= hi) continue;
+      const float* x = t.x + y * p.width + x0;
+      const float* w = t.w + (i * p.kw + j) * t.cb * kCPanel;
+      // cplan admits no other ranges.
+      if (lo == 0 && hi == P)
+        ctap<P, SW, 0, P>(acc, x, w, t.cb, hw, ahead);
+      else if (lo == 1 && hi == P)
+        ctap<P, SW, 1, P>(acc, x, w, t.cb, hw, ahead);
+      else if (lo == 0)
+        ctap<P, SW, 0, P - 1>(acc, x, w, t.cb, hw, ahead);
+      else
+        ctap<P, SW, 1, P - 1>(acc, x, w, t.cb, hw, ahead);
+    }
+  }
+  float* partial = t.partial;
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v)
+#pragma GCC unroll 8
+    for (int i = 0; i < P; ++i) {
+      float* at = partial + (v * kCWidth + i) * 16;
+      if (!t.first) acc[v][i] = _mm512_add_ps(_mm512_load_ps(at), acc[v][i]);
+      if (!t.last) _mm512_store_ps(at, acc[v][i]);
+    }
+  if (!t.last) return;
+  // To NCHW: each vector of 16 channels × P positions transposed in registers to rows of
+  // positions, two channels a register (eight lanes each), stored through masks.
+  int64_t plane = p.oh * p.ow;
+  const __mmask16 low = __mmask16((1u << P) - 1), high = __mmask16(low << 8);
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    __m512 a[8], u[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) a[i] = i < P ? acc[v][i < P ? i : 0] : _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      u[2 * k] = _mm512_unpacklo_ps(a[2 * k], a[2 * k + 1]);
+      u[2 * k + 1] = _mm512_unpackhi_ps(a[2 * k], a[2 * k + 1]);
+    }
+#pragma GCC unroll 2
+    for (int k = 0; k < 2; ++k) {
+      __m512d u0 = _mm512_castps_pd(u[4 * k]), u1 = _mm512_castps_pd(u[4 * k + 1]),
+              u2 = _mm512_castps_pd(u[4 * k + 2]), u3 = _mm512_castps_pd(u[4 * k + 3]);
+      a[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(u0, u2));
+      a[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(u0, u2));
+      a[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(u1, u3));
+      a[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(u1, u3));
+    }
+    // a[4k + m], 128-bit lane q: channel 4q + m of positions 4k … 4k + 3.
+    float* out = t.out + 16 * v * plane;
+#pragma GCC unroll 4
+    for (int m = 0; m < 4; ++m) {
+      // Channels m and 8 + m; 4 + m and 12 + m.
+      __m512 even = _mm512_shuffle_f32x4(a[m], a[4 + m], 0x88),
+             odd = _mm512_shuffle_f32x4(a[m], a[4 + m], 0xDD);
+      even = _mm512_shuffle_f32x4(even, even, 0xD8);
+      odd = _mm512_shuffle_f32x4(odd, odd, 0xD8);
+      _mm512_mask_storeu_ps(out + m * plane, low, even);
+      _mm512_mask_storeu_ps(out + (8 + m) * plane - 8, high, even);
+      _mm512_mask_storeu_ps(out + (4 + m) * plane, low, odd);
+      _mm512_mask_storeu_ps(out + (12 + m) * plane - 8, high, odd);
+    }
+  }
+}
+
+using CTileFunction = void (*)(const CPlan&, const CTile&);
+
+CTileFunction pick_ctile(int64_t positions, int64_t sw) {
+#define RAXC_CTILE(P) \
+  if (positions == P) return sw == 1 ? ctile<P, 1> : ctile<P, 2>;
+  RAXC_CTILE(1)
+  RAXC_CTILE(2)
+  RAXC_CTILE(3)
+  RAXC_CTILE(4)
+  RAXC_CTILE(5)
+  RAXC_CTILE(6)
+#undef RAXC_CTILE
+  return sw == 1 ? ctile<7, 1> : ctile<7, 2>;
+}
+
+// r[j] ← column j of the 16 × 16 matrix of rows r (lane l of the result: r[l][j]).
+__attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512 (&r)[16]) {
+  __m512 a[16], b[16];
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) {
+    a[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+    a[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    __m512d a0 = _mm512_castps_pd(a[4 * k]), a1 = _mm512_castps_pd(a[4 * k + 1]),
+            a2 = _mm512_castps_pd(a[4 * k + 2]), a3 = _mm512_castps_pd(a[4 * k + 3]);
+    b[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));
+    b[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));
+    b[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
+    b[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
+  }
+  // b[4k + m], 128-bit lane q: column 4q + m of rows 4k … 4k + 3.
+#pragma GCC unroll 4
+  for (int m = 0; m < 4; ++m) {
+    a[m] = _mm512_shuffle_f32x4(b[m], b[4 + m], 0x88);
+    a[4 + m] = _mm512_shuffle_f32x4(b[m], b[4 + m], 0xDD);
+    a[8 + m] = _mm512_shuffle_f32x4(b[8 + m], b[12 + m], 0x88);
+    a[12 + m] = _mm512_shuffle_f32x4(b[8 + m], b[12 + m], 0xDD);
+  }
+#pragma GCC unroll 4
+  for (int m = 0; m < 4; ++m) {
+    r[m] = _mm512_shuffle_f32x4(a[m], a[8 + m], 0x88);
+    r[8 + m] = _mm512_shuffle_f32x4(a[m], a[8 + m], 0xDD);
+    r[4 + m] = _mm512_shuffle_f32x4(a[4 + m], a[12 + m], 0x88);
+    r[12 + m] = _mm512_shuffle_f32x4(a[4 + m], a[12 + m], 0xDD);
+  }
+}
+
+// Block `block` of a panel's weights (rows: its 64 output channels of the OIHW tensor) into
+// dst as [tap][channel][64]: 16 rows × 16 steps read at a time, transposed in registers.
+__attribute__((target("avx512f"))) void cpack(const CPlan& p, const float* rows, int64_t block,
+                                              float* dst) {
+  int64_t c0 = block * p.cblock, cb = std::min(p.cblock, p.channels - c0);
+  int64_t steps = cb * p.taps;
+  for (int64_t v = 0; v < 4; ++v) {
+    const float* src = rows + 16 * v * p.reduction + c0 * p.taps;
+    int64_t c = 0, tap = 0;  // of step s0 + j
+    for (int64_t s0 = 0; s0 < steps; s0 += 16) {
+      int64_t n = std::min<int64_t>(16, steps - s0);
+      __m512 r[16];
+      if (n == 16) {
+#pragma GCC unroll 16
+        for (int l = 0; l < 16; ++l) {
+          _mm_prefetch(reinterpret_cast<const char*>(src + l * p.reduction + s0 + 128),
+                       _MM_HINT_T0);
+          r[l] = _mm512_loadu_ps(src + l * p.reduction + s0);
+        }
+      } else {  // the block's last steps (masked loads are slow on Zen 5: only here)
+        __mmask16 m = __mmask16((1u << n) - 1);
+#pragma GCC unroll 16
+        for (int l = 0; l < 16; ++l) r[l] = _mm512_maskz_loadu_ps(m, src + l * p.reduction + s0);
+      }
+      transpose16(r);
+      for (int64_t j = 0; j < n; ++j) {
+        _mm512_store_ps(dst + (tap * cb + c) * kCPanel + 16 * v, r[j]);
+        if (++tap == p.taps) tap = 0, ++c;
+      }
+    }
+  }
+}
+
+// The plan of the channel-vectorised kernel, or false when it does not take the shape: output
+// channels not a multiple of 64 per group, a stride above 2 along the rows, or a tile whose
+// positions inside the image are not all but at most the first and the last.
+bool cplan(const Plan& q, int threads, CPlan& p) {
+  if (q.outputs % kCPanel != 0 || q.sw > 2) return false;
+  p = CPlan{};
+  std::tie(p.channels, p.outputs, p.height, p.width, p.kh, p.kw, p.oh, p.ow) =
+      std::tuple{q.channels, q.outputs, q.height, q.width, q.kh, q.kw, q.oh, q.ow};
+  std::tie(p.sh, p.sw, p.pt, p.pl, p.dh, p.dw) = std::tuple{q.sh, q.sw, q.pt, q.pl, q.dh, q.dw};
+  if (q.kh == 1 && q.kw == 1 && q.sh == 1 && q.sw == 1 && q.in_place) {
+    // A pointwise convolution: the image is one row.
+    p.width = p.ow = q.height * q.width;
+    p.height = p.oh = 1;
+  }
+  p.row_tiles = ceil_div(p.ow, kCWidth);
+  for (int64_t t = 0; t < p.row_tiles; ++t) {
+    int64_t ow0 = t * kCWidth, positions = std::min<int64_t>(kCWidth, p.ow - ow0);
+    for (int64_t j = 0; j < p.kw; ++j) {
+      int64_t x0 = ow0 * p.sw + j * p.dw - p.pl;
+      int64_t lo = x0 >= 0 ? 0 : (p.sw - 1 - x0) / p.sw;
+      int64_t hi = std::min(positions, (p.width - x0 + p.sw - 1) / p.sw);
+      if (lo < hi && (lo > 1 || hi < positions - 1)) return false;
+    }
+  }
+  p.taps = p.kh * p.kw;
+  p.reduction = p.channels * p.taps;
+  p.tiles = p.oh * p.row_tiles;
+  p.panels = p.outputs / kCPanel;
+  int64_t blocks = ceil_div(p.reduction, std::max(kBlockSteps, p.taps));
+  p.cblock = ceil_div(p.channels, blocks);
+  p.blocks = ceil_div(p.channels, p.cblock);
+  // Units of at most kCChunk tiles, and about four per thread.
+  p.chunks =
+      std::min(p.tiles, std::max(ceil_div(p.tiles, kCChunk), ceil_div(4 * threads, p.panels)));
+  p.chunk = ceil_div(p.tiles, p.chunks);
+  p.chunks = ceil_div(p.tiles, p.chunk);
+  return true;
+}
+
+// A thread's buffers: the panel's packed weights (blocks packed as first used), the partial
+// sums of a unit's tiles.
+struct CWork {
+  float* packed = nullptr;
+  float* partial = nullptr;
+  int64_t panel = -1, blocks = 0;  // the panel packed, and how many of its blocks
+};
+
+float* cbuffer(int64_t floats) {
+  struct Buffer {
+    float* data = nullptr;
+    int64_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buf;
+  if (buf.size < floats) {
+    std::free(buf.data);
+    buf.data = nullptr;
+    buf.size = 0;
+    size_t bytes = (static_cast<size_t>(floats) * 4 + 4095) & ~size_t(4095);
+    buf.data = static_cast<float*>(std::aligned_alloc(4096, bytes));
+    if (!buf.data) throw_error("RX5026", {"(convolution buffer)", "float32"});
+    buf.size = floats;
+  }
+  return buf.data;
+}
+
+void cwork(const CPlan& p, CWork& w) {
+  int64_t packed = kCPanel * p.reduction;
+  float* buf = cbuffer(packed + p.chunk * kCPartial);
+  w.packed = buf;
+  w.partial = buf + packed;
+  w.panel = -1;
+  w.blocks = 0;
+}
+
+struct CGroup {
+  const CPlan* plan;
+  const float* image;    // the group's first input channel
+  const float* weights;  // the group's first output channel's weights
+  float* out;            // the group's first output channel
+};
+
+// Unit `unit`: a run of one panel's tiles, block by block of the reduction.
+void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
+  const CPlan& p = *g.plan;
+  int64_t panel = unit / p.chunks, t0 = unit % p.chunks * p.chunk;
+  int64_t t1 = std::min(p.tiles, t0 + p.chunk);
+  if (w.panel != panel) {
+    w.panel = panel;
+    w.blocks = 0;
+  }
+  const float* rows = g.weights + panel * kCPanel * p.reduction;
+  int64_t plane = p.oh * p.ow, hw = p.height * p.width;
+  float* out = g.out + panel * kCPanel * plane;
+  for (int64_t b = 0; b < p.blocks; ++b) {
+    int64_t c0 = b * p.cblock;
+    float* packed = w.packed + kCPanel * c0 * p.taps;
+    if (b >= w.blocks) {  // blocks are packed in order
+      cpack(p, rows, b, packed);
+      w.blocks = b + 1;
+    }
+    CTile t;
+    t.x = g.image + c0 * hw;
+    t.w = packed;
+    t.cb = std::min(p.cblock, p.channels - c0);
+    t.first = b == 0;
+    t.last = b == p.blocks - 1;
+    // The next block's weights, if it is still to be packed, are fetched into L2 a share per
+    // tile, while the tiles compute.
+    bool ahead = b + 1 < p.blocks && b + 1 >= w.blocks;
+    int64_t next = (c0 + p.cblock) * p.taps;
+    int64_t bytes = std::min(p.cblock, p.channels - c0 - p.cblock) * p.taps * 4;
+    for (int64_t tile = t0; tile < t1; ++tile) {
+      t.ahead = Ahead{};
+      if (ahead) {
+        int64_t r0 = kCPanel * (tile - t0) / (t1 - t0), r1 = kCPanel * (tile - t0 + 1) / (t1 - t0);
+        t.ahead.at = reinterpret_cast<const char*>(rows + r0 * p.reduction + next);
+        t.ahead.bytes = bytes;
+        t.ahead.stride = p.reduction * 4;
+        t.ahead.rows = r1 - r0;
+      }
+      t.oh = tile / p.row_tiles;
+      t.ow0 = tile % p.row_tiles * kCWidth;
+      t.partial = w.partial + (tile - t0) * kCPartial;
+      t.out = out + t.oh * p.ow + t.ow0;
+      pick_ctile(std::min<int64_t>(kCWidth, p.ow - t.ow0), p.sw)(p, t);
+    }
+  }
+}
+
+struct CJob {
+  const CGroup* g = nullptr;
+  std::unique_ptr<Band[]> bands;  // t0, t1: the band's units
+  int64_t count = 0;
+};
+
+// As run_bands: band `home` first, then the others' remaining units.
+int32_t run_cbands(int64_t home, int64_t, void* closure) {
+  CJob& job = *static_cast<CJob*>(closure);
+  CWork w;
+  try {
+    cwork(*job.g->plan, w);
+  } catch (...) {
+    return 1;
+  }
+  for (int64_t i = 0; i < job.count; ++i) {
+    Band& band = job.bands[static_cast<size_t>((home + i) % job.count)];
+    for (int64_t u; (u = band.next.fetch_add(1, std::memory_order_relaxed)) < band.units;)
+      run_cunit(*job.g, w, band.t0 + u);
+  }
+  return 0;
+}
+
+void run_cgroup(const CGroup& g, int threads) {
+  const CPlan& p = *g.plan;
+  int64_t units = p.panels * p.chunks;
+  int64_t macs = p.outputs * p.oh * p.ow * p.reduction;
+  if (threads > 1 && macs >= kParallelMacs && units > 1) {
+    CJob job;
+    job.g = &g;
+    job.count = std::min<int64_t>(threads, units);
+    job.bands.reset(new Band[static_cast<size_t>(job.count)]);
+    for (int64_t b = 0; b < job.count; ++b) {
+      Band& band = job.bands[static_cast<size_t>(b)];
+      band.t0 = units * b / job.count;
+      band.units = units * (b + 1) / job.count - band.t0;
+    }
+    if (raxc_parallel_for(0, threads, run_cbands, &job) != 0)
+      throw_error("RX5026", {"(convolution buffer)", "float32"});
+    return;
+  }
+  CWork w;
+  cwork(p, w);
+  for (int64_t u = 0; u < units; ++u) run_cunit(g, w, u);
+}
+#endif
+
 // ---------------------------------------------------------------------------- the packed function
 
 [[noreturn]] void fail(const std::string& message) {
@@ -785,6 +1194,24 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
 #endif
   p.generic = generic;
   p.in_place = pt == 0 && pl == 0 && pb == 0 && pr == 0 && sh == 1 && sw == 1;
+  int threads = raxc_num_threads();
+#ifdef RAXC_CONV_X86
+  if (!generic && (path == Conv2dPath::kAuto || path == Conv2dPath::kChannels)) {
+    CPlan cp;
+    if (cplan(p, threads, cp)) {
+      for (int64_t image = 0; image < images; ++image)
+        for (int64_t g = 0; g < groups; ++g) {
+          CGroup gc;
+          gc.plan = &cp;
+          gc.image = xp + (image * channels + g * p.channels) * in_size;
+          gc.weights = wt + g * p.outputs * p.channels * p.kh * p.kw;
+          gc.out = op + (image * outputs + g * p.outputs) * out_size;
+          run_cgroup(gc, threads);
+        }
+      return Value{Tuple{}};
+    }
+  }
+#endif
   // A dense source (rows of the output's width, one copy per kernel column) throws no position
   // away, but costs KW copies of the image: only when it saves a sixth of the vectors (7×7:
   // 3 and a tail, not 4; 14×14 saves 1 of 14, not worth its copy).
@@ -827,7 +1254,6 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
   // The source copy, then the tail's pixels.
   int64_t copy_size = p.in_place ? 0 : p.channels * p.plane;
   float* buffer = source_buffer(copy_size + p.tail * p.reduction);
-  int threads = raxc_num_threads();
   for (int64_t image = 0; image < images; ++image)
     for (int64_t g = 0; g < groups; ++g) {
       GroupConv gc;
