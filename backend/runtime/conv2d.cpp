@@ -707,6 +707,8 @@ constexpr int64_t kCPartial = kCPanel * kCWidth;
 // Tiles per unit at most: their partial sums (1.75 KiB each) stay in L2 with the block's
 // weights.
 constexpr int64_t kCChunk = 32;
+// Reduction steps of a block at most (cplan: blocks of about kBlockSteps, whole channels).
+constexpr int64_t kCMaxSteps = 2 * kBlockSteps;
 
 // One group's convolution of one image, vectorised over output channels.
 struct CPlan {
@@ -716,6 +718,9 @@ struct CPlan {
   int64_t panels;
   int64_t cblock, blocks;  // input channels per block of the reduction, and the blocks
   int64_t chunk, chunks;   // tiles per unit (a run of one panel's tiles), units per panel
+  bool balanced;           // a row's tiles of 5 and 6 positions, else of 7 and a last shorter
+  bool whole;              // a thread keeps the whole panel packed, not only the last block
+  bool tap_major;          // blocks packed [tap][channel][64], else [channel][tap][64]
 };
 
 // Lines to prefetch while a tile computes, one per step: `rows` runs of `bytes` from `at`,
@@ -732,11 +737,18 @@ struct Ahead {
   }
 };
 
+// Tile t of a row: its first position and how many.
+std::pair<int64_t, int64_t> ctile_span(const CPlan& p, int64_t t) {
+  if (!p.balanced) return {t * kCWidth, std::min<int64_t>(kCWidth, p.ow - t * kCWidth)};
+  int64_t ow0 = t * p.ow / p.row_tiles;
+  return {ow0, (t + 1) * p.ow / p.row_tiles - ow0};
+}
+
 // One tile of one block of the reduction: 64 output channels × up to 7 positions of a row.
 struct CTile {
   Ahead ahead;
   const float* x;  // the block's first input channel
-  const float* w;  // the block's packed weights: [tap][channel][64 output channels]
+  const float* w;  // the block's packed weights (cpack)
   int64_t cb;      // channels of the block
   int64_t oh, ow0;
   float* partial;  // the sums of the blocks before (kCPartial floats, aligned)
@@ -750,8 +762,9 @@ template <int P, int SW, int LO, int HI>
 __attribute__((target("avx512f,fma"), always_inline)) inline void ctap(__m512 (&acc)[4][P],
                                                                        const float* x,
                                                                        const float* w, int64_t cb,
-                                                                       int64_t hw, Ahead& ahead) {
-  for (int64_t c = 0; c < cb; ++c, x += hw, w += kCPanel) {
+                                                                       int64_t hw, int64_t ws,
+                                                                       Ahead& ahead) {
+  for (int64_t c = 0; c < cb; ++c, x += hw, w += ws) {
     ahead.step();
     // The pixels of a channel 6 ahead (each channel's are on lines of their own).
     _mm_prefetch(reinterpret_cast<const char*>(x + 6 * hw + LO * SW), _MM_HINT_T0);
@@ -777,6 +790,8 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
     for (int i = 0; i < P; ++i) acc[v][i] = _mm512_setzero_ps();
   int64_t hw = p.height * p.width;
   Ahead ahead = t.ahead;
+  int64_t ws =
+      p.tap_major ? kCPanel : p.taps * kCPanel;  // from one channel's weights to the next's
   for (int64_t i = 0; i < p.kh; ++i) {
     int64_t y = t.oh * p.sh + i * p.dh - p.pt;
     if (y < 0 || y >= p.height) continue;  // a row of padding
@@ -786,16 +801,16 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
       int64_t hi = std::min<int64_t>(P, (p.width - x0 + SW - 1) / SW);
       if (lo >= hi) continue;
       const float* x = t.x + y * p.width + x0;
-      const float* w = t.w + (i * p.kw + j) * t.cb * kCPanel;
+      const float* w = t.w + (i * p.kw + j) * (p.tap_major ? t.cb : 1) * kCPanel;
       // cplan admits no other ranges.
       if (lo == 0 && hi == P)
-        ctap<P, SW, 0, P>(acc, x, w, t.cb, hw, ahead);
+        ctap<P, SW, 0, P>(acc, x, w, t.cb, hw, ws, ahead);
       else if (lo == 1 && hi == P)
-        ctap<P, SW, 1, P>(acc, x, w, t.cb, hw, ahead);
+        ctap<P, SW, 1, P>(acc, x, w, t.cb, hw, ws, ahead);
       else if (lo == 0)
-        ctap<P, SW, 0, P - 1>(acc, x, w, t.cb, hw, ahead);
+        ctap<P, SW, 0, P - 1>(acc, x, w, t.cb, hw, ws, ahead);
       else
-        ctap<P, SW, 1, P - 1>(acc, x, w, t.cb, hw, ahead);
+        ctap<P, SW, 1, P - 1>(acc, x, w, t.cb, hw, ws, ahead);
     }
   }
   float* partial = t.partial;
@@ -898,34 +913,43 @@ __attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512
 }
 
 // Block `block` of a panel's weights (rows: its 64 output channels of the OIHW tensor) into
-// dst as [tap][channel][64]: 16 rows × 16 steps read at a time, transposed in registers.
+// dst as [tap][channel][64] or [channel][tap][64] (CPlan::tap_major): 16 rows × 16 steps read
+// at a time, transposed in registers, each step's line stored where a table says.
 __attribute__((target("avx512f"))) void cpack(const CPlan& p, const float* rows, int64_t block,
                                               float* dst) {
   int64_t c0 = block * p.cblock, cb = std::min(p.cblock, p.channels - c0);
   int64_t steps = cb * p.taps;
+  // Where step s = (channel, tap) goes, in floats; 15 more for the last 16 steps read.
+  int32_t at[kCMaxSteps + 15];
+  for (int64_t c = 0, s = 0; c < cb; ++c)
+    for (int64_t tap = 0; tap < p.taps; ++tap, ++s)
+      at[s] = int32_t((p.tap_major ? tap * cb + c : s) * kCPanel);
   for (int64_t v = 0; v < 4; ++v) {
     const float* src = rows + 16 * v * p.reduction + c0 * p.taps;
-    int64_t c = 0, tap = 0;  // of step s0 + j
-    for (int64_t s0 = 0; s0 < steps; s0 += 16) {
-      int64_t n = std::min<int64_t>(16, steps - s0);
+    float* out = dst + 16 * v;
+    int64_t s0 = 0;
+    for (; s0 + 16 <= steps; s0 += 16) {
       __m512 r[16];
-      if (n == 16) {
 #pragma GCC unroll 16
-        for (int l = 0; l < 16; ++l) {
-          _mm_prefetch(reinterpret_cast<const char*>(src + l * p.reduction + s0 + 128),
-                       _MM_HINT_T0);
-          r[l] = _mm512_loadu_ps(src + l * p.reduction + s0);
-        }
-      } else {  // the block's last steps (masked loads are slow on Zen 5: only here)
-        __mmask16 m = __mmask16((1u << n) - 1);
-#pragma GCC unroll 16
-        for (int l = 0; l < 16; ++l) r[l] = _mm512_maskz_loadu_ps(m, src + l * p.reduction + s0);
+      for (int l = 0; l < 16; ++l) {
+        _mm_prefetch(reinterpret_cast<const char*>(src + l * p.reduction + s0 + 128), _MM_HINT_T0);
+        r[l] = _mm512_loadu_ps(src + l * p.reduction + s0);
       }
       transpose16(r);
-      for (int64_t j = 0; j < n; ++j) {
-        _mm512_store_ps(dst + (tap * cb + c) * kCPanel + 16 * v, r[j]);
-        if (++tap == p.taps) tap = 0, ++c;
-      }
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) _mm512_store_ps(out + at[s0 + j], r[j]);
+    }
+    if (s0 < steps) {  // the block's last steps (masked loads are slow on Zen 5: only here)
+      int64_t n = steps - s0;
+      __mmask16 m = __mmask16((1u << n) - 1);
+      __m512 r[16];
+#pragma GCC unroll 16
+      for (int l = 0; l < 16; ++l) r[l] = _mm512_maskz_loadu_ps(m, src + l * p.reduction + s0);
+      transpose16(r);
+      alignas(64) float lines[16][16];
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) _mm512_store_ps(lines[j], r[j]);
+      for (int64_t j = 0; j < n; ++j) _mm512_store_ps(out + at[s0 + j], _mm512_load_ps(lines[j]));
     }
   }
 }
@@ -944,9 +968,15 @@ bool cplan(const Plan& q, int threads, CPlan& p) {
     p.width = p.ow = q.height * q.width;
     p.height = p.oh = 1;
   }
-  p.row_tiles = ceil_div(p.ow, kCWidth);
+  // Tiles of 5 or 6 positions where a row splits so: GCC keeps 4 × 6 accumulators, the 4
+  // weights and the broadcast pixel in registers, but of 4 × 7 spills one, whose load and
+  // store on every step cost 5–7 % (24 FMAs a step ran at 97 % of the peak, 28 at 90–92 %).
+  // Rows of 7 and 14 keep tiles of 7 (4 positions ran at 80 %, 3 at 65 %).
+  int64_t sixes = ceil_div(p.ow, 6);
+  p.row_tiles = p.ow / sixes >= 5 ? sixes : ceil_div(p.ow, kCWidth);
+  p.balanced = p.ow / sixes >= 5;
   for (int64_t t = 0; t < p.row_tiles; ++t) {
-    int64_t ow0 = t * kCWidth, positions = std::min<int64_t>(kCWidth, p.ow - ow0);
+    auto [ow0, positions] = ctile_span(p, t);
     for (int64_t j = 0; j < p.kw; ++j) {
       int64_t x0 = ow0 * p.sw + j * p.dw - p.pl;
       int64_t lo = x0 >= 0 ? 0 : (p.sw - 1 - x0) / p.sw;
@@ -961,6 +991,14 @@ bool cplan(const Plan& q, int threads, CPlan& p) {
   int64_t blocks = ceil_div(p.reduction, std::max(kBlockSteps, p.taps));
   p.cblock = ceil_div(p.channels, blocks);
   p.blocks = ceil_div(p.channels, p.cblock);
+  if (p.cblock * p.taps > kCMaxSteps) return false;  // kernels of more than 512 taps
+  // A panel packed whole when it fits in L2 beside the rest; else one block at a time (packing
+  // 512×7² 3×3's panels of 1.2 MiB whole, the stores missed the caches: 0.45 ms of 1.5).
+  p.whole = kCPanel * p.reduction * 4 <= (int64_t(512) << 10);
+  // Tap-major blocks: each tap's weights one run (64×56² 3×3 3 % faster); but their lines are
+  // stored apart, and where few positions share each weight the packing weighs more
+  // (512×7² 3×3 4 % slower): those keep the order of the rows.
+  p.tap_major = p.oh * p.ow >= 128;
   // Units of at most kCChunk tiles, and about four per thread.
   p.chunks =
       std::min(p.tiles, std::max(ceil_div(p.tiles, kCChunk), ceil_div(4 * threads, p.panels)));
@@ -997,7 +1035,7 @@ float* cbuffer(int64_t floats) {
 }
 
 void cwork(const CPlan& p, CWork& w) {
-  int64_t packed = kCPanel * p.reduction;
+  int64_t packed = kCPanel * (p.whole ? p.reduction : p.cblock * p.taps);
   float* buf = cbuffer(packed + p.chunk * kCPartial);
   w.packed = buf;
   w.partial = buf + packed;
@@ -1026,8 +1064,9 @@ void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
   float* out = g.out + panel * kCPanel * plane;
   for (int64_t b = 0; b < p.blocks; ++b) {
     int64_t c0 = b * p.cblock;
-    float* packed = w.packed + kCPanel * c0 * p.taps;
-    if (b >= w.blocks) {  // blocks are packed in order
+    // Whole panels: blocks packed in order, each where it stays; else the last block packed.
+    float* packed = w.packed + (p.whole ? kCPanel * c0 * p.taps : 0);
+    if (p.whole ? b >= w.blocks : w.blocks != b + 1) {
       cpack(p, rows, b, packed);
       w.blocks = b + 1;
     }
@@ -1039,7 +1078,7 @@ void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
     t.last = b == p.blocks - 1;
     // The next block's weights, if it is still to be packed, are fetched into L2 a share per
     // tile, while the tiles compute.
-    bool ahead = b + 1 < p.blocks && b + 1 >= w.blocks;
+    bool ahead = b + 1 < p.blocks && (!p.whole || b + 1 >= w.blocks);
     int64_t next = (c0 + p.cblock) * p.taps;
     int64_t bytes = std::min(p.cblock, p.channels - c0 - p.cblock) * p.taps * 4;
     for (int64_t tile = t0; tile < t1; ++tile) {
@@ -1052,10 +1091,11 @@ void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
         t.ahead.rows = r1 - r0;
       }
       t.oh = tile / p.row_tiles;
-      t.ow0 = tile % p.row_tiles * kCWidth;
+      auto [ow0, positions] = ctile_span(p, tile % p.row_tiles);
+      t.ow0 = ow0;
       t.partial = w.partial + (tile - t0) * kCPartial;
       t.out = out + t.oh * p.ow + t.ow0;
-      pick_ctile(std::min<int64_t>(kCWidth, p.ow - t.ow0), p.sw)(p, t);
+      pick_ctile(positions, p.sw)(p, t);
     }
   }
 }
