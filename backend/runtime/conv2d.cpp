@@ -881,9 +881,10 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
 // exceed asm's 30 operands): nothing in the tile writes them.
 #define RAXC_ACC7(X)                                                                              \
   X(0, 0)                                                                                         \
-  X(0, 1) X(0, 2) X(0, 3) X(0, 4) X(0, 5) X(0, 6) X(1, 0) X(1, 1) X(1, 2) X(1, 3) X(1, 4) X(1, 5) \
-      X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2)     \
-          X(3, 3) X(3, 4) X(3, 5) X(3, 6)
+  X(0, 1)                                                                                         \
+  X(0, 2) X(0, 3) X(0, 4) X(0, 5) X(0, 6) X(1, 0) X(1, 1) X(1, 2) X(1, 3) X(1, 4) X(1, 5) X(1, 6) \
+      X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3)     \
+          X(3, 4) X(3, 5) X(3, 6)
 // Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
 #define RAXC_POS(S, i)                   \
   "vbroadcastss " #S "*" #i              \
@@ -1022,15 +1023,35 @@ __attribute__((target("avx512f"))) void cpack(const CPlan& p, const float* rows,
     float* out = dst + 16 * v;
     int64_t s0 = 0;
     for (; s0 + 16 <= steps; s0 += 16) {
-      __m512 r[16];
+      const float* at_s0 = src + s0;
 #pragma GCC unroll 16
-      for (int l = 0; l < 16; ++l) {
-        _mm_prefetch(reinterpret_cast<const char*>(src + l * p.reduction + s0 + 128), _MM_HINT_T0);
-        r[l] = _mm512_loadu_ps(src + l * p.reduction + s0);
+      for (int l = 0; l < 16; ++l)
+        _mm_prefetch(reinterpret_cast<const char*>(at_s0 + l * p.reduction + 128), _MM_HINT_T0);
+        // Four steps at a time: lane group a of y[b] holds row 4a + b's four steps (128-bit
+        // broadcast loads, blended), then a 4 × 4 transpose within each lane group.
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c) {
+        __m512 y[4];
+#pragma GCC unroll 4
+        for (int b = 0; b < 4; ++b) {
+          const float* row = at_s0 + b * p.reduction + 4 * c;
+          __m512 r0 = _mm512_broadcast_f32x4(_mm_loadu_ps(row)),
+                 r1 = _mm512_broadcast_f32x4(_mm_loadu_ps(row + 4 * p.reduction)),
+                 r2 = _mm512_broadcast_f32x4(_mm_loadu_ps(row + 8 * p.reduction)),
+                 r3 = _mm512_broadcast_f32x4(_mm_loadu_ps(row + 12 * p.reduction));
+          y[b] = _mm512_mask_blend_ps(0xFF00, _mm512_mask_blend_ps(0x00F0, r0, r1),
+                                      _mm512_mask_blend_ps(0xF000, r2, r3));
+        }
+        __m512d t0 = _mm512_castps_pd(_mm512_unpacklo_ps(y[0], y[1])),
+                t1 = _mm512_castps_pd(_mm512_unpackhi_ps(y[0], y[1])),
+                t2 = _mm512_castps_pd(_mm512_unpacklo_ps(y[2], y[3])),
+                t3 = _mm512_castps_pd(_mm512_unpackhi_ps(y[2], y[3]));
+        const int32_t* to = at + s0 + 4 * c;
+        _mm512_store_ps(out + to[0], _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2)));
+        _mm512_store_ps(out + to[1], _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2)));
+        _mm512_store_ps(out + to[2], _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3)));
+        _mm512_store_ps(out + to[3], _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3)));
       }
-      transpose16(r);
-#pragma GCC unroll 16
-      for (int j = 0; j < 16; ++j) _mm512_store_ps(out + at[s0 + j], r[j]);
     }
     if (s0 < steps) {  // the block's last steps (masked loads are slow on Zen 5: only here)
       int64_t n = steps - s0;
@@ -1081,13 +1102,13 @@ bool cplan(const Plan& q, int threads, CPlan& p) {
   p.reduction = p.channels * p.taps;
   p.tiles = p.oh * p.row_tiles;
   p.panels = p.outputs / kCPanel;
+  // A panel packed whole when it fits in L2 beside the rest; else one block at a time (packing
+  // 512×7² 3×3's panels of 1.2 MiB whole, the stores missed the caches: 0.45 ms of 1.5).
+  p.whole = kCPanel * p.reduction * 4 <= (int64_t(512) << 10);
   int64_t blocks = ceil_div(p.reduction, std::max(kBlockSteps, p.taps));
   p.cblock = ceil_div(p.channels, blocks);
   p.blocks = ceil_div(p.channels, p.cblock);
   if (p.cblock * p.taps > kCMaxSteps) return false;  // kernels of more than 512 taps
-  // A panel packed whole when it fits in L2 beside the rest; else one block at a time (packing
-  // 512×7² 3×3's panels of 1.2 MiB whole, the stores missed the caches: 0.45 ms of 1.5).
-  p.whole = kCPanel * p.reduction * 4 <= (int64_t(512) << 10);
   // Tap-major blocks: each tap's weights one run (64×56² 3×3 3 % faster); but their lines are
   // stored apart, and where few positions share each weight the packing weighs more
   // (512×7² 3×3 4 % slower): those keep the order of the rows.
