@@ -2,42 +2,73 @@
 // dilation_h, dilation_w, groups, out): R.nn.conv2d in float32 with NCHW data, an OIHW kernel
 // and an NCHW result, the destination-passing packed function legalization emits
 // (backend/legalize/conv.cpp). A direct convolution: no column matrix (im2col moved KH·KW times
-// the image's data per call and ran at 30–45 % of peak).
+// the image's data per call and ran at 30–45 % of peak). Two kernels: the channel-vectorised
+// one (AVX-512) wherever it takes the shape, the position-vectorised one for the rest and on
+// every CPU (its portable tiles).
 //
-// Register tile: 8 output channels × up to 48 consecutive output positions (3 zmm per channel,
-// 24 accumulators); each reduction step (c, kh, kw) loads 3 vectors of input pixels and
-// broadcasts 8 weights, 24 FMAs. The input is read where it lies: positions are numbered over
-// rows of the source's width (q = oh·PW + ow, the last KW−1 columns of each row computed and
-// thrown away), so the pixels a tap reads for a run of positions are one contiguous run of the
-// source, at an offset per step (c, kh, kw) from a table. The source is the image itself when
-// there is no padding and the stride is 1; otherwise a copy, zero-padded and, for stride s,
-// split into its s×s phases (rows and columns ≡ a, b mod s) so every tap reads stride 1. The
-// copy is per thread and kept (first touch of a page costs 10–22 µs on this VM). The
-// tile's outputs are stored row by row through masks (a vector of 16 positions can cross
-// rows), straight into the NCHW result. Small outputs (7×7) read a dense source instead, one
-// copy of the image per kernel column with rows of the output's width, so no position is
-// thrown away, and the 49th position is computed as dot products beside the 48 in vectors.
-// The reduction runs in blocks of about 256 steps, each summed in registers and added to the
-// sums of the blocks before in a small L1 buffer (one float32 sum over all of it strayed past the
-// ops suite's tolerance); the tile's outputs are written once, after the last block.
+// The channel-vectorised kernel (cplan … run_cgroup). Register tile: 64 output channels (4
+// vectors) × 5–7 consecutive positions of one output row; a reduction step (channel c, tap)
+// loads 4 vectors of weights and broadcasts the tile's input pixels from the NCHW image where
+// it lies (no copy; stride 2 reads every other pixel), 4 FMAs each. Vectorising over output
+// channels is what lets it skip the taps that read padding, as oneDNN does, which the
+// position-vectorised tiles cannot (a vector of 16 positions is never all padding): per tile a
+// row of taps in the padding is skipped whole and, per tap column, the tile's first or last
+// position; a shape needing more (5×5 with padding 2, a column stride above 2, output channels
+// not a multiple of 64 per group) takes the other kernel. That is 18 % of the work of 512×7² 3×3
+// with padding 1 and 5 % of 128×28² 3×3 stride 2. Tiles of 5–6 positions where a row splits so
+// (56 → 6 and 5; a 1×1's image is one row), else of 7 (rows of 14 and 7: 4 positions ran at
+// about 80 % of the peak): 4 × 6 accumulators, the weights and the pixel fit the 32 registers
+// (97 % of the peak alone), 4 × 7 did not and GCC spilled one on every step (90 %), so tiles of
+// 7 are asm (ctile7). The tile's sums are transposed in registers to rows of positions and
+// stored through masks into the NCHW output (copying them out one float at a time cost 10 %
+// of 256×14² 1×1). The reduction runs in blocks of about 256 steps, each summed in registers
+// and added to the sums of the blocks before in a buffer (one float32 sum over all of it
+// strayed past the ops suite's tolerance).
 //
-// Weights: panels of 8 output channels read in place, 8 rows of the OIHW tensor each streamed
-// along the reduction, prefetched ahead. Packing them per call (step-major) measured slower on
-// every ResNet layer: the strided copy cost more than the contiguous broadcasts saved (and
-// 5.6× the whole convolution for 512 channels on 7×7, 9 MiB of weights used twice each). A
-// cache of packed weights keyed by the tensor's address could serve stale panels once that
-// memory is reused; not done.
+// Its weights are packed per call, per block of a panel: 64 rows of the OIHW tensor read
+// along the reduction, transposed 16 × 16 in registers (128-bit broadcast loads blended, then
+// a transpose within lanes: 15 ns per 16 × 16 in a microbenchmark, 41 for 64 shuffles) into
+// [tap][channel][64] (each tap's weights one run; on images of under 128 positions
+// [channel][tap][64], stored in order, 4 % faster for 512×7²). A thread keeps a panel packed whole
+// when it fits in 512 KiB (its other units of the panel reuse it), else one block at a time: packed
+// whole, 512×7²'s panels (1.2 MiB each) missed the caches on every store, the packing 0.45 ms
+// of 1.5. The next block's weights are prefetched while the tiles of the block compute. The packing
+// still costs about 17 % of 512×7² 3×3 (2.4 M floats through L2), the one layer where few positions
+// share each weight. No cache of packed weights keyed by the tensor's address: it could serve stale
+// panels once that memory is reused. Measured against the position-vectorised kernel on this
+// machine (one thread, interleaved calls): 64×56² 3×3 3–6 % faster, 128×28² 3×3 stride 2 20–30 %,
+// 256×14² 1×1 5 %, 512×7² 3×3 7–11 %.
+//
+// The position-vectorised kernel. Register tile: 8 output channels × up to 48 consecutive
+// output positions (3 zmm per channel, 24 accumulators); each reduction step (c, kh, kw) loads
+// 3 vectors of input pixels and broadcasts 8 weights, 24 FMAs. The input is read where it lies:
+// positions are numbered over rows of the source's width (q = oh·PW + ow, the last KW−1
+// columns of each row computed and thrown away), so the pixels a tap reads for a run of
+// positions are one contiguous run of the source, at an offset per step (c, kh, kw) from a
+// table. The source is the image itself when there is no padding and the stride is 1;
+// otherwise a copy, zero-padded and, for stride s, split into its s×s phases (rows and columns
+// ≡ a, b mod s) so every tap reads stride 1. The copy is per thread and kept (first touch of a
+// page costs 10–22 µs on this VM). The tile's outputs are stored row by row through masks (a
+// vector of 16 positions can cross rows), straight into the NCHW result. Small outputs (7×7)
+// read a dense source instead, one copy of the image per kernel column with rows of the
+// output's width, so no position is thrown away, and the 49th position is computed as dot
+// products beside the 48 in vectors. The reduction runs in blocks as above. Its weights:
+// panels of 8 output channels read in place, 8 rows of the OIHW tensor each streamed along the
+// reduction, prefetched ahead (packing them step-major per call measured slower for these
+// tiles: the strided copy cost more than the contiguous broadcasts saved).
 //
 // A 1×1 convolution with stride 1 and no padding is a plain product W · X; on the matmul kernel
 // (matmul.h, Conv2dPath::kGemm) it measured the same as the direct tiles reading the image in
-// place, which it therefore takes. The portable tiles (no AVX-512, or RAXC_MATMUL_GENERIC, as
-// the matmul kernel) compute the same tiles in plain C++.
+// place; kept to compare. The portable tiles (no AVX-512, or RAXC_MATMUL_GENERIC, as the matmul
+// kernel) compute the position-vectorised tiles in plain C++.
 //
-// Threads: the runtime's pool above 8M multiply-adds per image and group (~100 µs). The tiles
-// are split into a band of positions per thread, each thread copying into a buffer of its own
-// the source rows its band reads; units (runs of a band's tiles of one panel) are claimed from
-// the band's counter, and a thread done with its band takes over the others' remaining units,
-// so a descheduled thread's share is taken over (run_bands).
+// Threads: the runtime's pool above 8M multiply-adds per image and group (~100 µs). The work
+// is split into units, a band of them per thread, claimed from the band's counter; a thread
+// done with its band takes over the others' remaining units, so a descheduled thread's share
+// is taken over (run_bands, run_cbands). Position-vectorised units are runs of a band's tiles
+// of one panel, each thread copying into a buffer of its own the source rows its band reads;
+// channel-vectorised units are runs of one panel's tiles (at most 32, and about four units
+// per thread or more), ordered by panel so that a thread packs the panels of its band.
 #include "backend/runtime/conv2d.h"
 
 #include <algorithm>
@@ -724,8 +755,8 @@ struct CPlan {
 };
 
 // Lines to prefetch while a tile computes, one per step: `rows` runs of `bytes` from `at`,
-// `stride` apart (a share of the next block's weights, which come from memory on large layers:
-// packed apart from the compute, 512×7² 3×3's 9 MiB took 0.46 ms of its 1.5).
+// `stride` apart: a share of the next block's weights, which come from memory on large layers
+// (the packing alone read 512×7² 3×3's 9 MiB in 0.46 ms, a third of the convolution).
 struct Ahead {
   const char* at = nullptr;
   int64_t offset = 0, bytes = 0, stride = 0, rows = 0;
@@ -882,9 +913,12 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
 #define RAXC_ACC7(X)                                                                              \
   X(0, 0)                                                                                         \
   X(0, 1)                                                                                         \
-  X(0, 2) X(0, 3) X(0, 4) X(0, 5) X(0, 6) X(1, 0) X(1, 1) X(1, 2) X(1, 3) X(1, 4) X(1, 5) X(1, 6) \
-      X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3)     \
-          X(3, 4) X(3, 5) X(3, 6)
+  X(0, 2)                                                                                         \
+  X(0, 3)                                                                                         \
+  X(0, 4)                                                                                         \
+  X(0, 5)                                                                                         \
+  X(0, 6) X(1, 0) X(1, 1) X(1, 2) X(1, 3) X(1, 4) X(1, 5) X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) \
+      X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) X(3, 5) X(3, 6)
 // Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
 #define RAXC_POS(S, i)                   \
   "vbroadcastss " #S "*" #i              \
