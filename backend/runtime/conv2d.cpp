@@ -7,7 +7,7 @@
 // every CPU (its portable tiles).
 //
 // The channel-vectorised kernel (cplan … run_cgroup). Register tile: 64 output channels (4
-// vectors) × 5–7 consecutive positions of one output row; a reduction step (channel c, tap)
+// vectors) × up to 7 consecutive positions of one output row; a reduction step (channel c, tap)
 // loads 4 vectors of weights and broadcasts the tile's input pixels from the NCHW image where
 // it lies (no copy; stride 2 reads every other pixel), 4 FMAs each. Vectorising over output
 // channels is what lets it skip the taps that read padding, as oneDNN does, which the
@@ -15,11 +15,12 @@
 // row of taps in the padding is skipped whole and, per tap column, the tile's first or last
 // position; a shape needing more (5×5 with padding 2, a column stride above 2, output channels
 // not a multiple of 64 per group) takes the other kernel. That is 18 % of the work of 512×7² 3×3
-// with padding 1 and 5 % of 128×28² 3×3 stride 2. Tiles of 5–6 positions where a row splits so
-// (56 → 6 and 5; a 1×1's image is one row), else of 7 (rows of 14 and 7: 4 positions ran at
-// about 80 % of the peak): 4 × 6 accumulators, the weights and the pixel fit the 32 registers
-// (97 % of the peak alone), 4 × 7 did not and GCC spilled one on every step (90 %), so tiles of
-// 7 are asm (ctile7). The tile's sums are transposed in registers to rows of positions and
+// with padding 1 and 5 % of 128×28² 3×3 stride 2. A row is split into as few tiles as 7
+// positions allow, of sizes differing by at most one (a 1×1's image is one row; 4 positions
+// ran at about 80 % of the peak, 3 at 65 %). 4 × 6 accumulators, the weights and the pixel fit
+// the 32 registers (97 % of the peak alone); 4 × 7 did not and GCC spilled one on every step
+// (90 %), so tiles of 7 are asm (ctile7, 97–100 %; 1–2 % faster than tiles of 6 and 5 on
+// 64×56² 3×3 and 256×14² 1×1). The tile's sums are transposed in registers to rows of positions and
 // stored through masks into the NCHW output (copying them out one float at a time cost 10 %
 // of 256×14² 1×1). The reduction runs in blocks of about 256 steps, each summed in registers
 // and added to the sums of the blocks before in a buffer (one float32 sum over all of it
@@ -749,7 +750,6 @@ struct CPlan {
   int64_t panels;
   int64_t cblock, blocks;  // input channels per block of the reduction, and the blocks
   int64_t chunk, chunks;   // tiles per unit (a run of one panel's tiles), units per panel
-  bool balanced;           // a row's tiles of 5 and 6 positions, else of 7 and a last shorter
   bool whole;              // a thread keeps the whole panel packed, not only the last block
   bool tap_major;          // blocks packed [tap][channel][64], else [channel][tap][64]
 };
@@ -770,7 +770,6 @@ struct Ahead {
 
 // Tile t of a row: its first position and how many.
 std::pair<int64_t, int64_t> ctile_span(const CPlan& p, int64_t t) {
-  if (!p.balanced) return {t * kCWidth, std::min<int64_t>(kCWidth, p.ow - t * kCWidth)};
   int64_t ow0 = t * p.ow / p.row_tiles;
   return {ow0, (t + 1) * p.ow / p.row_tiles - ow0};
 }
@@ -917,8 +916,10 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
   X(0, 3)                                                                                         \
   X(0, 4)                                                                                         \
   X(0, 5)                                                                                         \
-  X(0, 6) X(1, 0) X(1, 1) X(1, 2) X(1, 3) X(1, 4) X(1, 5) X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) \
-      X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) X(3, 5) X(3, 6)
+  X(0, 6)                                                                                         \
+  X(1, 0)                                                                                         \
+  X(1, 1) X(1, 2) X(1, 3) X(1, 4) X(1, 5) X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) \
+      X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) X(3, 5) X(3, 6)
 // Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
 #define RAXC_POS(S, i)                   \
   "vbroadcastss " #S "*" #i              \
@@ -1116,13 +1117,11 @@ bool cplan(const Plan& q, int threads, CPlan& p) {
     p.width = p.ow = q.height * q.width;
     p.height = p.oh = 1;
   }
-  // Tiles of 5 or 6 positions where a row splits so: GCC keeps 4 × 6 accumulators, the 4
-  // weights and the broadcast pixel in registers, but of 4 × 7 spills one, whose load and
-  // store on every step cost 5–7 % (24 FMAs a step ran at 97 % of the peak, 28 at 90–92 %).
-  // Rows of 7 and 14 keep tiles of 7 (4 positions ran at 80 %, 3 at 65 %).
-  int64_t sixes = ceil_div(p.ow, 6);
-  p.row_tiles = p.ow / sixes >= 5 ? sixes : ceil_div(p.ow, kCWidth);
-  p.balanced = p.ow / sixes >= 5;
+  // A row in as few tiles as 7 positions allow, of sizes differing by at most one (ctile_span):
+  // tiles of 4 positions ran at about 80 % of the peak, of 3 at 65 %. Tiles of 7 in asm
+  // against those of 6 and 5 in C++ (both near the peak alone): 1–2 % faster for 64×56² 3×3
+  // and 256×14² 1×1, fewer tiles reading the weights.
+  p.row_tiles = ceil_div(p.ow, kCWidth);
   for (int64_t t = 0; t < p.row_tiles; ++t) {
     auto [ow0, positions] = ctile_span(p, t);
     for (int64_t j = 0; j < p.kw; ++j) {

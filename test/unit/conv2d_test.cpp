@@ -196,25 +196,26 @@ TEST_CASE("conv2d on 4 threads inside a parallel loop: one thread takes over eve
   raxc_set_num_threads(0);
 }
 
-// The channel-vectorised kernel (Conv2dPath::kChannels: 64 output channels × a run of a row's
-// positions, the taps that read padding skipped) on shapes that reach each of its edges. Its
-// tile functions: 7 positions in asm, 1–6 in C++, rows split into tiles of 5–6 or of 7 and a
-// last shorter one; per tap the positions inside the image all, all but the first, all but the
-// last, or all but both.
+// The channel-vectorised kernel (Conv2dPath::kChannels: 64 output channels × a run of up to
+// 7 positions of a row, the taps that read padding skipped) on shapes that reach each of its
+// edges. Its tile functions: 7 positions in asm, 1–6 in C++, a row split into tiles of sizes
+// differing by at most one; per tap the positions inside the image all, all but the first,
+// all but the last, or all but both.
 std::vector<std::pair<std::string, Shape>> channel_shapes() {
   std::vector<std::pair<std::string, Shape>> shapes;
-  // 13 wide: a tile of 7 (asm, its first position in the padding for the first tap column)
-  // and one of 6 (its last for the last column); 37 channels, 333 steps: two blocks of 19
-  // channels, each with a last run of fewer than 16 steps to pack.
-  shapes.push_back({"tiles of 7 and 6, two blocks", shape(1, 37, 13, 64, 3, 1, 1)});
-  // 28 wide: tiles of 5, 6, 5, 6, 6; two panels.
-  shapes.push_back({"tiles of 5 and 6", shape(1, 16, 28, 128, 3, 1, 1)});
+  // 13 wide: a tile of 6 (its first position in the padding for the first tap column) and one
+  // of 7 (asm; its last in the padding for the last column); 37 channels, 333 steps: two blocks
+  // of 19 channels, each with a last run of fewer than 16 steps to pack.
+  shapes.push_back({"tiles of 6 and 7, two blocks", shape(1, 37, 13, 64, 3, 1, 1)});
+  // 17 wide: tiles of 5, 6 and 6; two panels. 4 wide: one tile, both ends in the padding.
+  shapes.push_back({"tiles of 5 and 6", shape(1, 16, 17, 128, 3, 1, 1)});
+  shapes.push_back({"a tile of 4", shape(1, 6, 4, 64, 3, 1, 1)});
   // Stride 2: 14 outputs a row (tiles of 7 in asm reading every other pixel) and 15 (tiles of
   // 5, the last one's last position in the right padding); two images.
   shapes.push_back({"stride 2, tiles of 7", shape(1, 20, 28, 64, 3, 2, 1)});
   shapes.push_back({"stride 2, tiles of 5", shape(2, 9, 29, 64, 3, 2, 1)});
-  // 1×1: the image one row of 196 positions; with stride 2, rows of 8 (a tile of 7 and one of
-  // 1).
+  // 1×1: the image one row of 196 positions (28 tiles of 7); with stride 2, rows of 8 (two
+  // tiles of 4).
   shapes.push_back({"pointwise", shape(1, 40, 14, 64, 1, 1, 0)});
   shapes.push_back({"pointwise stride 2", shape(1, 24, 15, 64, 1, 2, 0)});
   // 7×7: one tile a row, both its ends in the padding; 2 groups of 64 outputs, 2 images.
@@ -223,11 +224,15 @@ std::vector<std::pair<std::string, Shape>> channel_shapes() {
   shapes.push_back({"7x7, grouped", grouped});
   // 2304 steps: a panel too large to keep packed, packed a block at a time.
   shapes.push_back({"blocks packed one at a time", shape(1, 256, 7, 64, 3, 1, 1)});
-  // Rows dilated, padding asymmetric (none on the right): 11 × 10 outputs.
+  // Rows dilated, padding asymmetric (none on the right): 11 × 10 outputs, tiles of 5.
   Shape dilated{1, 10, 12, 11, 64, 3, 3};
   std::tie(dilated.dh, dilated.pt, dilated.pb, dilated.pl, dilated.pr) = std::tuple{2, 2, 1, 1, 0};
   shapes.push_back({"dilated rows, asymmetric padding", dilated});
   shapes.push_back({"one position", shape(1, 5, 3, 64, 3, 1, 0)});
+  // 1×1 with padding 1: every tile wider than the image, both its ends in the padding for the
+  // same tap (7 positions, asm; 6, C++).
+  shapes.push_back({"both ends in the padding, 7", shape(1, 8, 5, 64, 1, 1, 1)});
+  shapes.push_back({"both ends in the padding, 6", shape(1, 8, 4, 64, 1, 1, 1)});
   return shapes;
 }
 
