@@ -918,8 +918,9 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
   X(0, 5)                                                                                         \
   X(0, 6)                                                                                         \
   X(1, 0)                                                                                         \
-  X(1, 1) X(1, 2) X(1, 3) X(1, 4) X(1, 5) X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) \
-      X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) X(3, 5) X(3, 6)
+  X(1, 1)                                                                                         \
+  X(1, 2) X(1, 3) X(1, 4) X(1, 5) X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) \
+      X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) X(3, 5) X(3, 6)
 // Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
 #define RAXC_POS(S, i)                   \
   "vbroadcastss " #S "*" #i              \
@@ -980,9 +981,10 @@ __attribute__((target("avx512f,fma"))) void ctile7(const CPlan& p, const CTile& 
       }
     }
   }
-#define RAXC_NAME(v, i) a##v##i,
-  __m512 acc[4][7] = {RAXC_ACC7(RAXC_NAME)};
-#undef RAXC_NAME
+  __m512 acc[4][7];
+#define RAXC_COPY(v, i) acc[v][i] = a##v##i;
+  RAXC_ACC7(RAXC_COPY)
+#undef RAXC_COPY
   cfinish<7>(p, t, acc);
 }
 #undef RAXC_TAPS7
