@@ -39,8 +39,8 @@
 // panels once that memory is reused. Against the position-vectorised kernel (test/bench/perf,
 // one run each, 1 and 2 threads): 64×56² 3×3 5 and 4 % faster, 128×28² 3×3 stride 2 24 and
 // 42 %, 256×14² 1×1 6 and 20 %, 512×7² 3×3 2 and 11 % (interleaved calls on one thread: 3–9,
-// 20–30, 5–7 and 3–13 %). oneDNN stays ahead by 7–21 %: its weights are reordered outside its
-// timing and its output stays blocked.
+// 20–30, 5–7 and 3–13 %). oneDNN stays ahead (raxc at 0.79–0.93 of its speed in that run):
+// its weights are reordered outside its timing and its output stays blocked.
 //
 // The position-vectorised kernel. Register tile: 8 output channels × up to 48 consecutive
 // output positions (3 zmm per channel, 24 accumulators); each reduction step (c, kh, kw) loads
@@ -924,8 +924,9 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
   X(1, 1)                                                                                         \
   X(1, 2)                                                                                         \
   X(1, 3)                                                                                         \
-  X(1, 4) X(1, 5) X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) \
-      X(3, 2) X(3, 3) X(3, 4) X(3, 5) X(3, 6)
+  X(1, 4)                                                                                         \
+  X(1, 5) X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) \
+      X(3, 3) X(3, 4) X(3, 5) X(3, 6)
 // Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
 #define RAXC_POS(S, i)                   \
   "vbroadcastss " #S "*" #i              \
