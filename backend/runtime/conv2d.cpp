@@ -2,42 +2,76 @@
 // dilation_h, dilation_w, groups, out): R.nn.conv2d in float32 with NCHW data, an OIHW kernel
 // and an NCHW result, the destination-passing packed function legalization emits
 // (backend/legalize/conv.cpp). A direct convolution: no column matrix (im2col moved KH·KW times
-// the image's data per call and ran at 30–45 % of peak).
+// the image's data per call and ran at 30–45 % of peak). Two kernels: the channel-vectorised
+// one (AVX-512) wherever it takes the shape, the position-vectorised one for the rest and on
+// every CPU (its portable tiles).
 //
-// Register tile: 8 output channels × up to 48 consecutive output positions (3 zmm per channel,
-// 24 accumulators); each reduction step (c, kh, kw) loads 3 vectors of input pixels and
-// broadcasts 8 weights, 24 FMAs. The input is read where it lies: positions are numbered over
-// rows of the source's width (q = oh·PW + ow, the last KW−1 columns of each row computed and
-// thrown away), so the pixels a tap reads for a run of positions are one contiguous run of the
-// source, at an offset per step (c, kh, kw) from a table. The source is the image itself when
-// there is no padding and the stride is 1; otherwise a copy, zero-padded and, for stride s,
-// split into its s×s phases (rows and columns ≡ a, b mod s) so every tap reads stride 1. The
-// copy is per thread and kept (first touch of a page costs 10–22 µs on this VM). The
-// tile's outputs are stored row by row through masks (a vector of 16 positions can cross
-// rows), straight into the NCHW result. Small outputs (7×7) read a dense source instead, one
-// copy of the image per kernel column with rows of the output's width, so no position is
-// thrown away, and the 49th position is computed as dot products beside the 48 in vectors.
-// The reduction runs in blocks of about 256 steps, each summed in registers and added to the
-// sums of the blocks before in a small L1 buffer (one float32 sum over all of it strayed past the
-// ops suite's tolerance); the tile's outputs are written once, after the last block.
+// The channel-vectorised kernel (cplan … run_cgroup). Register tile: 64 output channels (4
+// vectors) × up to 7 consecutive positions of one output row; a reduction step (channel c, tap)
+// loads 4 vectors of weights and broadcasts the tile's input pixels from the NCHW image where
+// it lies (no copy; stride 2 reads every other pixel), 4 FMAs each. Vectorising over output
+// channels is what lets it skip the taps that read padding, as oneDNN does, which the
+// position-vectorised tiles cannot (a vector of 16 positions is never all padding): per tile a
+// row of taps in the padding is skipped whole and, per tap column, the tile's first or last
+// position; a shape needing more (5×5 with padding 2, a column stride above 2, output channels
+// not a multiple of 64 per group) takes the other kernel. That is 18 % of the work of 512×7² 3×3
+// with padding 1 and 5 % of 128×28² 3×3 stride 2. A row is split into as few tiles as 7
+// positions allow, of sizes differing by at most one (a 1×1's image is one row; 4 positions
+// ran at about 80 % of the peak, 3 at 65 %). 4 × 6 accumulators, the weights and the pixel fit
+// the 32 registers (97 % of the peak alone); 4 × 7 did not and GCC spilled one on every step
+// (90 %), so tiles of 7 are asm (ctile7, 97–100 %; 1–2 % faster than tiles of 6 and 5 on
+// 64×56² 3×3 and 256×14² 1×1). The tile's sums are transposed in registers to rows of positions and
+// stored through masks into the NCHW output (copying them out one float at a time cost 10 %
+// of 256×14² 1×1). The reduction runs in blocks of about 256 steps, each summed in registers
+// and added to the sums of the blocks before in a buffer (one float32 sum over all of it
+// strayed past the ops suite's tolerance).
 //
-// Weights: panels of 8 output channels read in place, 8 rows of the OIHW tensor each streamed
-// along the reduction, prefetched ahead. Packing them per call (step-major) measured slower on
-// every ResNet layer: the strided copy cost more than the contiguous broadcasts saved (and
-// 5.6× the whole convolution for 512 channels on 7×7, 9 MiB of weights used twice each). A
-// cache of packed weights keyed by the tensor's address could serve stale panels once that
-// memory is reused; not done.
+// Its weights are packed per call, per block of a panel: 64 rows of the OIHW tensor read
+// along the reduction, transposed 16 × 16 in registers (128-bit broadcast loads blended, then
+// a transpose within lanes: 15 ns per 16 × 16 in a microbenchmark, 41 for 64 shuffles) into
+// [tap][channel][64] (each tap's weights one run; on images of under 128 positions
+// [channel][tap][64], stored in order, 4 % faster for 512×7²). A thread keeps a panel packed whole
+// when it fits in 512 KiB (its other units of the panel reuse it), else one block at a time: packed
+// whole, 512×7²'s panels (1.2 MiB each) missed the caches on every store, the packing 0.45 ms
+// of 1.5. The next block's weights are prefetched while the tiles of the block compute. The packing
+// still costs about 17 % of 512×7² 3×3 (2.4 M floats through L2), the one layer where few positions
+// share each weight. No cache of packed weights keyed by the tensor's address: it could serve stale
+// panels once that memory is reused. Against the position-vectorised kernel (test/bench/perf,
+// one run each, 1 and 2 threads): 64×56² 3×3 5 and 4 % faster, 128×28² 3×3 stride 2 24 and
+// 42 %, 256×14² 1×1 6 and 20 %, 512×7² 3×3 2 and 11 % (interleaved calls on one thread: 3–9,
+// 20–30, 5–7 and 3–13 %). oneDNN stays ahead (raxc at 0.79–0.93 of its speed in that run):
+// its weights are reordered outside its timing and its output stays blocked.
+//
+// The position-vectorised kernel. Register tile: 8 output channels × up to 48 consecutive
+// output positions (3 zmm per channel, 24 accumulators); each reduction step (c, kh, kw) loads
+// 3 vectors of input pixels and broadcasts 8 weights, 24 FMAs. The input is read where it lies:
+// positions are numbered over rows of the source's width (q = oh·PW + ow, the last KW−1
+// columns of each row computed and thrown away), so the pixels a tap reads for a run of
+// positions are one contiguous run of the source, at an offset per step (c, kh, kw) from a
+// table. The source is the image itself when there is no padding and the stride is 1;
+// otherwise a copy, zero-padded and, for stride s, split into its s×s phases (rows and columns
+// ≡ a, b mod s) so every tap reads stride 1. The copy is per thread and kept (first touch of a
+// page costs 10–22 µs on this VM). The tile's outputs are stored row by row through masks (a
+// vector of 16 positions can cross rows), straight into the NCHW result. Small outputs (7×7)
+// read a dense source instead, one copy of the image per kernel column with rows of the
+// output's width, so no position is thrown away, and the 49th position is computed as dot
+// products beside the 48 in vectors. The reduction runs in blocks as above. Its weights:
+// panels of 8 output channels read in place, 8 rows of the OIHW tensor each streamed along the
+// reduction, prefetched ahead (packing them step-major per call measured slower for these
+// tiles: the strided copy cost more than the contiguous broadcasts saved).
 //
 // A 1×1 convolution with stride 1 and no padding is a plain product W · X; on the matmul kernel
 // (matmul.h, Conv2dPath::kGemm) it measured the same as the direct tiles reading the image in
-// place, which it therefore takes. The portable tiles (no AVX-512, or RAXC_MATMUL_GENERIC, as
-// the matmul kernel) compute the same tiles in plain C++.
+// place; kept to compare. The portable tiles (no AVX-512, or RAXC_MATMUL_GENERIC, as the matmul
+// kernel) compute the position-vectorised tiles in plain C++.
 //
-// Threads: the runtime's pool above 8M multiply-adds per image and group (~100 µs). The tiles
-// are split into a band of positions per thread, each thread copying into a buffer of its own
-// the source rows its band reads; units (runs of a band's tiles of one panel) are claimed from
-// the band's counter, and a thread done with its band takes over the others' remaining units,
-// so a descheduled thread's share is taken over (run_bands).
+// Threads: the runtime's pool above 8M multiply-adds per image and group (~100 µs). The work
+// is split into units, a band of them per thread, claimed from the band's counter; a thread
+// done with its band takes over the others' remaining units, so a descheduled thread's share
+// is taken over (run_bands, run_cbands). Position-vectorised units are runs of a band's tiles
+// of one panel, each thread copying into a buffer of its own the source rows its band reads;
+// channel-vectorised units are runs of one panel's tiles (at most 16, and about four units
+// per thread or more), ordered by panel so that a thread packs the panels of its band.
 #include "backend/runtime/conv2d.h"
 
 #include <algorithm>
@@ -698,6 +732,576 @@ void run_group(const GroupConv& g, int threads) {
   for (int64_t panel = 0; panel < p.panels; ++panel) run_tiles(g, panel, 0, p.tiles);
 }
 
+// ---------------------------------------------------------------- the channel-vectorised kernel
+#ifdef RAXC_CONV_X86
+constexpr int64_t kCPanel = 64;  // output channels per panel: 4 vectors of 16
+constexpr int kCWidth = 7;       // output positions per tile, along one output row
+// Floats of a tile's partial sums.
+constexpr int64_t kCPartial = kCPanel * kCWidth;
+// Tiles per unit at most: their partial sums (1.75 KiB each) stay in L1, and on two threads
+// the units are small enough to even out (64×56² 3×3: 16 against 32 tiles, 5 % faster on two
+// threads, the same on one).
+constexpr int64_t kCChunk = 16;
+// Reduction steps of a block at most (cplan: blocks of about kBlockSteps, whole channels).
+constexpr int64_t kCMaxSteps = 2 * kBlockSteps;
+
+// One group's convolution of one image, vectorised over output channels.
+struct CPlan {
+  int64_t channels, outputs, height, width, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw;
+  int64_t taps, reduction;
+  int64_t row_tiles, tiles;  // per output row and per panel
+  int64_t panels;
+  int64_t cblock, blocks;  // input channels per block of the reduction, and the blocks
+  int64_t chunk, chunks;   // tiles per unit (a run of one panel's tiles), units per panel
+  bool whole;              // a thread keeps the whole panel packed, not only the last block
+  bool tap_major;          // blocks packed [tap][channel][64], else [channel][tap][64]
+};
+
+// Lines to prefetch while a tile computes, one per step: `rows` runs of `bytes` from `at`,
+// `stride` apart: a share of the next block's weights, which come from memory on large layers
+// (the packing alone read 512×7² 3×3's 9 MiB in 0.46 ms, a third of the convolution).
+struct Ahead {
+  const char* at = nullptr;
+  int64_t offset = 0, bytes = 0, stride = 0, rows = 0;
+  __attribute__((always_inline)) void step() {
+    if (rows == 0) return;
+    _mm_prefetch(at + offset, _MM_HINT_T1);
+    offset += 64;
+    if (offset >= bytes) offset = 0, at += stride, --rows;
+  }
+};
+
+// Tile t of a row: its first position and how many.
+std::pair<int64_t, int64_t> ctile_span(const CPlan& p, int64_t t) {
+  int64_t ow0 = t * p.ow / p.row_tiles;
+  return {ow0, (t + 1) * p.ow / p.row_tiles - ow0};
+}
+
+// One tile of one block of the reduction: 64 output channels × up to 7 positions of a row.
+struct CTile {
+  Ahead ahead;
+  const float* x;  // the block's first input channel
+  const float* w;  // the block's packed weights (cpack)
+  int64_t cb;      // channels of the block
+  int64_t oh, ow0;
+  float* partial;  // the sums of the blocks before (kCPartial floats, aligned)
+  float* out;      // the panel's first output channel at (oh, ow0)
+  bool first, last;
+};
+
+// One tap over the block's channels: the positions [LO, HI) of the tile read the image (those
+// outside read the padding and are skipped).
+template <int P, int SW, int LO, int HI>
+__attribute__((target("avx512f,fma"), always_inline)) inline void ctap(__m512 (&acc)[4][P],
+                                                                       const float* x,
+                                                                       const float* w, int64_t cb,
+                                                                       int64_t hw, int64_t ws,
+                                                                       Ahead& ahead) {
+  for (int64_t c = 0; c < cb; ++c, x += hw, w += ws) {
+    ahead.step();
+    // The pixels of a channel 6 ahead (each channel's are on lines of their own).
+    _mm_prefetch(reinterpret_cast<const char*>(x + 6 * hw + LO * SW), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(x + 6 * hw + (HI - 1) * SW), _MM_HINT_T0);
+    __m512 wv[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) wv[v] = _mm512_load_ps(w + 16 * v);
+#pragma GCC unroll 8
+    for (int i = LO; i < HI; ++i) {
+      __m512 b = _mm512_set1_ps(x[i * SW]);
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) acc[v][i] = _mm512_fmadd_ps(wv[v], b, acc[v][i]);
+    }
+  }
+}
+
+// The tile's sums: added to the blocks' before (kept in t.partial), and after the last block
+// written to the output.
+template <int P>
+__attribute__((target("avx512f"), always_inline)) inline void cfinish(const CPlan& p,
+                                                                      const CTile& t,
+                                                                      __m512 (&acc)[4][P]) {
+  float* partial = t.partial;
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v)
+#pragma GCC unroll 8
+    for (int i = 0; i < P; ++i) {
+      float* at = partial + (v * kCWidth + i) * 16;
+      if (!t.first) acc[v][i] = _mm512_add_ps(_mm512_load_ps(at), acc[v][i]);
+      if (!t.last) _mm512_store_ps(at, acc[v][i]);
+    }
+  if (!t.last) return;
+  // To NCHW: each vector of 16 channels × P positions transposed in registers to rows of
+  // positions, two channels a register (eight lanes each), stored through masks.
+  int64_t plane = p.oh * p.ow;
+  const __mmask16 low = __mmask16((1u << P) - 1), high = __mmask16(low << 8);
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    __m512 a[8], u[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) a[i] = i < P ? acc[v][i < P ? i : 0] : _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      u[2 * k] = _mm512_unpacklo_ps(a[2 * k], a[2 * k + 1]);
+      u[2 * k + 1] = _mm512_unpackhi_ps(a[2 * k], a[2 * k + 1]);
+    }
+#pragma GCC unroll 2
+    for (int k = 0; k < 2; ++k) {
+      __m512d u0 = _mm512_castps_pd(u[4 * k]), u1 = _mm512_castps_pd(u[4 * k + 1]),
+              u2 = _mm512_castps_pd(u[4 * k + 2]), u3 = _mm512_castps_pd(u[4 * k + 3]);
+      a[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(u0, u2));
+      a[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(u0, u2));
+      a[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(u1, u3));
+      a[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(u1, u3));
+    }
+    // a[4k + m], 128-bit lane q: channel 4q + m of positions 4k … 4k + 3.
+    float* out = t.out + 16 * v * plane;
+#pragma GCC unroll 4
+    for (int m = 0; m < 4; ++m) {
+      // Channels m and 8 + m; 4 + m and 12 + m.
+      __m512 even = _mm512_shuffle_f32x4(a[m], a[4 + m], 0x88),
+             odd = _mm512_shuffle_f32x4(a[m], a[4 + m], 0xDD);
+      even = _mm512_shuffle_f32x4(even, even, 0xD8);
+      odd = _mm512_shuffle_f32x4(odd, odd, 0xD8);
+      _mm512_mask_storeu_ps(out + m * plane, low, even);
+      _mm512_mask_storeu_ps(out + (8 + m) * plane - 8, high, even);
+      _mm512_mask_storeu_ps(out + (4 + m) * plane, low, odd);
+      _mm512_mask_storeu_ps(out + (12 + m) * plane - 8, high, odd);
+    }
+  }
+}
+
+template <int P, int SW>
+__attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t) {
+  __m512 acc[4][P];
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v)
+#pragma GCC unroll 8
+    for (int i = 0; i < P; ++i) acc[v][i] = _mm512_setzero_ps();
+  int64_t hw = p.height * p.width;
+  Ahead ahead = t.ahead;
+  int64_t ws =
+      p.tap_major ? kCPanel : p.taps * kCPanel;  // from one channel's weights to the next's
+  for (int64_t i = 0; i < p.kh; ++i) {
+    int64_t y = t.oh * p.sh + i * p.dh - p.pt;
+    if (y < 0 || y >= p.height) continue;  // a row of padding
+    for (int64_t j = 0; j < p.kw; ++j) {
+      int64_t x0 = t.ow0 * SW + j * p.dw - p.pl;
+      int64_t lo = x0 >= 0 ? 0 : (SW - 1 - x0) / SW;
+      int64_t hi = std::min<int64_t>(P, (p.width - x0 + SW - 1) / SW);
+      if (lo >= hi) continue;
+      const float* x = t.x + y * p.width + x0;
+      const float* w = t.w + (i * p.kw + j) * (p.tap_major ? t.cb : 1) * kCPanel;
+      // cplan admits no other ranges.
+      if (lo == 0 && hi == P)
+        ctap<P, SW, 0, P>(acc, x, w, t.cb, hw, ws, ahead);
+      else if (lo == 1 && hi == P)
+        ctap<P, SW, 1, P>(acc, x, w, t.cb, hw, ws, ahead);
+      else if (lo == 0)
+        ctap<P, SW, 0, P - 1>(acc, x, w, t.cb, hw, ws, ahead);
+      else
+        ctap<P, SW, 1, P - 1>(acc, x, w, t.cb, hw, ws, ahead);
+    }
+  }
+  cfinish<P>(p, t, acc);
+}
+
+// Tiles of 7 positions: 28 accumulators, and GCC spills one of them on every step as soon as
+// the 4 weights and the broadcast pixel are in registers too (33 registers), which cost 5–7 %
+// (4 × 7 at 90–92 % of the FMA peak). Written in asm, each step two halves (two vectors of
+// weights each), the 28 accumulators, 2 weights and the pixel take 31 registers: 97–100 %.
+// Named variables, not an array: GCC keeps an array whose elements are asm operands in memory.
+// The asm reads the weights and pixels without telling GCC (a "memory" operand per load would
+// exceed asm's 30 operands): nothing in the tile writes them.
+#define RAXC_ACC7(X)                                                                              \
+  X(0, 0)                                                                                         \
+  X(0, 1)                                                                                         \
+  X(0, 2)                                                                                         \
+  X(0, 3)                                                                                         \
+  X(0, 4)                                                                                         \
+  X(0, 5)                                                                                         \
+  X(0, 6)                                                                                         \
+  X(1, 0)                                                                                         \
+  X(1, 1)                                                                                         \
+  X(1, 2)                                                                                         \
+  X(1, 3)                                                                                         \
+  X(1, 4)                                                                                         \
+  X(1, 5) X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) \
+      X(3, 3) X(3, 4) X(3, 5) X(3, 6)
+// Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
+#define RAXC_POS(S, i)                   \
+  "vbroadcastss " #S "*" #i              \
+  "(%[x]), %%zmm29\n\t"                  \
+  "vfmadd231ps %%zmm29, %%zmm30, %[p" #i \
+  "]\n\t"                                \
+  "vfmadd231ps %%zmm29, %%zmm31, %[q" #i "]\n\t"
+#define RAXC_MID(S) RAXC_POS(S, 1) RAXC_POS(S, 2) RAXC_POS(S, 3) RAXC_POS(S, 4) RAXC_POS(S, 5)
+#define RAXC_HALF(BODY, A, B, W)                                                             \
+  asm("vmovaps (%[w]), %%zmm30\n\tvmovaps 64(%[w]), %%zmm31\n\t" BODY                        \
+      : [p0] "+v"(A##0), [p1] "+v"(A##1), [p2] "+v"(A##2), [p3] "+v"(A##3), [p4] "+v"(A##4), \
+        [p5] "+v"(A##5), [p6] "+v"(A##6), [q0] "+v"(B##0), [q1] "+v"(B##1), [q2] "+v"(B##2), \
+        [q3] "+v"(B##3), [q4] "+v"(B##4), [q5] "+v"(B##5), [q6] "+v"(B##6)                   \
+      : [x] "r"(x), [w] "r"(W)                                                               \
+      : "zmm29", "zmm30", "zmm31")
+// One tap over the block's channels, positions as BODY lists them.
+#define RAXC_TAP7(BODY)                                                            \
+  for (int64_t c = 0; c < t.cb; ++c, x += hw, w += ws) {                           \
+    ahead.step();                                                                  \
+    _mm_prefetch(reinterpret_cast<const char*>(x + 6 * hw), _MM_HINT_T0);          \
+    _mm_prefetch(reinterpret_cast<const char*>(x + 6 * hw + 6 * SW), _MM_HINT_T0); \
+    RAXC_HALF(BODY, a0, a1, w);                                                    \
+    RAXC_HALF(BODY, a2, a3, w + 32);                                               \
+  }
+#define RAXC_TAPS7(S)                                    \
+  if (lo == 0 && hi == 7) {                              \
+    RAXC_TAP7(RAXC_POS(S, 0) RAXC_MID(S) RAXC_POS(S, 6)) \
+  } else if (lo == 1 && hi == 7) {                       \
+    RAXC_TAP7(RAXC_MID(S) RAXC_POS(S, 6))                \
+  } else if (lo == 0) {                                  \
+    RAXC_TAP7(RAXC_POS(S, 0) RAXC_MID(S))                \
+  } else {                                               \
+    RAXC_TAP7(RAXC_MID(S))                               \
+  }
+
+template <int SW>
+__attribute__((target("avx512f,fma"))) void ctile7(const CPlan& p, const CTile& t) {
+#define RAXC_DECLARE(v, i) __m512 a##v##i = _mm512_setzero_ps();
+  RAXC_ACC7(RAXC_DECLARE)
+#undef RAXC_DECLARE
+  int64_t hw = p.height * p.width;
+  Ahead ahead = t.ahead;
+  int64_t ws = p.tap_major ? kCPanel : p.taps * kCPanel;
+  for (int64_t i = 0; i < p.kh; ++i) {
+    int64_t y = t.oh * p.sh + i * p.dh - p.pt;
+    if (y < 0 || y >= p.height) continue;
+    for (int64_t j = 0; j < p.kw; ++j) {
+      int64_t x0 = t.ow0 * SW + j * p.dw - p.pl;
+      int64_t lo = x0 >= 0 ? 0 : (SW - 1 - x0) / SW;
+      int64_t hi = std::min<int64_t>(7, (p.width - x0 + SW - 1) / SW);
+      if (lo >= hi) continue;
+      const float* x = t.x + y * p.width + x0;
+      const float* w = t.w + (i * p.kw + j) * (p.tap_major ? t.cb : 1) * kCPanel;
+      if constexpr (SW == 1) {
+        RAXC_TAPS7(4)
+      } else {
+        RAXC_TAPS7(8)
+      }
+    }
+  }
+  __m512 acc[4][7];
+#define RAXC_COPY(v, i) acc[v][i] = a##v##i;
+  RAXC_ACC7(RAXC_COPY)
+#undef RAXC_COPY
+  cfinish<7>(p, t, acc);
+}
+#undef RAXC_TAPS7
+#undef RAXC_TAP7
+#undef RAXC_HALF
+#undef RAXC_MID
+#undef RAXC_POS
+#undef RAXC_ACC7
+
+using CTileFunction = void (*)(const CPlan&, const CTile&);
+
+CTileFunction pick_ctile(int64_t positions, int64_t sw) {
+#define RAXC_CTILE(P) \
+  if (positions == P) return sw == 1 ? ctile<P, 1> : ctile<P, 2>;
+  RAXC_CTILE(1)
+  RAXC_CTILE(2)
+  RAXC_CTILE(3)
+  RAXC_CTILE(4)
+  RAXC_CTILE(5)
+  RAXC_CTILE(6)
+#undef RAXC_CTILE
+  return sw == 1 ? ctile7<1> : ctile7<2>;
+}
+
+// r[j] ← column j of the 16 × 16 matrix of rows r (lane l of the result: r[l][j]).
+__attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512 (&r)[16]) {
+  __m512 a[16], b[16];
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) {
+    a[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+    a[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    __m512d a0 = _mm512_castps_pd(a[4 * k]), a1 = _mm512_castps_pd(a[4 * k + 1]),
+            a2 = _mm512_castps_pd(a[4 * k + 2]), a3 = _mm512_castps_pd(a[4 * k + 3]);
+    b[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));
+    b[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));
+    b[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
+    b[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
+  }
+  // b[4k + m], 128-bit lane q: column 4q + m of rows 4k … 4k + 3.
+#pragma GCC unroll 4
+  for (int m = 0; m < 4; ++m) {
+    a[m] = _mm512_shuffle_f32x4(b[m], b[4 + m], 0x88);
+    a[4 + m] = _mm512_shuffle_f32x4(b[m], b[4 + m], 0xDD);
+    a[8 + m] = _mm512_shuffle_f32x4(b[8 + m], b[12 + m], 0x88);
+    a[12 + m] = _mm512_shuffle_f32x4(b[8 + m], b[12 + m], 0xDD);
+  }
+#pragma GCC unroll 4
+  for (int m = 0; m < 4; ++m) {
+    r[m] = _mm512_shuffle_f32x4(a[m], a[8 + m], 0x88);
+    r[8 + m] = _mm512_shuffle_f32x4(a[m], a[8 + m], 0xDD);
+    r[4 + m] = _mm512_shuffle_f32x4(a[4 + m], a[12 + m], 0x88);
+    r[12 + m] = _mm512_shuffle_f32x4(a[4 + m], a[12 + m], 0xDD);
+  }
+}
+
+// Block `block` of a panel's weights (rows: its 64 output channels of the OIHW tensor) into
+// dst as [tap][channel][64] or [channel][tap][64] (CPlan::tap_major): 16 rows × 16 steps read
+// at a time, transposed in registers, each step's line stored where a table says.
+__attribute__((target("avx512f"))) void cpack(const CPlan& p, const float* rows, int64_t block,
+                                              float* dst) {
+  int64_t c0 = block * p.cblock, cb = std::min(p.cblock, p.channels - c0);
+  int64_t steps = cb * p.taps;
+  // Where step s = (channel, tap) goes, in floats; 15 more for the last 16 steps read.
+  int32_t at[kCMaxSteps + 15];
+  for (int64_t c = 0, s = 0; c < cb; ++c)
+    for (int64_t tap = 0; tap < p.taps; ++tap, ++s)
+      at[s] = int32_t((p.tap_major ? tap * cb + c : s) * kCPanel);
+  for (int64_t v = 0; v < 4; ++v) {
+    const float* src = rows + 16 * v * p.reduction + c0 * p.taps;
+    float* out = dst + 16 * v;
+    int64_t s0 = 0;
+    for (; s0 + 16 <= steps; s0 += 16) {
+      const float* at_s0 = src + s0;
+#pragma GCC unroll 16
+      for (int l = 0; l < 16; ++l)
+        _mm_prefetch(reinterpret_cast<const char*>(at_s0 + l * p.reduction + 128), _MM_HINT_T0);
+        // Four steps at a time: lane group a of y[b] holds row 4a + b's four steps (128-bit
+        // broadcast loads, blended), then a 4 × 4 transpose within each lane group.
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c) {
+        __m512 y[4];
+#pragma GCC unroll 4
+        for (int b = 0; b < 4; ++b) {
+          const float* row = at_s0 + b * p.reduction + 4 * c;
+          __m512 r0 = _mm512_broadcast_f32x4(_mm_loadu_ps(row)),
+                 r1 = _mm512_broadcast_f32x4(_mm_loadu_ps(row + 4 * p.reduction)),
+                 r2 = _mm512_broadcast_f32x4(_mm_loadu_ps(row + 8 * p.reduction)),
+                 r3 = _mm512_broadcast_f32x4(_mm_loadu_ps(row + 12 * p.reduction));
+          y[b] = _mm512_mask_blend_ps(0xFF00, _mm512_mask_blend_ps(0x00F0, r0, r1),
+                                      _mm512_mask_blend_ps(0xF000, r2, r3));
+        }
+        __m512d t0 = _mm512_castps_pd(_mm512_unpacklo_ps(y[0], y[1])),
+                t1 = _mm512_castps_pd(_mm512_unpackhi_ps(y[0], y[1])),
+                t2 = _mm512_castps_pd(_mm512_unpacklo_ps(y[2], y[3])),
+                t3 = _mm512_castps_pd(_mm512_unpackhi_ps(y[2], y[3]));
+        const int32_t* to = at + s0 + 4 * c;
+        _mm512_store_ps(out + to[0], _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2)));
+        _mm512_store_ps(out + to[1], _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2)));
+        _mm512_store_ps(out + to[2], _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3)));
+        _mm512_store_ps(out + to[3], _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3)));
+      }
+    }
+    if (s0 < steps) {  // the block's last steps (masked loads are slow on Zen 5: only here)
+      int64_t n = steps - s0;
+      __mmask16 m = __mmask16((1u << n) - 1);
+      __m512 r[16];
+#pragma GCC unroll 16
+      for (int l = 0; l < 16; ++l) r[l] = _mm512_maskz_loadu_ps(m, src + l * p.reduction + s0);
+      transpose16(r);
+      alignas(64) float lines[16][16];
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) _mm512_store_ps(lines[j], r[j]);
+      for (int64_t j = 0; j < n; ++j) _mm512_store_ps(out + at[s0 + j], _mm512_load_ps(lines[j]));
+    }
+  }
+}
+
+// The plan of the channel-vectorised kernel, or false when it does not take the shape: output
+// channels not a multiple of 64 per group, a stride above 2 along the rows, or a tile whose
+// positions inside the image are not all but at most the first and the last.
+bool cplan(const Plan& q, int threads, CPlan& p) {
+  if (q.outputs % kCPanel != 0 || q.sw > 2) return false;
+  p = CPlan{};
+  std::tie(p.channels, p.outputs, p.height, p.width, p.kh, p.kw, p.oh, p.ow) =
+      std::tuple{q.channels, q.outputs, q.height, q.width, q.kh, q.kw, q.oh, q.ow};
+  std::tie(p.sh, p.sw, p.pt, p.pl, p.dh, p.dw) = std::tuple{q.sh, q.sw, q.pt, q.pl, q.dh, q.dw};
+  if (q.kh == 1 && q.kw == 1 && q.sh == 1 && q.sw == 1 && q.in_place) {
+    // A pointwise convolution: the image is one row.
+    p.width = p.ow = q.height * q.width;
+    p.height = p.oh = 1;
+  }
+  // A row in as few tiles as 7 positions allow, of sizes differing by at most one (ctile_span):
+  // tiles of 4 positions ran at about 80 % of the peak, of 3 at 65 %. Tiles of 7 in asm
+  // against those of 6 and 5 in C++ (both near the peak alone): 1–2 % faster for 64×56² 3×3
+  // and 256×14² 1×1, fewer tiles reading the weights.
+  p.row_tiles = ceil_div(p.ow, kCWidth);
+  for (int64_t t = 0; t < p.row_tiles; ++t) {
+    auto [ow0, positions] = ctile_span(p, t);
+    for (int64_t j = 0; j < p.kw; ++j) {
+      int64_t x0 = ow0 * p.sw + j * p.dw - p.pl;
+      int64_t lo = x0 >= 0 ? 0 : (p.sw - 1 - x0) / p.sw;
+      int64_t hi = std::min(positions, (p.width - x0 + p.sw - 1) / p.sw);
+      if (lo < hi && (lo > 1 || hi < positions - 1)) return false;
+    }
+  }
+  p.taps = p.kh * p.kw;
+  p.reduction = p.channels * p.taps;
+  p.tiles = p.oh * p.row_tiles;
+  p.panels = p.outputs / kCPanel;
+  // A panel packed whole when it fits in L2 beside the rest; else one block at a time (packing
+  // 512×7² 3×3's panels of 1.2 MiB whole, the stores missed the caches: 0.45 ms of 1.5).
+  p.whole = kCPanel * p.reduction * 4 <= (int64_t(512) << 10);
+  int64_t blocks = ceil_div(p.reduction, std::max(kBlockSteps, p.taps));
+  p.cblock = ceil_div(p.channels, blocks);
+  p.blocks = ceil_div(p.channels, p.cblock);
+  if (p.cblock * p.taps > kCMaxSteps) return false;  // kernels of more than 512 taps
+  // Tap-major blocks: each tap's weights one run (64×56² 3×3 3 % faster); but their lines are
+  // stored apart, and where few positions share each weight the packing weighs more
+  // (512×7² 3×3 4 % slower): those keep the order of the rows.
+  p.tap_major = p.oh * p.ow >= 128;
+  // Units of at most kCChunk tiles, and about four per thread.
+  p.chunks =
+      std::min(p.tiles, std::max(ceil_div(p.tiles, kCChunk), ceil_div(4 * threads, p.panels)));
+  p.chunk = ceil_div(p.tiles, p.chunks);
+  p.chunks = ceil_div(p.tiles, p.chunk);
+  return true;
+}
+
+// A thread's buffers: the panel's packed weights (blocks packed as first used), the partial
+// sums of a unit's tiles.
+struct CWork {
+  float* packed = nullptr;
+  float* partial = nullptr;
+  int64_t panel = -1, blocks = 0;  // the panel packed, and how many of its blocks
+};
+
+float* cbuffer(int64_t floats) {
+  struct Buffer {
+    float* data = nullptr;
+    int64_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buf;
+  if (buf.size < floats) {
+    std::free(buf.data);
+    buf.data = nullptr;
+    buf.size = 0;
+    size_t bytes = (static_cast<size_t>(floats) * 4 + 4095) & ~size_t(4095);
+    buf.data = static_cast<float*>(std::aligned_alloc(4096, bytes));
+    if (!buf.data) throw_error("RX5026", {"(convolution buffer)", "float32"});
+    buf.size = floats;
+  }
+  return buf.data;
+}
+
+void cwork(const CPlan& p, CWork& w) {
+  int64_t packed = kCPanel * (p.whole ? p.reduction : p.cblock * p.taps);
+  float* buf = cbuffer(packed + p.chunk * kCPartial);
+  w.packed = buf;
+  w.partial = buf + packed;
+  w.panel = -1;
+  w.blocks = 0;
+}
+
+struct CGroup {
+  const CPlan* plan;
+  const float* image;    // the group's first input channel
+  const float* weights;  // the group's first output channel's weights
+  float* out;            // the group's first output channel
+};
+
+// Unit `unit`: a run of one panel's tiles, block by block of the reduction.
+void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
+  const CPlan& p = *g.plan;
+  int64_t panel = unit / p.chunks, t0 = unit % p.chunks * p.chunk;
+  int64_t t1 = std::min(p.tiles, t0 + p.chunk);
+  if (w.panel != panel) {
+    w.panel = panel;
+    w.blocks = 0;
+  }
+  const float* rows = g.weights + panel * kCPanel * p.reduction;
+  int64_t plane = p.oh * p.ow, hw = p.height * p.width;
+  float* out = g.out + panel * kCPanel * plane;
+  for (int64_t b = 0; b < p.blocks; ++b) {
+    int64_t c0 = b * p.cblock;
+    // Whole panels: blocks packed in order, each where it stays; else the last block packed.
+    float* packed = w.packed + (p.whole ? kCPanel * c0 * p.taps : 0);
+    if (p.whole ? b >= w.blocks : w.blocks != b + 1) {
+      cpack(p, rows, b, packed);
+      w.blocks = b + 1;
+    }
+    CTile t;
+    t.x = g.image + c0 * hw;
+    t.w = packed;
+    t.cb = std::min(p.cblock, p.channels - c0);
+    t.first = b == 0;
+    t.last = b == p.blocks - 1;
+    // The next block's weights, if it is still to be packed, are fetched into L2 a share per
+    // tile, while the tiles compute.
+    bool ahead = b + 1 < p.blocks && (!p.whole || b + 1 >= w.blocks);
+    int64_t next = (c0 + p.cblock) * p.taps;
+    int64_t bytes = std::min(p.cblock, p.channels - c0 - p.cblock) * p.taps * 4;
+    for (int64_t tile = t0; tile < t1; ++tile) {
+      t.ahead = Ahead{};
+      if (ahead) {
+        int64_t r0 = kCPanel * (tile - t0) / (t1 - t0), r1 = kCPanel * (tile - t0 + 1) / (t1 - t0);
+        t.ahead.at = reinterpret_cast<const char*>(rows + r0 * p.reduction + next);
+        t.ahead.bytes = bytes;
+        t.ahead.stride = p.reduction * 4;
+        t.ahead.rows = r1 - r0;
+      }
+      t.oh = tile / p.row_tiles;
+      auto [ow0, positions] = ctile_span(p, tile % p.row_tiles);
+      t.ow0 = ow0;
+      t.partial = w.partial + (tile - t0) * kCPartial;
+      t.out = out + t.oh * p.ow + t.ow0;
+      pick_ctile(positions, p.sw)(p, t);
+    }
+  }
+}
+
+struct CJob {
+  const CGroup* g = nullptr;
+  std::unique_ptr<Band[]> bands;  // t0, t1: the band's units
+  int64_t count = 0;
+};
+
+// As run_bands: band `home` first, then the others' remaining units.
+int32_t run_cbands(int64_t home, int64_t, void* closure) {
+  CJob& job = *static_cast<CJob*>(closure);
+  CWork w;
+  try {
+    cwork(*job.g->plan, w);
+  } catch (...) {
+    return 1;
+  }
+  for (int64_t i = 0; i < job.count; ++i) {
+    Band& band = job.bands[static_cast<size_t>((home + i) % job.count)];
+    for (int64_t u; (u = band.next.fetch_add(1, std::memory_order_relaxed)) < band.units;)
+      run_cunit(*job.g, w, band.t0 + u);
+  }
+  return 0;
+}
+
+void run_cgroup(const CGroup& g, int threads) {
+  const CPlan& p = *g.plan;
+  int64_t units = p.panels * p.chunks;
+  int64_t macs = p.outputs * p.oh * p.ow * p.reduction;
+  if (threads > 1 && macs >= kParallelMacs && units > 1) {
+    CJob job;
+    job.g = &g;
+    job.count = std::min<int64_t>(threads, units);
+    job.bands.reset(new Band[static_cast<size_t>(job.count)]);
+    for (int64_t b = 0; b < job.count; ++b) {
+      Band& band = job.bands[static_cast<size_t>(b)];
+      band.t0 = units * b / job.count;
+      band.units = units * (b + 1) / job.count - band.t0;
+    }
+    if (raxc_parallel_for(0, threads, run_cbands, &job) != 0)
+      throw_error("RX5026", {"(convolution buffer)", "float32"});
+    return;
+  }
+  CWork w;
+  cwork(p, w);
+  for (int64_t u = 0; u < units; ++u) run_cunit(g, w, u);
+}
+#endif
+
 // ---------------------------------------------------------------------------- the packed function
 
 [[noreturn]] void fail(const std::string& message) {
@@ -785,6 +1389,27 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
 #endif
   p.generic = generic;
   p.in_place = pt == 0 && pl == 0 && pb == 0 && pr == 0 && sh == 1 && sw == 1;
+  int threads = raxc_num_threads();
+#ifdef RAXC_CONV_X86
+  if (!generic && (path == Conv2dPath::kAuto || path == Conv2dPath::kChannels)) {
+    CPlan cp;
+    if (cplan(p, threads, cp)) {
+      for (int64_t image = 0; image < images; ++image)
+        for (int64_t g = 0; g < groups; ++g) {
+          CGroup gc;
+          gc.plan = &cp;
+          gc.image = xp + (image * channels + g * p.channels) * in_size;
+          gc.weights = wt + g * p.outputs * p.channels * p.kh * p.kw;
+          gc.out = op + (image * outputs + g * p.outputs) * out_size;
+          run_cgroup(gc, threads);
+        }
+      return Value{Tuple{}};
+    }
+  }
+#endif
+  if (path == Conv2dPath::kChannels && !generic)
+    fail("x " + shape_text(xs) + " and w " + shape_text(ws) +
+         ": not a shape the channel-vectorised kernel takes");
   // A dense source (rows of the output's width, one copy per kernel column) throws no position
   // away, but costs KW copies of the image: only when it saves a sixth of the vectors (7×7:
   // 3 and a tail, not 4; 14×14 saves 1 of 14, not worth its copy).
@@ -827,7 +1452,6 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
   // The source copy, then the tail's pixels.
   int64_t copy_size = p.in_place ? 0 : p.channels * p.plane;
   float* buffer = source_buffer(copy_size + p.tail * p.reduction);
-  int threads = raxc_num_threads();
   for (int64_t image = 0; image < images; ++image)
     for (int64_t g = 0; g < groups; ++g) {
       GroupConv gc;

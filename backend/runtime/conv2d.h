@@ -13,6 +13,8 @@ enum class Conv2dPath {
   kAuto,           // what the packed function does: the fastest for the shape and the CPU
   kDirectAvx512,   // the direct kernel, AVX-512 tiles (the portable ones on other CPUs)
   kDirectGeneric,  // the direct kernel, portable tiles
+  kChannels,       // the channel-vectorised kernel (AVX-512; RX5032 for a shape it does not
+                   // take: its tests), the portable tiles on other CPUs
   kGemm,           // a 1×1, stride-1, unpadded convolution as one matmul per image and group
                    // (other shapes take the direct kernel); measured no faster, kept to compare
 };

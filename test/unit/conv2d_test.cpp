@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/runtime/error.h"
+#include "backend/runtime/matmul.h"
 #include "backend/runtime/raxc_runtime.h"
 #include "backend/runtime/tensor.h"
 #include "test/unit/random_tensor.h"
@@ -193,6 +194,105 @@ TEST_CASE("conv2d on 4 threads inside a parallel loop: one thread takes over eve
   REQUIRE(raxc_parallel_for(0, 1, check_parallel_shapes, &bad) == 0);
   CHECK(bad == 0);
   raxc_set_num_threads(0);
+}
+
+// The channel-vectorised kernel (Conv2dPath::kChannels: 64 output channels × a run of up to
+// 7 positions of a row, the taps that read padding skipped) on shapes that reach each of its
+// edges. Its tile functions: 7 positions in asm, 1–6 in C++, a row split into tiles of sizes
+// differing by at most one; per tap the positions inside the image all, all but the first,
+// all but the last, or all but both.
+std::vector<std::pair<std::string, Shape>> channel_shapes() {
+  std::vector<std::pair<std::string, Shape>> shapes;
+  // 13 wide: a tile of 6 (its first position in the padding for the first tap column) and one
+  // of 7 (asm; its last in the padding for the last column); 37 channels, 333 steps: two blocks
+  // of 19 channels, each with a last run of fewer than 16 steps to pack.
+  shapes.push_back({"tiles of 6 and 7, two blocks", shape(1, 37, 13, 64, 3, 1, 1)});
+  // 17 wide: tiles of 5, 6 and 6; two panels. 4 wide: one tile, both ends in the padding.
+  shapes.push_back({"tiles of 5 and 6", shape(1, 16, 17, 128, 3, 1, 1)});
+  shapes.push_back({"a tile of 4", shape(1, 6, 4, 64, 3, 1, 1)});
+  // Stride 2: 14 outputs a row (tiles of 7 in asm reading every other pixel) and 15 (tiles of
+  // 5, the last one's last position in the right padding); two images.
+  shapes.push_back({"stride 2, tiles of 7", shape(1, 20, 28, 64, 3, 2, 1)});
+  shapes.push_back({"stride 2, tiles of 5", shape(2, 9, 29, 64, 3, 2, 1)});
+  // 1×1: the image one row of 196 positions (28 tiles of 7); with stride 2, rows of 8 (two
+  // tiles of 4).
+  shapes.push_back({"pointwise", shape(1, 40, 14, 64, 1, 1, 0)});
+  shapes.push_back({"pointwise stride 2", shape(1, 24, 15, 64, 1, 2, 0)});
+  // 7×7: one tile a row, both its ends in the padding; 2 groups of 64 outputs, 2 images.
+  Shape grouped = shape(2, 24, 7, 128, 3, 1, 1);
+  grouped.groups = 2;
+  shapes.push_back({"7x7, grouped", grouped});
+  // 2304 steps: a panel too large to keep packed, packed a block at a time.
+  shapes.push_back({"blocks packed one at a time", shape(1, 256, 7, 64, 3, 1, 1)});
+  // Rows dilated, padding asymmetric (none on the right): 11 × 10 outputs, tiles of 5.
+  Shape dilated{1, 10, 12, 11, 64, 3, 3};
+  std::tie(dilated.dh, dilated.pt, dilated.pb, dilated.pl, dilated.pr) = std::tuple{2, 2, 1, 1, 0};
+  shapes.push_back({"dilated rows, asymmetric padding", dilated});
+  shapes.push_back({"one position", shape(1, 5, 3, 64, 3, 1, 0)});
+  // 1×1 with padding 1: every tile wider than the image, both its ends in the padding for the
+  // same tap (7 positions, asm; 6, C++).
+  shapes.push_back({"both ends in the padding, 7", shape(1, 8, 5, 64, 1, 1, 1)});
+  shapes.push_back({"both ends in the padding, 6", shape(1, 8, 4, 64, 1, 1, 1)});
+  return shapes;
+}
+
+// Above the threshold for threads: units of tiles taken from each thread's band.
+std::vector<std::pair<std::string, Shape>> channel_parallel_shapes() {
+  return {{"3x3 pad 1", shape(1, 64, 28, 128, 3, 1, 1)},
+          {"3x3 stride 2", shape(1, 128, 14, 256, 3, 2, 1)},
+          {"1x1", shape(1, 256, 14, 256, 1, 1, 0)},
+          {"7x7 image", shape(1, 160, 7, 192, 3, 1, 1)}};
+}
+
+TEST_CASE("conv2d channel-vectorised kernel: every edge against a float64 convolution",
+          "[backend]") {
+  if (runtime::matmul_uses_generic_kernel()) return;  // the kernel is AVX-512 only
+  std::mt19937 rng(24);
+  for (int threads : {1, 2}) {
+    raxc_set_num_threads(threads);
+    for (const auto& [name, s] : channel_shapes()) {
+      CAPTURE(name, threads);
+      CHECK(check(s, Conv2dPath::kChannels, rng) == 0);
+    }
+    for (const auto& [name, s] : channel_parallel_shapes()) {
+      CAPTURE(name, threads);
+      CHECK(check(s, Conv2dPath::kChannels, rng) == 0);
+    }
+  }
+  raxc_set_num_threads(0);
+}
+
+// The pool body of the test below.
+int32_t check_channel_parallel_shapes(int64_t, int64_t, void* bad) {
+  std::mt19937 rng(25);
+  for (const auto& [name, s] : channel_parallel_shapes())
+    *static_cast<int*>(bad) += check(s, Conv2dPath::kChannels, rng);
+  return 0;
+}
+
+TEST_CASE("conv2d channel-vectorised kernel inside a parallel loop: one thread takes every band",
+          "[backend]") {
+  if (runtime::matmul_uses_generic_kernel()) return;
+  raxc_set_num_threads(4);
+  int bad = 0;
+  REQUIRE(raxc_parallel_for(0, 1, check_channel_parallel_shapes, &bad) == 0);
+  CHECK(bad == 0);
+  raxc_set_num_threads(0);
+}
+
+TEST_CASE("conv2d channel-vectorised kernel: a shape it does not take is RX5032", "[backend]") {
+  if (runtime::matmul_uses_generic_kernel()) return;
+  std::mt19937 rng(26);
+  // 20 output channels (not a multiple of 64); 5×5 with padding 2 (two positions of a tile in
+  // the padding).
+  for (const Shape& s : {shape(1, 4, 9, 20, 3, 1, 1), shape(1, 4, 9, 64, 5, 1, 2)}) {
+    try {
+      check(s, Conv2dPath::kChannels, rng);
+      FAIL("no error");
+    } catch (const runtime::RuntimeError& e) {
+      CHECK(e.code == "RX5032");
+    }
+  }
 }
 
 TEST_CASE("conv2d: operands that do not match are RX5032", "[backend]") {
