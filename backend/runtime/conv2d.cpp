@@ -910,8 +910,10 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
 // (4 × 7 at 90–92 % of the FMA peak). Written in asm, each step two halves (two vectors of
 // weights each), the 28 accumulators, 2 weights and the pixel take 31 registers: 97–100 %.
 // Named variables, not an array: GCC keeps an array whose elements are asm operands in memory.
-// The asm reads the weights and pixels without telling GCC (a "memory" operand per load would
-// exceed asm's 30 operands): nothing in the tile writes them.
+// The asm reads the weights and pixels through its two pointers; an operand for each region
+// would exceed asm's 30 operands (the 14 accumulators count twice), so a "memory" clobber tells
+// GCC that it reads memory: no store (the packing of a block, if it were inlined here) may move
+// past it, and it is never hoisted out of its loop or merged with another.
 #define RAXC_ACC7(X)                                                                              \
   X(0, 0)                                                                                         \
   X(0, 1)                                                                                         \
@@ -925,8 +927,9 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
   X(1, 2)                                                                                         \
   X(1, 3)                                                                                         \
   X(1, 4)                                                                                         \
-  X(1, 5) X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) \
-      X(3, 3) X(3, 4) X(3, 5) X(3, 6)
+  X(1, 5)                                                                                         \
+  X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) \
+      X(3, 4) X(3, 5) X(3, 6)
 // Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
 #define RAXC_POS(S, i)                   \
   "vbroadcastss " #S "*" #i              \
@@ -941,7 +944,7 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
         [p5] "+v"(A##5), [p6] "+v"(A##6), [q0] "+v"(B##0), [q1] "+v"(B##1), [q2] "+v"(B##2), \
         [q3] "+v"(B##3), [q4] "+v"(B##4), [q5] "+v"(B##5), [q6] "+v"(B##6)                   \
       : [x] "r"(x), [w] "r"(W)                                                               \
-      : "zmm29", "zmm30", "zmm31")
+      : "zmm29", "zmm30", "zmm31", "memory")
 // One tap over the block's channels, positions as BODY lists them.
 #define RAXC_TAP7(BODY)                                                            \
   for (int64_t c = 0; c < t.cb; ++c, x += hw, w += ws) {                           \
