@@ -556,15 +556,18 @@ void copy_source(const Plan& p, const float* image, int64_t r0, int64_t r1, floa
   }
 }
 
-// The calling thread's source copy, grown on demand and kept for the thread's life so repeated
-// calls touch no fresh pages.
-float* source_buffer(int64_t floats) {
-  struct Buffer {
+// The calling thread's buffers, grown on demand and kept for the thread's life so repeated
+// calls touch no fresh pages: the position-vectorised kernel's source copy, and the
+// channel-vectorised kernel's packed weights and partial sums.
+enum class Buffer { kSource, kChannels };
+float* thread_buffer(Buffer which, int64_t floats) {
+  struct Kept {
     float* data = nullptr;
     int64_t size = 0;
-    ~Buffer() { std::free(data); }
+    ~Kept() { std::free(data); }
   };
-  thread_local Buffer buf;
+  thread_local Kept kept[2];
+  Kept& buf = kept[static_cast<int>(which)];
   if (buf.size < floats) {
     std::free(buf.data);
     buf.data = nullptr;
@@ -685,7 +688,7 @@ int32_t run_bands(int64_t home, int64_t, void* closure) {
   GroupConv mine = *job.g;
   if (!p.in_place) {
     try {
-      mine.copy = source_buffer(job.copy_size);
+      mine.copy = thread_buffer(Buffer::kSource, job.copy_size);
     } catch (...) {
       return 1;
     }
@@ -928,8 +931,9 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
   X(1, 3)                                                                                         \
   X(1, 4)                                                                                         \
   X(1, 5)                                                                                         \
-  X(1, 6) X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) \
-      X(3, 4) X(3, 5) X(3, 6)
+  X(1, 6)                                                                                         \
+  X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) \
+      X(3, 5) X(3, 6)
 // Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
 #define RAXC_POS(S, i)                   \
   "vbroadcastss " #S "*" #i              \
@@ -1173,28 +1177,9 @@ struct CWork {
   int64_t panel = -1, blocks = 0;  // the panel packed, and how many of its blocks
 };
 
-float* cbuffer(int64_t floats) {
-  struct Buffer {
-    float* data = nullptr;
-    int64_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buf;
-  if (buf.size < floats) {
-    std::free(buf.data);
-    buf.data = nullptr;
-    buf.size = 0;
-    size_t bytes = (static_cast<size_t>(floats) * 4 + 4095) & ~size_t(4095);
-    buf.data = static_cast<float*>(std::aligned_alloc(4096, bytes));
-    if (!buf.data) throw_error("RX5026", {"(convolution buffer)", "float32"});
-    buf.size = floats;
-  }
-  return buf.data;
-}
-
 void cwork(const CPlan& p, CWork& w) {
   int64_t packed = kCPanel * (p.whole ? p.reduction : p.cblock * p.taps);
-  float* buf = cbuffer(packed + p.chunk * kCPartial);
+  float* buf = thread_buffer(Buffer::kChannels, packed + p.chunk * kCPartial);
   w.packed = buf;
   w.partial = buf + packed;
   w.panel = -1;
@@ -1454,7 +1439,7 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
       }
   // The source copy, then the tail's pixels.
   int64_t copy_size = p.in_place ? 0 : p.channels * p.plane;
-  float* buffer = source_buffer(copy_size + p.tail * p.reduction);
+  float* buffer = thread_buffer(Buffer::kSource, copy_size + p.tail * p.reduction);
   for (int64_t image = 0; image < images; ++image)
     for (int64_t g = 0; g < groups; ++g) {
       GroupConv gc;
