@@ -817,6 +817,29 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void ctap(__m512 (&
   }
 }
 
+// The first two stages of a transpose in registers, for groups of four rows r[4k] … r[4k + 3]
+// (k < kGroups): afterwards lane q (128 bits) of out[4k + m] holds element 4q + m of each of
+// the group's rows. cfinish and transpose16 finish it differently.
+template <int kGroups>
+__attribute__((target("avx512f"), always_inline)) inline void transpose_in_lanes(
+    const __m512 (&r)[4 * kGroups], __m512 (&out)[4 * kGroups]) {
+  __m512 u[4 * kGroups];
+#pragma GCC unroll 8
+  for (int k = 0; k < 2 * kGroups; ++k) {
+    u[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+    u[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < kGroups; ++k) {
+    __m512d u0 = _mm512_castps_pd(u[4 * k]), u1 = _mm512_castps_pd(u[4 * k + 1]),
+            u2 = _mm512_castps_pd(u[4 * k + 2]), u3 = _mm512_castps_pd(u[4 * k + 3]);
+    out[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(u0, u2));
+    out[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(u0, u2));
+    out[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(u1, u3));
+    out[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(u1, u3));
+  }
+}
+
 // The tile's sums: added to the blocks' before (kept in t.partial), and after the last block
 // written to the output.
 template <int P>
@@ -839,23 +862,10 @@ __attribute__((target("avx512f"), always_inline)) inline void cfinish(const CPla
   const __mmask16 low = __mmask16((1u << P) - 1), high = __mmask16(low << 8);
 #pragma GCC unroll 4
   for (int v = 0; v < 4; ++v) {
-    __m512 a[8], u[8];
+    __m512 rows[8], a[8];
 #pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) a[i] = i < P ? acc[v][i < P ? i : 0] : _mm512_setzero_ps();
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) {
-      u[2 * k] = _mm512_unpacklo_ps(a[2 * k], a[2 * k + 1]);
-      u[2 * k + 1] = _mm512_unpackhi_ps(a[2 * k], a[2 * k + 1]);
-    }
-#pragma GCC unroll 2
-    for (int k = 0; k < 2; ++k) {
-      __m512d u0 = _mm512_castps_pd(u[4 * k]), u1 = _mm512_castps_pd(u[4 * k + 1]),
-              u2 = _mm512_castps_pd(u[4 * k + 2]), u3 = _mm512_castps_pd(u[4 * k + 3]);
-      a[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(u0, u2));
-      a[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(u0, u2));
-      a[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(u1, u3));
-      a[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(u1, u3));
-    }
+    for (int i = 0; i < 8; ++i) rows[i] = i < P ? acc[v][i < P ? i : 0] : _mm512_setzero_ps();
+    transpose_in_lanes<2>(rows, a);
     // a[4k + m], 128-bit lane q: channel 4q + m of positions 4k … 4k + 3.
     float* out = t.out + 16 * v * plane;
 #pragma GCC unroll 4
@@ -932,8 +942,9 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
   X(1, 4)                                                                                         \
   X(1, 5)                                                                                         \
   X(1, 6)                                                                                         \
-  X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) \
-      X(3, 5) X(3, 6)
+  X(2, 0)                                                                                         \
+  X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) X(3, 5) \
+      X(3, 6)
 // Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
 #define RAXC_POS(S, i)                   \
   "vbroadcastss " #S "*" #i              \
@@ -1025,20 +1036,7 @@ CTileFunction pick_ctile(int64_t positions, int64_t sw) {
 // r[j] ← column j of the 16 × 16 matrix of rows r (lane l of the result: r[l][j]).
 __attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512 (&r)[16]) {
   __m512 a[16], b[16];
-#pragma GCC unroll 8
-  for (int k = 0; k < 8; ++k) {
-    a[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-    a[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-  }
-#pragma GCC unroll 4
-  for (int k = 0; k < 4; ++k) {
-    __m512d a0 = _mm512_castps_pd(a[4 * k]), a1 = _mm512_castps_pd(a[4 * k + 1]),
-            a2 = _mm512_castps_pd(a[4 * k + 2]), a3 = _mm512_castps_pd(a[4 * k + 3]);
-    b[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));
-    b[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));
-    b[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
-    b[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
-  }
+  transpose_in_lanes<4>(r, b);
   // b[4k + m], 128-bit lane q: column 4q + m of rows 4k … 4k + 3.
 #pragma GCC unroll 4
   for (int m = 0; m < 4; ++m) {
