@@ -15,13 +15,13 @@ namespace {
 
 struct Access {
   const ir::Buffer* buffer;
-  const ir::PrimExpr* first_index;  // null for a 0-d buffer
+  const ir::PrimExpr* index;  // at the nest's axis; null when the buffer has no such axis
 };
 
-// What one loop nest does, seen from its outer loop.
+// What one loop nest does, seen from its outer loop, which indexes axis `axis` of the buffers.
 class NestSummary : public ir::Visitor {
  public:
-  explicit NestSummary(const ir::For* nest) : Visitor({.prim_exprs = true}) {
+  NestSummary(const ir::For* nest, size_t axis) : Visitor({.prim_exprs = true}), axis_(axis) {
     row_vars_.insert(nest->loop_var);
     visit(nest->body);
   }
@@ -29,7 +29,7 @@ class NestSummary : public ir::Visitor {
   bool eligible() const { return eligible_; }
   const std::vector<Access>& accesses() const { return accesses_; }
   const std::unordered_set<const ir::Buffer*>& written() const { return written_; }
-  // The first index is the outer loop variable (or a block variable bound to it).
+  // The index is the outer loop variable (or a block variable bound to it).
   bool is_row(const ir::PrimExpr* index) const {
     const auto* var = index ? ir::dyn_cast<ir::PrimVar>(index) : nullptr;
     return var && row_vars_.count(var);
@@ -76,9 +76,10 @@ class NestSummary : public ir::Visitor {
   }
 
   void record(const ir::Buffer* b, const std::vector<const ir::PrimExpr*>& indices) {
-    accesses_.push_back({b, indices.empty() ? nullptr : strip_cast(indices[0])});
+    accesses_.push_back({b, axis_ < indices.size() ? strip_cast(indices[axis_]) : nullptr});
   }
 
+  size_t axis_;
   bool eligible_ = true;
   std::unordered_set<const ir::PrimVar*> row_vars_;
   std::unordered_set<const ir::Buffer*> local_;
@@ -100,18 +101,18 @@ bool row_local(const std::vector<NestSummary>& group) {
       if (!n.is_local(b)) written.insert(b);
   return std::all_of(group.begin(), group.end(), [&](const NestSummary& n) {
     return n.eligible() && std::all_of(n.accesses().begin(), n.accesses().end(), [&](auto& a) {
-             return n.is_local(a.buffer) || !written.count(a.buffer) || n.is_row(a.first_index);
+             return n.is_local(a.buffer) || !written.count(a.buffer) || n.is_row(a.index);
            });
   });
 }
 
 }  // namespace
 
-size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start) {
+size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start, size_t axis) {
   const ir::For* first = start < stmts.size() ? as_nest(stmts[start]) : nullptr;
   if (!first) return 0;
   std::vector<NestSummary> group;
-  group.emplace_back(first);
+  group.emplace_back(first, axis);
   if (!row_local(group)) return 0;
   size_t count = 1;
   for (size_t i = start + 1; i < stmts.size(); ++i) {
@@ -119,11 +120,25 @@ size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start) {
     if (!next || !ir::structural_equal(next->min, first->min) ||
         !ir::structural_equal(next->extent, first->extent))
       break;
-    group.emplace_back(next);
+    group.emplace_back(next, axis);
     if (!row_local(group)) break;
     ++count;
   }
   return count;
+}
+
+// Sound level by level: the run's test at level d makes every access to a buffer the nests
+// write index axis d with that level's loop variable, so together with the levels above,
+// iteration (i0, ..., id) of the merged loops touches only that slice of each written buffer.
+size_t row_local_levels(const std::vector<const ir::For*>& nests) {
+  std::vector<const ir::Stmt*> bodies;
+  for (const ir::For* nest : nests) bodies.push_back(nest->body);
+  size_t levels = 1;
+  while (row_local_run(bodies, 0, levels) == bodies.size()) {
+    for (const ir::Stmt*& body : bodies) body = ir::cast<ir::For>(body)->body;
+    ++levels;
+  }
+  return levels;
 }
 
 std::unordered_set<const ir::Buffer*> row_foldable(
@@ -136,7 +151,7 @@ std::unordered_set<const ir::Buffer*> row_foldable(
     for (size_t k = i; k < i + run; ++k) {
       used.merge(ir::tir_references({stmts[k]}).buffers);
       if (run == 1) continue;
-      NestSummary nest(ir::cast<ir::For>(stmts[k]));
+      NestSummary nest(ir::cast<ir::For>(stmts[k]), 0);
       written.insert(nest.written().begin(), nest.written().end());
     }
     for (const ir::Buffer* b : used) {

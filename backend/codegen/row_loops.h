@@ -8,9 +8,16 @@
 // likes), running all the nests for row 0, then for row 1, ... computes the same values with the
 // row in L1 — and the rows are independent, so they may run on several threads.
 //
+// The same holds one level down: softmax over the last axis of an (8, 12, n, n) tensor is six
+// nests of `T.grid(8, 12, n, ...)`, and a row of the first axis alone is 12·n·n floats, more
+// than L2 holds. When the bodies of the merged loops are again nests over one range, row-local
+// in the second axis, their loops merge too, and so on down: the nests then share one loop per
+// level and a row is n floats.
+//
 // The test is conservative: a nest qualifies when each write and each read of a buffer written
-// by the group indexes its first axis with the outer loop variable itself (directly or through a
-// block variable bound to it), buffers allocated inside the nest aside; nests with calls that
+// by the group indexes its first axis (at the level below, its second, ...) with the loop
+// variable itself (directly or through a block variable bound to it), buffers allocated inside
+// the nest aside; nests with calls that
 // have effects, `while`, `return`, `break`/`continue` or buffer views (match_buffer regions) do
 // not. Distinct buffers are distinct memory, as TVM's code generator assumes (it marks buffer
 // parameters noalias).
@@ -27,12 +34,18 @@ namespace raxc::backend {
 
 // How many statements from `stmts[start]` on are loop nests over the same range that may share
 // one outer loop (at least 1 when `stmts[start]` is a row-local loop nest by itself; 0 if not).
-size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start);
+// `axis`: the axis the loops index, 0 for top-level nests, 1 for the bodies of merged loops, ...
+size_t row_local_run(const std::vector<const ir::Stmt*>& stmts, size_t start, size_t axis = 0);
+
+// How many levels of a run's loops merge (at least 1, the outer loops): one more for each level
+// at which the bodies are all loop nests over one range, row-local in the next axis.
+size_t row_local_levels(const std::vector<const ir::For*>& nests);
 
 // Storage folding: the buffers of `allocated` (a block's T.alloc_buffer, around `stmts`) that
 // only one run of two or more row-local nests uses, and writes. Iteration i of the run's loop
-// touches only row i of such a buffer, so one row of storage serves every iteration: softmax's
-// full-size exp buffer becomes one row, written and read back while it is in L1.
+// touches only row i of such a buffer, so one row of storage serves every iteration (with
+// levels merged, one row of the innermost merged axis): softmax's full-size exp buffer becomes
+// one row, written and read back while it is in L1.
 std::unordered_set<const ir::Buffer*> row_foldable(const std::vector<const ir::Stmt*>& stmts,
                                                    const std::vector<const ir::Buffer*>& allocated);
 

@@ -78,13 +78,17 @@ class TirEmitter {
   void hoist_init(const ir::For* loop, const ir::Block* block);
   // Row-local loop nests (row_loops.h) run under one outer loop, in parallel when worth it.
   void row_loop(const std::vector<const ir::For*>& nests);
+  void merged_bodies(const std::vector<const ir::For*>& nests, size_t levels);
+  void merged_loop(const std::vector<const ir::For*>& nests, bool parallel,
+                   const std::function<void()>& emit_body);
   void while_loop(const ir::While* loop);
   void if_then_else(const ir::IfThenElse* s);
   void block(const ir::Block* b);
   void store(const ir::BufferStore* s);
   // T.alloc_buffer: on the stack when small and of constant size, else from the runtime. With
-  // `one_row`, storage for row 0 only, every row mapped onto it (row_foldable in row_loops.h).
-  void allocate(const ir::Buffer* buffer, Span at, bool one_row = false);
+  // `folded_axes`, storage for the first row of that many leading axes only, every row mapped
+  // onto it (row_foldable in row_loops.h).
+  void allocate(const ir::Buffer* buffer, Span at, size_t folded_axes = 0);
   void match_buffer_region(const ir::MatchBufferRegion& m, Span at);
   void seq_scope(const std::vector<const ir::Stmt*>& stmts);
 

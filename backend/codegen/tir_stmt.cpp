@@ -206,16 +206,10 @@ void TirEmitter::hoist_init(const ir::For* loop, const ir::Block* block) {
 }
 
 // The nests' outer loops become one: each iteration runs every nest's body for that row, their
-// loop variables all bound to the one induction variable.
+// loop variables all bound to the one induction variable; levels below merge the same way
+// (row_local_levels).
 void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
-  const ir::PrimVar* var = nests.front()->loop_var;
-  llvm::Type* vt = value_type(var->dtype);
-  Value* begin = expr(nests.front()->min);
-  Value* extent = expr(nests.front()->extent);
-  if (!vt || !begin || !extent) return;
-  begin = builder_.CreateIntCast(begin, vt, nests.front()->min->dtype.is_int());
-  Value* end = builder_.CreateAdd(
-      begin, builder_.CreateIntCast(extent, vt, nests.front()->extent->dtype.is_int()));
+  size_t levels = row_local_levels(nests);
   // Buffers folded to one row get that row in each iteration: on the stack when small (one
   // slot per function), else from the runtime and freed at the iteration's end. Inside a
   // parallel loop each thread has its own.
@@ -226,12 +220,8 @@ void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
     if (row_buffers_.count(b)) rows.push_back(b);
   auto bodies = [&] {
     heap_scopes_.emplace_back();
-    for (const ir::Buffer* b : rows) allocate(b, nests.front()->span, /*one_row=*/true);
-    for (const ir::For* nest : nests) {
-      vars_[nest->loop_var] = vars_[var];
-      varying_.back().insert(nest->loop_var);
-      stmt(nest->body);
-    }
+    for (const ir::Buffer* b : rows) allocate(b, nests.front()->span, levels);
+    merged_bodies(nests, levels);
     for (Value* p : heap_scopes_.back())
       builder_.CreateCall(runtime_function("raxc_workspace_free"), {p});
     heap_scopes_.pop_back();
@@ -242,10 +232,44 @@ void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
       std::none_of(nests.begin(), nests.end(), [](const ir::For* n) {
         return n->for_kind != ir::ForKind::Serial && n->for_kind != ir::ForKind::Parallel;
       });
+  merged_loop(nests, parallel, bodies);
+}
+
+// The nests' bodies, `levels` - 1 of their loop levels merged (each body a nest, row_loops.h).
+void TirEmitter::merged_bodies(const std::vector<const ir::For*>& nests, size_t levels) {
+  if (levels <= 1) {
+    for (const ir::For* nest : nests) stmt(nest->body);
+    return;
+  }
+  std::vector<const ir::For*> inner;
+  for (const ir::For* nest : nests) inner.push_back(ir::cast<ir::For>(nest->body));
+  merged_loop(inner, /*parallel=*/false, [&] { merged_bodies(inner, levels - 1); });
+}
+
+// One loop over the nests' common range, every nest's loop variable bound to it.
+void TirEmitter::merged_loop(const std::vector<const ir::For*>& nests, bool parallel,
+                             const std::function<void()>& emit_body) {
+  const ir::PrimVar* var = nests.front()->loop_var;
+  llvm::Type* vt = value_type(var->dtype);
+  Value* begin = expr(nests.front()->min);
+  Value* extent = expr(nests.front()->extent);
+  if (!vt || !begin || !extent) return;
+  begin = builder_.CreateIntCast(begin, vt, nests.front()->min->dtype.is_int());
+  Value* end = builder_.CreateAdd(
+      begin, builder_.CreateIntCast(extent, vt, nests.front()->extent->dtype.is_int()));
+  auto body = [&] {
+    for (const ir::For* nest : nests) {
+      vars_[nest->loop_var] = vars_[var];
+      varying_.back().insert(nest->loop_var);
+    }
+    emit_body();
+  };
   if (parallel) {
-    parallel_loop(var, begin, end, statements, bodies);
+    std::vector<const ir::Stmt*> statements;
+    for (const ir::For* nest : nests) statements.push_back(nest->body);
+    parallel_loop(var, begin, end, statements, body);
   } else {
-    serial_loop(var, begin, end, llvm::ConstantInt::get(vt, 1), bodies);
+    serial_loop(var, begin, end, llvm::ConstantInt::get(vt, 1), body);
   }
 }
 
@@ -526,7 +550,7 @@ void TirEmitter::store(const ir::BufferStore* s) {
   alias_scopes_.annotate(builder_.CreateStore(v, address), s->buffer);
 }
 
-void TirEmitter::allocate(const ir::Buffer* buffer, Span at, bool one_row) {
+void TirEmitter::allocate(const ir::Buffer* buffer, Span at, size_t folded_axes) {
   llvm::Type* t = storage_type(buffer->dtype);
   if (!t) {
     unsupported(at, "a buffer of dtype '" + buffer->dtype.str() + "'");
@@ -543,10 +567,10 @@ void TirEmitter::allocate(const ir::Buffer* buffer, Span at, bool one_row) {
     if (!e) return;
     extents.push_back(e);
   }
-  // A folded buffer stores one row: its first axis has one element of storage and stride 0.
+  // A folded buffer stores one row: its leading axes have one element of storage and stride 0.
   std::vector<Value*> stored = extents;
-  one_row = one_row && !stored.empty();
-  if (one_row) stored[0] = i64(1);
+  folded_axes = std::min(folded_axes, stored.size());
+  for (size_t k = 0; k < folded_axes; ++k) stored[k] = i64(1);
   int64_t elem_bytes = buffer->dtype.is_bool() ? 1 : (buffer->dtype.bits + 7) / 8;
   std::optional<int64_t> constant_bytes = elem_bytes;
   for (Value* e : stored) {
@@ -571,7 +595,7 @@ void TirEmitter::allocate(const ir::Buffer* buffer, Span at, bool one_row) {
     view.strides[k] = count;
     count = checked_mul(count, stored[k]);
   }
-  if (one_row) view.strides[0] = i64(0);
+  for (size_t k = 0; k < folded_axes; ++k) view.strides[k] = i64(0);
   view.extents = extents;
   if (constant_bytes && *constant_bytes <= kMaxStackBytes) {
     view.data = entry_alloca(t, i64(*constant_bytes / elem_bytes), buffer->name.c_str(), 64);

@@ -180,8 +180,17 @@ const ir::Stmt* Builder::store(const ir::Buffer* b, const PrimExpr* value, Exprs
 }
 
 const ir::Stmt* Builder::seq(std::vector<const ir::Stmt*> stmts) {
-  if (stmts.size() == 1) return stmts[0];
-  return arena_.make<ir::SeqStmt>(std::move(stmts));
+  // Nested sequences are spliced in (as TVM's SeqStmt::Flatten does): the code generator merges
+  // adjacent row-local nests of one sequence (codegen/row_loops.h), and a reduction's separate
+  // init stage (stage(), over a symbolic extent) arrives as a sequence of its own.
+  std::vector<const ir::Stmt*> flat;
+  for (const ir::Stmt* s : stmts)
+    if (const auto* inner = s ? ir::dyn_cast<ir::SeqStmt>(s) : nullptr)
+      flat.insert(flat.end(), inner->stmts.begin(), inner->stmts.end());
+    else
+      flat.push_back(s);
+  if (flat.size() == 1) return flat[0];
+  return arena_.make<ir::SeqStmt>(std::move(flat));
 }
 
 const ir::Stmt* Builder::loop(const ir::PrimVar* v, const PrimExpr* extent, const ir::Stmt* body) {

@@ -183,3 +183,32 @@ class Module:
   CHECK(shape_of->language);
   CHECK_FALSE(size->language);
 }
+
+TEST_CASE("legalize: a softmax over a symbolic axis is one flat sequence of loop nests") {
+  // Over an extent that may be 0, each reduction's init is a stage of its own (Builder::stage);
+  // the code generator merges only adjacent nests of one sequence (codegen/row_loops.h), so
+  // the init and its reduction must not arrive as a sequence nested in the function's.
+  auto l = lower(R"(
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, "n", "n"), "float32")):
+        p = R.nn.softmax(x, axis=-1)
+        return p
+)");
+  const ir::PrimFunc* softmax = nullptr;
+  for (const ir::GlobalDef& g : l->module->module.globals)
+    if (g.gvar->name == "softmax") softmax = g.prim_func();
+  REQUIRE(softmax);
+  const ir::Stmt* body = softmax->body;
+  if (const auto* root = ir::dyn_cast<ir::Block>(body)) body = root->body;
+  const auto* seq = ir::dyn_cast<ir::SeqStmt>(body);
+  REQUIRE(seq);
+  int64_t loops = 0, nested = 0;
+  for (const ir::Stmt* s : seq->stmts) {
+    loops += s->kind == ir::StmtKind::For;
+    nested += s->kind == ir::StmtKind::Seq;
+  }
+  CHECK(nested == 0);
+  CHECK(loops == 6);  // max's init and update, exp, sum's init and update, the division
+}
