@@ -79,4 +79,9 @@ void BufferAliasScopes::annotate(llvm::Instruction* access, const ir::Buffer* bu
   access->setMetadata(llvm::LLVMContext::MD_noalias, not_scope_[it->second]);
 }
 
+bool BufferAliasScopes::distinct(const ir::Buffer* a, const ir::Buffer* b) const {
+  auto ga = group_of_.find(a), gb = group_of_.find(b);
+  return ga != group_of_.end() && gb != group_of_.end() && ga->second != gb->second;
+}
+
 }  // namespace raxc::backend

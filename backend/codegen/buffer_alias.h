@@ -26,6 +26,8 @@ class BufferAliasScopes {
   BufferAliasScopes(llvm::LLVMContext& context, const ir::PrimFunc& func, const std::string& name);
   // Marks a load or store of `buffer` (nothing for a buffer of unknown scope: it may alias all).
   void annotate(llvm::Instruction* access, const ir::Buffer* buffer) const;
+  // Whether two buffers are known never to overlap (each has a scope, and they differ).
+  bool distinct(const ir::Buffer* a, const ir::Buffer* b) const;
 
  private:
   std::unordered_map<const ir::Buffer*, size_t> group_of_;

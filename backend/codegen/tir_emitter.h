@@ -81,6 +81,20 @@ class TirEmitter {
   void merged_bodies(const std::vector<const ir::For*>& nests, size_t levels);
   void merged_loop(const std::vector<const ir::For*>& nests, bool parallel,
                    const std::function<void()>& emit_body);
+  // tir_transpose.cpp: two innermost loops that copy a buffer transposed, by tiles.
+  struct TransposeCopy {
+    const ir::For* outer;
+    const ir::For* inner;
+    const ir::Block* block;  // null: the store is the inner loop's body itself
+    const ir::BufferStore* store;
+    const ir::BufferLoad* load;
+  };
+  std::optional<TransposeCopy> match_transpose_copy(const ir::For* outer);
+  // Emits `outer` as a tiled transpose when it is one (false: nothing emitted).
+  bool transpose_copy(const ir::For* outer);
+  void transposed_rows(const TransposeCopy& copy, llvm::Value* i0);
+  void remaining_rows(const TransposeCopy& copy, llvm::Value* first);
+  void transpose_tile(const TransposeCopy& copy, llvm::Value* i0, llvm::Value* j0);
   void while_loop(const ir::While* loop);
   void if_then_else(const ir::IfThenElse* s);
   void block(const ir::Block* b);

@@ -111,6 +111,7 @@ void TirEmitter::seq_scope(const std::vector<const ir::Stmt*>& stmts) {
 }
 
 void TirEmitter::for_loop(const ir::For* loop) {
+  if (transpose_copy(loop)) return;
   ir::DataType t = loop->loop_var->dtype;
   if (!t.is_integer()) {
     unsupported(loop->span, "a loop over '" + t.str() + "'");

@@ -722,6 +722,106 @@ TEST_CASE("row loops: levels below merge while each nest touches its own row the
   }
 }
 
+namespace {
+
+// B (m × n) = Aᵀ (A: n × m), both extents symbolic, of `dtype`; `noalias`: the function says
+// its buffers are distinct (without, A and B may be one tensor and the copy stays as written).
+std::string transpose_2d(const char* dtype, bool noalias) {
+  return std::string(R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def f(a: T.handle, b: T.handle):
+)") + (noalias ? "        T.func_attr({\"tir.noalias\": True})\n" : "") +
+         R"(        n = T.int64()
+        m = T.int64()
+        A = T.match_buffer(a, (n, m), ")" +
+         dtype + R"(")
+        B = T.match_buffer(b, (m, n), ")" +
+         dtype + R"(")
+        for i, j in T.grid(m, n):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vj, vi]
+)";
+}
+
+// R.permute_dims(R.reshape(x, (2, t, 3, 20)), (0, 2, 3, 1)) as fusion leaves it: the load's
+// last index is h · 20 + d.
+const char* kKeyTranspose = R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def f(a: T.handle, b: T.handle):
+        T.func_attr({"tir.noalias": True})
+        t = T.int64()
+        A = T.match_buffer(a, (T.int64(2), t, T.int64(60)))
+        B = T.match_buffer(b, (T.int64(2), T.int64(3), T.int64(20), t))
+        for ax0, ax1, ax2, ax3 in T.grid(T.int64(2), T.int64(3), T.int64(20), t):
+            with T.block("T_transpose"):
+                v0, v1, v2, v3 = T.axis.remap("SSSS", [ax0, ax1, ax2, ax3])
+                B[v0, v1, v2, v3] = A[v0, v3, v1 * T.int64(20) + v2]
+)";
+
+}  // namespace
+
+TEST_CASE("transposes: a copy across the last axis goes by tiles of 16, edges as written",
+          "[backend]") {
+  for (bool noalias : {true, false}) {
+    for (const char* dtype : {"float32", "int32"}) {
+      std::string source = transpose_2d(dtype, noalias);
+      frontend::ParsedFile file = frontend::parse_file(source);
+      REQUIRE_FALSE(file.has_errors());
+      DiagnosticSink sink;
+      auto ir = backend::KernelLibrary::llvm_ir(*file.module, {}, false, sink);
+      REQUIRE(ir);
+      INFO(dtype << ", tir.noalias: " << noalias);
+      CHECK((ir->find("shufflevector") != std::string::npos) == noalias);
+      DLDataType t =
+          std::string(dtype) == "int32" ? DLDataType{kDLInt, 32, 1} : DLDataType{kDLFloat, 32, 1};
+      // Whole tiles only, edges of one row or column, tiles with both edges, and enough work for
+      // the thread pool (1000 × 999).
+      for (auto [n, m] : std::vector<std::pair<int64_t, int64_t>>{
+               {16, 32}, {37, 45}, {17, 1}, {1, 17}, {5, 3}, {0, 20}, {1000, 999}}) {
+        auto a = runtime::Tensor::empty({n, m}, t), b = runtime::Tensor::empty({m, n}, t);
+        for (int64_t e = 0; e < n * m; ++e) a->set_f64(e, double(e % 100003));
+        REQUIRE(call_kernel(source, "f", {a, b}) == 0);
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            wrong += b->get_f64(i * n + j) != double((j * m + i) % 100003);
+        INFO(n << " × " << m);
+        CHECK(wrong == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("transposes: the attention's key, an index h · 20 + d, by tiles", "[backend]") {
+  frontend::ParsedFile file = frontend::parse_file(kKeyTranspose);
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  auto ir = backend::KernelLibrary::llvm_ir(*file.module, {}, false, sink);
+  REQUIRE(ir);
+  CHECK(ir->find("shufflevector") != std::string::npos);
+  DLDataType f32{kDLFloat, 32, 1};
+  for (int64_t steps : {int64_t(16), int64_t(37)}) {
+    auto a = runtime::Tensor::empty({2, steps, 60}, f32);
+    auto b = runtime::Tensor::empty({2, 3, 20, steps}, f32);
+    for (int64_t e = 0; e < 2 * steps * 60; ++e) a->set_f64(e, double(e));
+    REQUIRE(call_kernel(kKeyTranspose, "f", {a, b}) == 0);
+    int64_t wrong = 0;
+    for (int64_t x = 0; x < 2; ++x)
+      for (int64_t h = 0; h < 3; ++h)
+        for (int64_t d = 0; d < 20; ++d)
+          for (int64_t s = 0; s < steps; ++s)
+            wrong += b->get_f64(((x * 3 + h) * 20 + d) * steps + s) !=
+                     double((x * steps + s) * 60 + h * 20 + d);
+    INFO(steps << " steps");
+    CHECK(wrong == 0);
+  }
+}
+
 TEST_CASE("alias scopes: parameters without tir.noalias may be one tensor", "[backend]") {
   // x[i + 1] = x[i] + 1 when both parameters are the same tensor: each element depends on the
   // one just written, so no load may move ahead of the previous store.
