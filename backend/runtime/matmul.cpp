@@ -35,8 +35,9 @@
 // bias and adds the residual as it stores (TileInput).
 //
 // Threads: the runtime's pool (raxc_parallel_for), only above 8M multiply-adds (~100 µs at full
-// speed; below, waking a worker costs more than it saves). Threads claim units of work (whole
-// products of a batch; column groups of a product of few rows; for one large product, a part of
+// speed; below, waking a worker costs more than it saves). Threads claim units of work (a run of
+// whole products of a batch per thread, or one product per unit when they do not divide evenly;
+// column groups of a product of few rows; for one large product, a part of
 // its rows or columns per thread, each packing its own B) from a counter. The packing buffers
 // are per thread and kept, so a repeated call touches no fresh pages (first touch costs 10–22 µs
 // per page on this VM).
@@ -862,8 +863,8 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
 
 // ---------------------------------------------------------------------------- parallel work
 //
-// Threads claim units of work from an atomic counter until none is left: whole products of a
-// batch, column groups of a product of few rows, or one part of a large product per thread. A
+// Threads claim units of work from an atomic counter until none is left: runs of whole products
+// of a batch, column groups of a product of few rows, or one part of a large product per thread. A
 // thread the pool wakes late finds its part already taken by one that is done with its own.
 //
 // A large product is split once, into one part per thread, each the one-thread gemm_block on its
@@ -894,9 +895,13 @@ struct Job {
   void run(int64_t u) const {
     const Kernel& k = *kr;
     switch (phase) {
-      case kBatches: {
-        const Gemm& b = gemms[static_cast<size_t>(u)];
-        return gemm_block(k, b, 0, b.m, 0, b.n);
+      case kBatches: {  // part u of the products, in order
+        auto [first, end] = part(static_cast<int64_t>(gemms.size()), 1, u);
+        for (int64_t q = first; q < end; ++q) {
+          const Gemm& b = gemms[static_cast<size_t>(q)];
+          gemm_block(k, b, 0, b.m, 0, b.n);
+        }
+        return;
       }
       case kSmallColumns:
         return small_product(k, *g, u * columns, std::min(g->n, (u + 1) * columns));
@@ -961,8 +966,12 @@ void run_gemms(Job& job) {
   if (threads <= 1 || macs < kParallelMacs) {
     for (const Gemm& g : job.gemms) gemm_block(*job.kr, g, 0, g.m, 0, g.n);
   } else if (count >= 4 * threads || count % threads == 0) {
+    // Products that divide evenly: a run of them per thread, so that each thread meets the same
+    // products call after call and the rows its part of a row-parallel kernel just wrote (a
+    // batch of 16 128×64 · 64×128 on 2 threads, alternating builds: 0.093–0.097 ms against
+    // 0.096–0.106 with a product per unit). Else one product per unit, claimed in turn.
     job.phase = Job::kBatches;
-    job.units = count;
+    job.units = count % threads == 0 ? threads : count;
     run_parallel(job, threads);
   } else {
     for (const Gemm& g : job.gemms) split_product(job, g, threads);
