@@ -71,6 +71,16 @@ int call_kernel(const std::string& source, const char* name,
   return kernel(args.data(), kinds.data(), static_cast<int32_t>(args.size()), &ret);
 }
 
+// The LLVM IR of `source`'s kernels, optimised or as emitted.
+std::string kernel_ir(const std::string& source, bool optimize) {
+  frontend::ParsedFile file = frontend::parse_file(source);
+  REQUIRE_FALSE(file.has_errors());
+  DiagnosticSink sink;
+  auto ir = backend::KernelLibrary::llvm_ir(*file.module, {}, optimize, sink);
+  REQUIRE(ir);
+  return *ir;
+}
+
 }  // namespace
 
 TEST_CASE("runtime tensors: sizes, overflow, element access", "[backend]") {
@@ -644,16 +654,9 @@ TEST_CASE("row loops: a buffer only one row loop uses is folded to one row", "[b
       // Folded, B is one element on the stack (both loop levels merge: its rows have a fixed
       // length), which LLVM then keeps in a register; else the whole of B comes from the
       // runtime.
-      frontend::ParsedFile file = frontend::parse_file(source);
-      REQUIRE_FALSE(file.has_errors());
-      DiagnosticSink sink;
       bool folded = !read_after;
-      auto ir = backend::KernelLibrary::llvm_ir(*file.module, {}, false, sink);
-      REQUIRE(ir);
-      CHECK((ir->find("alloca float, i64 1,") != std::string::npos) == folded);
-      ir = backend::KernelLibrary::llvm_ir(*file.module, {}, true, sink);
-      REQUIRE(ir);
-      CHECK((ir->find("raxc_workspace_alloc") != std::string::npos) == !folded);
+      CHECK((kernel_ir(source, false).find("alloca float, i64 1,") != std::string::npos) == folded);
+      CHECK((kernel_ir(source, true).find("raxc_workspace_alloc") != std::string::npos) == !folded);
       // Either way the values are right, on the thread pool (60,000 iterations) too.
       auto a = runtime::Tensor::empty({300, 200}, f32), c = runtime::Tensor::empty({300, 200}, f32);
       auto d = runtime::Tensor::empty({200}, f32);
@@ -702,12 +705,7 @@ TEST_CASE("row loops: levels below merge while each nest touches its own row the
   for (auto [reversed_axis, folded] : kCases) {
     INFO("reversed axis: " << reversed_axis);
     std::string source = three_level_nests(reversed_axis);
-    frontend::ParsedFile file = frontend::parse_file(source);
-    REQUIRE_FALSE(file.has_errors());
-    DiagnosticSink sink;
-    auto ir = backend::KernelLibrary::llvm_ir(*file.module, {}, false, sink);
-    REQUIRE(ir);
-    CHECK(ir->find(folded) != std::string::npos);
+    CHECK(kernel_ir(source, false).find(folded) != std::string::npos);
     auto a = runtime::Tensor::empty({4, 6, 50}, f32), c = runtime::Tensor::empty({4, 6, 50}, f32);
     for (int64_t e = 0; e < 1200; ++e) a->set_f64(e, double(e));
     REQUIRE(call_kernel(source, "f", {a, c}) == 0);
@@ -770,13 +768,8 @@ TEST_CASE("transposes: a copy across the last axis goes by tiles of 16, edges as
   for (bool noalias : {true, false}) {
     for (const char* dtype : {"float32", "int32"}) {
       std::string source = transpose_2d(dtype, noalias);
-      frontend::ParsedFile file = frontend::parse_file(source);
-      REQUIRE_FALSE(file.has_errors());
-      DiagnosticSink sink;
-      auto ir = backend::KernelLibrary::llvm_ir(*file.module, {}, false, sink);
-      REQUIRE(ir);
       INFO(dtype << ", tir.noalias: " << noalias);
-      CHECK((ir->find("shufflevector") != std::string::npos) == noalias);
+      CHECK((kernel_ir(source, false).find("shufflevector") != std::string::npos) == noalias);
       DLDataType t =
           std::string(dtype) == "int32" ? DLDataType{kDLInt, 32, 1} : DLDataType{kDLFloat, 32, 1};
       // Whole tiles only, edges of one row or column, tiles with both edges, and enough work for
@@ -798,12 +791,7 @@ TEST_CASE("transposes: a copy across the last axis goes by tiles of 16, edges as
 }
 
 TEST_CASE("transposes: the attention's key, an index h · 20 + d, by tiles", "[backend]") {
-  frontend::ParsedFile file = frontend::parse_file(kKeyTranspose);
-  REQUIRE_FALSE(file.has_errors());
-  DiagnosticSink sink;
-  auto ir = backend::KernelLibrary::llvm_ir(*file.module, {}, false, sink);
-  REQUIRE(ir);
-  CHECK(ir->find("shufflevector") != std::string::npos);
+  CHECK(kernel_ir(kKeyTranspose, false).find("shufflevector") != std::string::npos);
   DLDataType f32{kDLFloat, 32, 1};
   for (int64_t steps : {int64_t(16), int64_t(37)}) {
     auto a = runtime::Tensor::empty({2, steps, 60}, f32);
