@@ -25,7 +25,7 @@
 // is set, which the tests use to exercise it on AVX-512 machines). A is read in place when its
 // panels meet few panels of B (N ≤ 8·NR: packing would cost more than it saves). A few rows (M ≤ 4,
 // GEMV) skip packing altogether: they stream B once, four rows at a time and prefetched, which is
-// bandwidth-bound.
+// bandwidth-bound; on several threads each streams its own rows of B (split_depth).
 //
 // Epilogues: "raxc.matmul_bias_gelu_f32" and the other names matmul_builtins registers are the
 // same products followed by a scale, a bias per column, GELU or ReLU and a residual (what
@@ -37,10 +37,10 @@
 // Threads: the runtime's pool (raxc_parallel_for), only above 8M multiply-adds (~100 µs at full
 // speed; below, waking a worker costs more than it saves). Threads claim units of work (a run of
 // whole products of a batch per thread, or one product per unit when they do not divide evenly;
-// column groups of a product of few rows; for one large product, a part of
-// its rows or columns per thread, each packing its own B) from a counter. The packing buffers
-// are per thread and kept, so a repeated call touches no fresh pages (first touch costs 10–22 µs
-// per page on this VM).
+// a part of the reduction, or column groups, of a product of few rows; for one large product,
+// a part of its rows or columns per thread, each packing its own B) from a counter. The packing
+// buffers are per thread and kept, so a repeated call touches no fresh pages (first touch costs
+// 10–22 µs per page on this VM).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -81,6 +81,11 @@ constexpr int64_t kAllPackedRows = 256;
 constexpr int64_t kSmallM = 4;
 // Multiply-adds below which one thread does the whole product (~50–100 µs at full speed).
 constexpr int64_t kParallelMacs = int64_t(8) << 20;
+// A product of few rows is split over the reduction when each thread gets this many rows of B
+// at least, and the other threads' sums (m × n floats each) take at most this many floats:
+// adding them up then costs a few per cent of reading B. Else it is split by columns.
+constexpr int64_t kSmallDepthMin = 256;
+constexpr int64_t kSmallPartialsMax = int64_t(1) << 20;
 
 // What happens to each element of C once its sum is complete, while its tile is still in L1
 // (a fused epilogue, backend/fuse/epilogue.cpp): it is multiplied by a scale, the bias of its
@@ -864,7 +869,8 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
 // ---------------------------------------------------------------------------- parallel work
 //
 // Threads claim units of work from an atomic counter until none is left: runs of whole products
-// of a batch, column groups of a product of few rows, or one part of a large product per thread. A
+// of a batch, parts of the reduction or column groups of a product of few rows, or one part of a
+// large product per thread. A
 // thread the pool wakes late finds its part already taken by one that is done with its own.
 //
 // A large product is split once, into one part per thread, each the one-thread gemm_block on its
@@ -882,7 +888,7 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
 
 // Runs units from the job's counter on the pool's threads.
 struct Job {
-  enum Phase { kBatches, kSmallColumns, kRows, kColumns };
+  enum Phase { kBatches, kSmallColumns, kSmallDepth, kRows, kColumns };
   const Kernel* kr = nullptr;
   std::vector<Gemm> gemms;  // one per batch element
   Phase phase = kBatches;
@@ -891,6 +897,7 @@ struct Job {
   // The product being split: kSmallColumns' columns per unit, or kRows / kColumns' parts.
   const Gemm* g = nullptr;
   int64_t columns = 0;
+  float* partials = nullptr;  // kSmallDepth: the sums of parts 1.., m × n floats each
 
   void run(int64_t u) const {
     const Kernel& k = *kr;
@@ -905,6 +912,18 @@ struct Job {
       }
       case kSmallColumns:
         return small_product(k, *g, u * columns, std::min(g->n, (u + 1) * columns));
+      case kSmallDepth: {  // part u of the reduction, all columns: part 0 into C
+        auto [p0, p1] = part(g->k, 4, u);
+        Gemm sub = *g;
+        sub.a += p0;
+        sub.b += p0 * g->ldb;
+        sub.k = p1 - p0;
+        if (u > 0) {
+          sub.c = partials + (u - 1) * g->m * g->n;
+          sub.ldc = g->n;
+        }
+        return k.small(sub, 0, g->n);
+      }
       case kRows: {  // part u of A's MR-row panels, all of B's columns
         auto [i0, i1] = part(g->m, k.mr, u);
         return gemm_block(k, *g, i0, i1, 0, g->n);
@@ -943,10 +962,33 @@ void run_parallel(Job& job, int threads) {
     throw_error("RX5026", {"(packing buffer)", "float32"});
 }
 
+// A product of at most kSmallM rows split over the reduction: each thread streams its own rows
+// of B, whole and contiguous, into its own sums (part 0 into C), which are then added up and
+// the epilogue applied. Split by columns instead, each thread read a 2 KiB piece of every row:
+// GEMV 1×4096·4096×4096 on 2 threads (a harness, best of 80, alternating) read B at 42–43 GB/s
+// by columns and 60–64 GB/s by rows, where one thread reads 38 GB/s.
+void split_depth(Job& job, const Gemm& g, int threads) {
+  std::vector<float> partials(static_cast<size_t>((threads - 1) * g.m * g.n));
+  job.phase = Job::kSmallDepth;
+  job.partials = partials.data();
+  job.units = threads;
+  run_parallel(job, threads);
+  for (int t = 0; t + 1 < threads; ++t)
+    for (int64_t i = 0; i < g.m; ++i) {
+      float* c = g.c + i * g.ldc;
+      const float* sums = job.partials + (t * g.m + i) * g.n;
+      for (int64_t j = 0; j < g.n; ++j) c[j] += sums[j];
+    }
+  if (g.epi.any()) job.kr->epilogue(g, 0, g.m, 0, g.n);
+}
+
 // One product on `threads` threads.
 void split_product(Job& job, const Gemm& g, int threads) {
   job.g = &g;
   if (g.k == 0) return gemm_block(*job.kr, g, 0, g.m, 0, g.n);
+  if (g.m <= kSmallM && b_in_place_ok(g) && g.k >= kSmallDepthMin &&
+      (threads - 1) * g.m * g.n <= kSmallPartialsMax)
+    return split_depth(job, g, threads);
   if (g.m <= kSmallM && b_in_place_ok(g)) {
     job.phase = Job::kSmallColumns;
     job.columns = std::max<int64_t>(64, (g.n + 4 * threads - 1) / (4 * threads) + 15) / 16 * 16;

@@ -119,10 +119,14 @@ TEST_CASE("matmul epilogues on one thread: every path that writes C", "[backend]
 TEST_CASE("matmul epilogues on 2 threads: each part's tiles apply it", "[backend]") {
   // Above the threads' threshold: one product split into a part of B's columns per thread (two
   // blocks of columns, three of the reduction), or of A's rows (the bias and residual indexed by
-  // the part's rows and columns, not its own); 4 rows: column groups of the unpacked path. The
-  // bias and the residual without an activation are folded into the first block's tiles.
-  std::vector<Shape> shapes = {
-      {1, 131, 1100, 517, true}, {1, 600, 130, 517, true}, {1, 4, 2100, 1000, true}};
+  // the part's rows and columns, not its own); 4 rows: the unpacked path split over the
+  // reduction (the epilogue once the parts are added up), 2 rows of a shallow product: its column
+  // groups. The bias and the residual without an activation are folded into the first block's
+  // tiles.
+  std::vector<Shape> shapes = {{1, 131, 1100, 517, true},
+                               {1, 600, 130, 517, true},
+                               {1, 4, 2100, 1000, true},
+                               {1, 2, 70000, 64, true}};
   std::mt19937 rng(22);
   for (const Form& f : {kForms[0], kForms[1], kForms[3], kForms[4], kForms[6], kForms[9]})
     for (const Shape& s : shapes) {

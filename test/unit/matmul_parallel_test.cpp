@@ -50,14 +50,16 @@ TEST_CASE("matmul on 2 threads: every edge of the parts against a float64 produc
   // (N > 1024) with a last partial panel, A of 7 rows (more than the unpacked path takes), and a
   // single panel of B (one part is empty). Depth: several blocks of the reduction with an uneven
   // last one. A batch of 3 products on 2 threads: each product split in turn; of 4, a run of
-  // two per thread; of 9, one product per unit.
+  // two per thread; of 9, one product per unit. Few rows: split over the reduction (an odd
+  // depth, its parts on multiples of 4 rows of B), or by columns when it is shallow.
   struct Shape {
     int64_t batch, m, n, k;
   };
   std::vector<Shape> shapes = {{1, 131, 1057, 517}, {1, 7, 1500, 1000}, {1, 250, 96, 700},
                                {1, 601, 40, 400},   {1, 12, 2100, 333}, {3, 150, 140, 130},
                                {1, 10, 8, 120000},  {1, 20, 30, 16000}, {4, 100, 100, 300},
-                               {9, 64, 120, 130}};
+                               {9, 64, 120, 130},   {1, 1, 4100, 2047}, {1, 3, 3000, 1001},
+                               {1, 2, 70000, 64}};
   std::mt19937 rng(11);
   auto matmul = runtime::find_packed("raxc.matmul_f32");
   REQUIRE(matmul);
