@@ -51,6 +51,8 @@ std::unordered_set<const ir::Buffer*> row_foldable(const std::vector<const ir::S
 
 // The iterations of innermost loop bodies a group of nests runs, when every extent is a
 // constant: the measure of work that decides whether its rows are worth spreading over threads.
+// (With a symbolic extent the code generator computes the same measure when the loops start,
+// TirEmitter::runtime_work.)
 std::optional<int64_t> constant_work(const std::vector<const ir::For*>& nests);
 
 // Below this much work (innermost iterations, about a nanosecond each) waking the thread pool

@@ -74,6 +74,18 @@ class TirEmitter {
   void parallel_loop(const ir::PrimVar* var, llvm::Value* begin, llvm::Value* end,
                      const std::vector<const ir::Stmt*>& bodies,
                      const std::function<void()>& emit_body);
+  // Whether row-local nests (row_loops.h) run on the thread pool: decided here when their extents
+  // are constants, else `work`, their innermost iterations computed before they start, is
+  // compared with kParallelWork at run time (null: serial).
+  struct ParallelChoice {
+    bool parallel = false;
+    llvm::Value* work = nullptr;
+  };
+  ParallelChoice parallel_choice(const std::vector<const ir::For*>& nests);
+  // Emits `parallel` or `serial` as `choice` says, or both behind a branch on its work.
+  void emit_choice(const ParallelChoice& choice, const std::function<void()>& parallel,
+                   const std::function<void()>& serial);
+  llvm::Value* runtime_work(const std::vector<const ir::For*>& nests);
   const ir::Block* reduction_block(const ir::For* loop);
   void hoist_init(const ir::For* loop, const ir::Block* block);
   // Row-local loop nests (row_loops.h) run under one outer loop, in parallel when worth it.
@@ -173,6 +185,7 @@ class TirEmitter {
   // iterations to the next (its own, and block and let variables computed from them).
   std::vector<std::unordered_set<const ir::PrimVar*>> varying_;
   int exact_divisions_ = 0;
+  int loop_depth_ = 0;  // serial loops around the code being emitted
   // Blocks whose T.init() was emitted before their reduction loops (hoist_init).
   std::unordered_set<const ir::Block*> hoisted_inits_;
   // Heap allocations of the innermost scope (a block or a statement list), freed when it ends.

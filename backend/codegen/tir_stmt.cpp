@@ -129,16 +129,124 @@ void TirEmitter::for_loop(const ir::For* loop) {
   auto body = [&] { stmt(loop->body); };
   if (loop->for_kind == ir::ForKind::Parallel && !loop->step && options_.parallel) {
     parallel_loop(loop->loop_var, begin, end, {loop->body}, body);
-  } else if (loop->for_kind == ir::ForKind::Serial && options_.parallel &&
-             row_local_run({loop}, 0) == 1 && constant_work({loop}) >= kParallelWork) {
-    parallel_loop(loop->loop_var, begin, end, {loop->body}, body);
-  } else if (const ir::Block* reduction = reduction_block(loop)) {
-    hoist_init(loop, reduction);
-    serial_loop(loop->loop_var, begin, end, step, body);
-    hoisted_inits_.erase(reduction);
-  } else {
-    serial_loop(loop->loop_var, begin, end, step, body);
+    return;
   }
+  auto serial = [&] {
+    if (const ir::Block* reduction = reduction_block(loop)) {
+      hoist_init(loop, reduction);
+      serial_loop(loop->loop_var, begin, end, step, body);
+      hoisted_inits_.erase(reduction);
+    } else {
+      serial_loop(loop->loop_var, begin, end, step, body);
+    }
+  };
+  ParallelChoice choice;
+  if (loop->for_kind == ir::ForKind::Serial && row_local_run({loop}, 0) == 1)
+    choice = parallel_choice({loop});
+  emit_choice(
+      choice, [&] { parallel_loop(loop->loop_var, begin, end, {loop->body}, body); }, serial);
+}
+
+TirEmitter::ParallelChoice TirEmitter::parallel_choice(const std::vector<const ir::For*>& nests) {
+  if (!options_.parallel) return {};
+  if (std::optional<int64_t> work = constant_work(nests)) return {*work >= kParallelWork, nullptr};
+  // Decided at run time, the loop is emitted twice: only for outermost loops, so that the copies
+  // do not multiply level by level.
+  if (loop_depth_ > 0) return {};
+  return {false, runtime_work(nests)};
+}
+
+void TirEmitter::emit_choice(const ParallelChoice& choice, const std::function<void()>& parallel,
+                             const std::function<void()>& serial) {
+  if (choice.parallel) return parallel();
+  if (!choice.work) return serial();
+  llvm::BasicBlock* on_pool = new_block("work.parallel");
+  llvm::BasicBlock* alone = new_block("work.serial");
+  llvm::BasicBlock* join = new_block("work.join");
+  builder_.CreateCondBr(builder_.CreateICmpSGE(choice.work, i64(kParallelWork)), on_pool, alone);
+  builder_.SetInsertPoint(on_pool);
+  parallel();
+  builder_.CreateBr(join);
+  builder_.SetInsertPoint(alone);
+  serial();
+  builder_.CreateBr(join);
+  builder_.SetInsertPoint(join);
+}
+
+namespace {
+
+// An extent that may be computed before its loop: integer arithmetic that cannot fail (no
+// division), on variables bound here.
+bool computable_early(const ir::PrimExpr* e,
+                      const std::unordered_map<const ir::PrimVar*, Value*>& bound) {
+  bool ok = true;
+  ir::for_each_prim_expr(e, [&](const ir::PrimExpr* x) {
+    using K = ir::PrimKind;
+    switch (x->kind) {
+      case K::IntImm:
+      case K::Add:
+      case K::Sub:
+      case K::Mul:
+      case K::Min:
+      case K::Max:
+      case K::Cast: break;
+      case K::Var: ok = ok && bound.count(ir::cast<ir::PrimVar>(x)); break;
+      default: ok = false;
+    }
+  });
+  return ok;
+}
+
+}  // namespace
+
+// Mirrors work_of (row_loops.cpp) in emitted code, each count capped at kWorkCap so that
+// products of capped counts cannot overflow and the comparison with kParallelWork still holds.
+Value* TirEmitter::runtime_work(const std::vector<const ir::For*>& nests) {
+  constexpr int64_t kWorkCap = int64_t(1) << 20;
+  static_assert(kWorkCap > kParallelWork);
+  auto capped = [&](Value* v) {
+    return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, i64(kWorkCap));
+  };
+  std::function<Value*(const ir::Stmt*)> work = [&](const ir::Stmt* s) -> Value* {
+    if (!s) return i64(0);
+    using K = ir::StmtKind;
+    switch (s->kind) {
+      case K::Seq: {
+        Value* total = i64(0);
+        for (const ir::Stmt* child : ir::cast<ir::SeqStmt>(s)->stmts) {
+          Value* w = work(child);
+          if (!w) return nullptr;
+          total = capped(builder_.CreateAdd(total, w));
+        }
+        return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, total, i64(1));
+      }
+      case K::For: {
+        const auto* f = ir::cast<ir::For>(s);
+        if (!computable_early(f->extent, vars_)) return nullptr;
+        Value* inner = work(f->body);
+        Value* extent = inner ? as_i64(f->extent) : nullptr;
+        if (!extent) return nullptr;
+        extent = capped(builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, extent, i64(0)));
+        return capped(builder_.CreateMul(extent, inner));
+      }
+      case K::Block: return work(ir::cast<ir::Block>(s)->body);
+      case K::If: {
+        const auto* i = ir::cast<ir::IfThenElse>(s);
+        Value* a = work(i->then_case);
+        Value* b = a ? work(i->else_case) : nullptr;
+        return b ? builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b) : nullptr;
+      }
+      case K::Let: return work(ir::cast<ir::LetStmt>(s)->body);
+      default: return i64(1);
+    }
+  };
+  Value* total = i64(0);
+  for (const ir::For* nest : nests) {
+    Value* w = work(nest);
+    if (!w) return nullptr;
+    total = capped(builder_.CreateAdd(total, w));
+  }
+  return total;
 }
 
 // The block whose T.init() may run before `loop` instead of on the loops' first iteration
@@ -228,12 +336,13 @@ void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
     heap_scopes_.pop_back();
     for (const ir::Buffer* b : rows) buffers_.erase(b);
   };
-  bool parallel =
-      options_.parallel && constant_work(nests) >= kParallelWork &&
-      std::none_of(nests.begin(), nests.end(), [](const ir::For* n) {
-        return n->for_kind != ir::ForKind::Serial && n->for_kind != ir::ForKind::Parallel;
-      });
-  merged_loop(nests, parallel, bodies);
+  bool plain = std::none_of(nests.begin(), nests.end(), [](const ir::For* n) {
+    return n->for_kind != ir::ForKind::Serial && n->for_kind != ir::ForKind::Parallel;
+  });
+  emit_choice(
+      plain ? parallel_choice(nests) : ParallelChoice{},
+      [&] { merged_loop(nests, /*parallel=*/true, bodies); },
+      [&] { merged_loop(nests, /*parallel=*/false, bodies); });
 }
 
 // The nests' bodies, `levels` - 1 of their loop levels merged (each body a nest, row_loops.h).
@@ -302,7 +411,9 @@ void TirEmitter::serial_loop(const ir::PrimVar* var, Value* begin, Value* end, V
   vars_[var] = i;
   loops_.push_back({latch, exit});
   varying_.push_back({var});
+  ++loop_depth_;
   emit_body();
+  --loop_depth_;
   varying_.pop_back();
   loops_.pop_back();
   builder_.CreateBr(latch);

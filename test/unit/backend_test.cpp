@@ -810,6 +810,62 @@ TEST_CASE("transposes: the attention's key, an index h · 20 + d, by tiles", "[b
   }
 }
 
+namespace {
+
+// One element-wise loop over n · 200 and a row loop of two nests over (n, 200), n symbolic:
+// their work is known only when they run.
+const char* kSymbolicRows = R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def f(a: T.handle, c: T.handle, d: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n, T.int64(200)))
+        C = T.match_buffer(c, (n, T.int64(200)))
+        D = T.match_buffer(d, (n * T.int64(200),))
+        B = T.alloc_buffer((n, T.int64(200)))
+        for i in range(n * T.int64(200)):
+            with T.block("D"):
+                v_i = T.axis.spatial(n * T.int64(200), i)
+                D[v_i] = A[v_i // T.int64(200), v_i % T.int64(200)] * T.float32(3.0)
+        for i, j in T.grid(n, T.int64(200)):
+            with T.block("B"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                B[v_i, v_j] = A[v_i, v_j] + T.float32(1.0)
+        for i, j in T.grid(n, T.int64(200)):
+            with T.block("C"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                C[v_i, v_j] = B[v_i, v_j] * T.float32(2.0)
+)";
+
+}  // namespace
+
+TEST_CASE("parallel loops: over a symbolic extent, the thread pool is chosen when they run",
+          "[backend]") {
+  // Both loops are emitted twice, behind a branch on their work (n · 200 against 32 Ki): the
+  // pool above it, one thread below; the values are the same either way.
+  std::string ir = kernel_ir(kSymbolicRows, false);
+  size_t branches = 0;  // conditional branches to the blocks that run on the pool
+  for (size_t at = ir.find("label %work.parallel"); at != std::string::npos;
+       at = ir.find("label %work.parallel", at + 1))
+    ++branches;
+  CHECK(branches == 2);
+  DLDataType f32{kDLFloat, 32, 1};
+  raxc_set_num_threads(2);
+  for (int64_t n : {int64_t(10), int64_t(1000)}) {
+    INFO(n << " rows: " << n * 200 << " iterations");
+    auto a = runtime::Tensor::empty({n, 200}, f32), c = runtime::Tensor::empty({n, 200}, f32),
+         d = runtime::Tensor::empty({n * 200}, f32);
+    for (int64_t e = 0; e < n * 200; ++e) a->set_f64(e, double(e % 1000));
+    REQUIRE(call_kernel(kSymbolicRows, "f", {a, c, d}) == 0);
+    int64_t wrong = 0;
+    for (int64_t e = 0; e < n * 200; ++e)
+      wrong += c->get_f64(e) != (double(e % 1000) + 1) * 2 || d->get_f64(e) != double(e % 1000) * 3;
+    CHECK(wrong == 0);
+  }
+  raxc_set_num_threads(0);
+}
+
 TEST_CASE("alias scopes: parameters without tir.noalias may be one tensor", "[backend]") {
   // x[i + 1] = x[i] + 1 when both parameters are the same tensor: each element depends on the
   // one just written, so no load may move ahead of the previous store.
