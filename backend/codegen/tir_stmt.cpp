@@ -319,9 +319,23 @@ void TirEmitter::hoist_init(const ir::For* loop, const ir::Block* block) {
 // (row_local_levels).
 void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
   size_t levels = row_local_levels(nests);
-  // Buffers folded to one row get that row in each iteration: on the stack when small (one
-  // slot per function), else from the runtime and freed at the iteration's end. Inside a
-  // parallel loop each thread has its own.
+  // The nests' loops at each merged level. The thread pool takes the first level whose extent is
+  // not 1: a batch of one (softmax over (1, 12, n, n)) spreads its heads, not its one batch.
+  std::vector<std::vector<const ir::For*>> level(1, nests);
+  while (level.size() < levels) {
+    std::vector<const ir::For*> inner;
+    for (const ir::For* nest : level.back()) inner.push_back(ir::cast<ir::For>(nest->body));
+    level.push_back(std::move(inner));
+  }
+  size_t pool = 0;
+  auto is_one = [](const ir::PrimExpr* e) {
+    const auto* c = ir::dyn_cast<ir::IntImm>(e);
+    return c && c->value == 1;
+  };
+  while (pool + 1 < levels && is_one(level[pool].front()->extent)) ++pool;
+  // Buffers folded to one row get that row in each iteration of the pool's level: on the stack
+  // when small (one slot per function), else from the runtime and freed at the iteration's end.
+  // Inside a parallel loop each thread has its own.
   std::vector<const ir::Buffer*> rows;
   std::vector<const ir::Stmt*> statements;
   for (const ir::For* nest : nests) statements.push_back(nest->body);
@@ -330,19 +344,25 @@ void TirEmitter::row_loop(const std::vector<const ir::For*>& nests) {
   auto bodies = [&] {
     heap_scopes_.emplace_back();
     for (const ir::Buffer* b : rows) allocate(b, nests.front()->span, levels);
-    merged_bodies(nests, levels);
+    merged_bodies(level[pool], levels - pool);
     for (Value* p : heap_scopes_.back())
       builder_.CreateCall(runtime_function("raxc_workspace_free"), {p});
     heap_scopes_.pop_back();
     for (const ir::Buffer* b : rows) buffers_.erase(b);
   };
-  bool plain = std::none_of(nests.begin(), nests.end(), [](const ir::For* n) {
-    return n->for_kind != ir::ForKind::Serial && n->for_kind != ir::ForKind::Parallel;
-  });
+  // The levels above the pool's (extent 1 each), then the pool's, on the pool or not.
+  std::function<void(size_t, bool)> down = [&](size_t l, bool parallel) {
+    if (l == pool) return merged_loop(level[l], parallel, bodies);
+    merged_loop(level[l], /*parallel=*/false, [&] { down(l + 1, parallel); });
+  };
+  bool plain = true;
+  for (size_t l = 0; l <= pool; ++l)
+    plain = plain && std::none_of(level[l].begin(), level[l].end(), [](const ir::For* n) {
+              return n->for_kind != ir::ForKind::Serial && n->for_kind != ir::ForKind::Parallel;
+            });
   emit_choice(
-      plain ? parallel_choice(nests) : ParallelChoice{},
-      [&] { merged_loop(nests, /*parallel=*/true, bodies); },
-      [&] { merged_loop(nests, /*parallel=*/false, bodies); });
+      plain ? parallel_choice(level[pool]) : ParallelChoice{}, [&] { down(0, true); },
+      [&] { down(0, false); });
 }
 
 // The nests' bodies, `levels` - 1 of their loop levels merged (each body a nest, row_loops.h).

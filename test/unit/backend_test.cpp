@@ -812,30 +812,31 @@ TEST_CASE("transposes: the attention's key, an index h · 20 + d, by tiles", "[b
 
 namespace {
 
-// One element-wise loop over n · 200 and a row loop of two nests over (n, 200), n symbolic:
-// their work is known only when they run.
+// One element-wise loop over n · 200 and a row loop of two nests over (1, n, 200), n symbolic:
+// their work is known only when they run, and the row loop's pool takes its second level (its
+// first has one iteration).
 const char* kSymbolicRows = R"(
 @I.ir_module
 class Module:
     @T.prim_func(private=True)
     def f(a: T.handle, c: T.handle, d: T.handle):
         n = T.int64()
-        A = T.match_buffer(a, (n, T.int64(200)))
-        C = T.match_buffer(c, (n, T.int64(200)))
+        A = T.match_buffer(a, (T.int64(1), n, T.int64(200)))
+        C = T.match_buffer(c, (T.int64(1), n, T.int64(200)))
         D = T.match_buffer(d, (n * T.int64(200),))
-        B = T.alloc_buffer((n, T.int64(200)))
+        B = T.alloc_buffer((T.int64(1), n, T.int64(200)))
         for i in range(n * T.int64(200)):
             with T.block("D"):
                 v_i = T.axis.spatial(n * T.int64(200), i)
-                D[v_i] = A[v_i // T.int64(200), v_i % T.int64(200)] * T.float32(3.0)
-        for i, j in T.grid(n, T.int64(200)):
+                D[v_i] = A[T.int64(0), v_i // T.int64(200), v_i % T.int64(200)] * T.float32(3.0)
+        for b, i, j in T.grid(T.int64(1), n, T.int64(200)):
             with T.block("B"):
-                v_i, v_j = T.axis.remap("SS", [i, j])
-                B[v_i, v_j] = A[v_i, v_j] + T.float32(1.0)
-        for i, j in T.grid(n, T.int64(200)):
+                v_b, v_i, v_j = T.axis.remap("SSS", [b, i, j])
+                B[v_b, v_i, v_j] = A[v_b, v_i, v_j] + T.float32(1.0)
+        for b, i, j in T.grid(T.int64(1), n, T.int64(200)):
             with T.block("C"):
-                v_i, v_j = T.axis.remap("SS", [i, j])
-                C[v_i, v_j] = B[v_i, v_j] * T.float32(2.0)
+                v_b, v_i, v_j = T.axis.remap("SSS", [b, i, j])
+                C[v_b, v_i, v_j] = B[v_b, v_i, v_j] * T.float32(2.0)
 )";
 
 }  // namespace
@@ -854,7 +855,7 @@ TEST_CASE("parallel loops: over a symbolic extent, the thread pool is chosen whe
   raxc_set_num_threads(2);
   for (int64_t n : {int64_t(10), int64_t(1000)}) {
     INFO(n << " rows: " << n * 200 << " iterations");
-    auto a = runtime::Tensor::empty({n, 200}, f32), c = runtime::Tensor::empty({n, 200}, f32),
+    auto a = runtime::Tensor::empty({1, n, 200}, f32), c = runtime::Tensor::empty({1, n, 200}, f32),
          d = runtime::Tensor::empty({n * 200}, f32);
     for (int64_t e = 0; e < n * 200; ++e) a->set_f64(e, double(e % 1000));
     REQUIRE(call_kernel(kSymbolicRows, "f", {a, c, d}) == 0);
