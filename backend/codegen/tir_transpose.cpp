@@ -144,31 +144,26 @@ bool TirEmitter::transpose_copy(const ir::For* outer) {
                      : llvm::dyn_cast<llvm::ConstantInt>(it->second.strides.back());
     if (!last || !last->isOne() || it->second.strides.size() != b->shape.size()) return false;
   }
-  bool parallel = options_.parallel && row_local_run({outer}, 0) == 1 &&
-                  constant_work({outer}) >= kParallelWork;
-  if (parallel) {
-    // Over tiles of rows; their first row is computed again inside, from what travels.
-    Value* rows = as_i64(outer->extent);
-    if (!rows) return false;
-    Value* tiles = builder_.CreateSDiv(rows, i64(kTile));
-    parallel_loop(outer->loop_var, i64(0), tiles, {outer}, [&] {
-      Value* begin = as_i64(outer->min);
-      if (!begin) return;
-      Value* i0 = builder_.CreateAdd(begin, builder_.CreateMul(vars_[outer->loop_var], i64(kTile)));
-      transposed_rows(*copy, i0);
-    });
-    Value* begin = as_i64(outer->min);
-    if (!begin) return true;
-    remaining_rows(*copy, builder_.CreateAdd(begin, builder_.CreateMul(tiles, i64(kTile))));
-    return true;
-  }
   Value* begin = as_i64(outer->min);
   Value* rows = as_i64(outer->extent);
-  if (!begin || !rows) return true;
-  Value* whole = builder_.CreateMul(builder_.CreateSDiv(rows, i64(kTile)), i64(kTile));
-  Value* tiles_end = builder_.CreateAdd(begin, whole);
-  serial_loop(outer->loop_var, begin, tiles_end, i64(kTile),
-              [&] { transposed_rows(*copy, vars_[outer->loop_var]); });
+  if (!begin || !rows) return true;  // reported
+  Value* tiles = builder_.CreateSDiv(rows, i64(kTile));
+  Value* tiles_end = builder_.CreateAdd(begin, builder_.CreateMul(tiles, i64(kTile)));
+  auto on_pool = [&] {
+    // Over tiles of rows; their first row is computed again inside, from what travels.
+    parallel_loop(outer->loop_var, i64(0), tiles, {outer}, [&] {
+      Value* first = as_i64(outer->min);
+      if (!first) return;
+      transposed_rows(
+          *copy, builder_.CreateAdd(first, builder_.CreateMul(vars_[outer->loop_var], i64(kTile))));
+    });
+  };
+  auto alone = [&] {
+    serial_loop(outer->loop_var, begin, tiles_end, i64(kTile),
+                [&] { transposed_rows(*copy, vars_[outer->loop_var]); });
+  };
+  emit_choice(row_local_run({outer}, 0) == 1 ? parallel_choice({outer}) : ParallelChoice{}, on_pool,
+              alone);
   remaining_rows(*copy, tiles_end);
   return true;
 }
