@@ -62,15 +62,22 @@ std::optional<int64_t> coefficient(const ir::PrimExpr* e, const ir::PrimVar* var
   if (!b) return std::nullopt;
   auto ca = coefficient(b->a, var, bound), cb = coefficient(b->b, var, bound);
   if (!ca || !cb) return std::nullopt;
+  int64_t c = 0;  // a coefficient that overflows is no answer
   switch (e->kind) {
-    case ir::PrimKind::Add: return *ca + *cb;
-    case ir::PrimKind::Sub: return *ca - *cb;
+    case ir::PrimKind::Add:
+      if (__builtin_add_overflow(*ca, *cb, &c)) return std::nullopt;
+      return c;
+    case ir::PrimKind::Sub:
+      if (__builtin_sub_overflow(*ca, *cb, &c)) return std::nullopt;
+      return c;
     case ir::PrimKind::Mul: {
       const auto* ka = ir::dyn_cast<ir::IntImm>(b->a);
       const auto* kb = ir::dyn_cast<ir::IntImm>(b->b);
-      if (kb && *cb == 0) return *ca * kb->value;
-      if (ka && *ca == 0) return *cb * ka->value;
-      return std::nullopt;
+      bool overflow = kb && *cb == 0   ? __builtin_mul_overflow(*ca, kb->value, &c)
+                      : ka && *ca == 0 ? __builtin_mul_overflow(*cb, ka->value, &c)
+                                       : true;
+      if (overflow) return std::nullopt;
+      return c;
     }
     default: return std::nullopt;
   }
