@@ -176,9 +176,11 @@ void TirEmitter::emit_choice(const ParallelChoice& choice, const std::function<v
 namespace {
 
 // An extent that may be computed before its loop: integer arithmetic that cannot fail (no
-// division), on variables bound here.
+// division), on variables bound here and not by the nests themselves (`inside`: a loop, block
+// or let variable of theirs, whatever an earlier emission left bound to it).
 bool computable_early(const ir::PrimExpr* e,
-                      const std::unordered_map<const ir::PrimVar*, Value*>& bound) {
+                      const std::unordered_map<const ir::PrimVar*, Value*>& bound,
+                      const std::unordered_set<const ir::PrimVar*>& inside) {
   bool ok = true;
   ir::for_each_prim_expr(e, [&](const ir::PrimExpr* x) {
     using K = ir::PrimKind;
@@ -190,7 +192,11 @@ bool computable_early(const ir::PrimExpr* e,
       case K::Min:
       case K::Max:
       case K::Cast: break;
-      case K::Var: ok = ok && bound.count(ir::cast<ir::PrimVar>(x)); break;
+      case K::Var: {
+        const auto* v = ir::cast<ir::PrimVar>(x);
+        ok = ok && bound.count(v) && !inside.count(v);
+        break;
+      }
       default: ok = false;
     }
   });
@@ -207,6 +213,7 @@ Value* TirEmitter::runtime_work(const std::vector<const ir::For*>& nests) {
   auto capped = [&](Value* v) {
     return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, i64(kWorkCap));
   };
+  std::unordered_set<const ir::PrimVar*> inside;  // bound by the nests (computable_early)
   std::function<Value*(const ir::Stmt*)> work = [&](const ir::Stmt* s) -> Value* {
     if (!s) return i64(0);
     using K = ir::StmtKind;
@@ -222,21 +229,30 @@ Value* TirEmitter::runtime_work(const std::vector<const ir::For*>& nests) {
       }
       case K::For: {
         const auto* f = ir::cast<ir::For>(s);
-        if (!computable_early(f->extent, vars_)) return nullptr;
+        if (!computable_early(f->extent, vars_, inside)) return nullptr;
+        inside.insert(f->loop_var);
         Value* inner = work(f->body);
         Value* extent = inner ? as_i64(f->extent) : nullptr;
         if (!extent) return nullptr;
         extent = capped(builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, extent, i64(0)));
         return capped(builder_.CreateMul(extent, inner));
       }
-      case K::Block: return work(ir::cast<ir::Block>(s)->body);
+      case K::Block: {
+        const auto* b = ir::cast<ir::Block>(s);
+        for (const ir::IterVar& iv : b->iter_vars) inside.insert(iv.var);
+        return work(b->body);
+      }
       case K::If: {
         const auto* i = ir::cast<ir::IfThenElse>(s);
         Value* a = work(i->then_case);
         Value* b = a ? work(i->else_case) : nullptr;
         return b ? builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b) : nullptr;
       }
-      case K::Let: return work(ir::cast<ir::LetStmt>(s)->body);
+      case K::Let: {
+        const auto* l = ir::cast<ir::LetStmt>(s);
+        inside.insert(l->var);
+        return work(l->body);
+      }
       default: return i64(1);
     }
   };

@@ -870,6 +870,35 @@ TEST_CASE("parallel loops: over a symbolic extent, the thread pool is chosen whe
   raxc_set_num_threads(0);
 }
 
+TEST_CASE("parallel loops: a triangular nest is not measured before it runs", "[backend]") {
+  // The inner extent is the outer loop's variable: the nest's work cannot be computed before the
+  // loop, so it runs on one thread, correctly.
+  const char* kTriangle = R"(
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def f(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n, n))
+        B = T.match_buffer(b, (n, n))
+        for i in range(n):
+            for j in range(i):
+                with T.block("B"):
+                    v_i, v_j = T.axis.remap("SS", [i, j])
+                    B[v_i, v_j] = A[v_i, v_j] + T.float32(1.0)
+)";
+  CHECK(kernel_ir(kTriangle, false).find("label %work.parallel") == std::string::npos);
+  DLDataType f32{kDLFloat, 32, 1};
+  auto a = runtime::Tensor::empty({300, 300}, f32), b = runtime::Tensor::empty({300, 300}, f32);
+  for (int64_t e = 0; e < 300 * 300; ++e) a->set_f64(e, double(e % 1000));
+  REQUIRE(call_kernel(kTriangle, "f", {a, b}) == 0);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < 300; ++i)
+    for (int64_t j = 0; j < 300; ++j)
+      wrong += b->get_f64(i * 300 + j) != (j < i ? double((i * 300 + j) % 1000) + 1 : 0.0);
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("alias scopes: parameters without tir.noalias may be one tensor", "[backend]") {
   // x[i + 1] = x[i] + 1 when both parameters are the same tensor: each element depends on the
   // one just written, so no load may move ahead of the previous store.
