@@ -1,6 +1,6 @@
 // Transposing copies (TirEmitter::transpose_copy): two innermost loops that copy
 //
-//   for i, j:  out[..., j] = in[..., i]      (out contiguous in j, in contiguous in i)
+//   for i, j:  out[..., i, j] = in[..., j, i]      (out contiguous in j, in contiguous in i)
 //
 // as R.permute_dims legalizes whenever the last axis moves (the attention's key, (0, 2, 3, 1)).
 // Emitted as written, each vector of 16 stores gathers 16 elements a row apart: permute_dims
@@ -9,7 +9,8 @@
 // contiguous loads along i, a transpose in registers (four rounds of interleaving pairs of
 // vectors: applied log2(16) times, the perfect shuffle is the transpose), sixteen contiguous
 // stores along j. What the whole tiles leave over (a last partial row or column of tiles) runs
-// as the loops are written.
+// as the loops are written. Rows of tiles take the thread pool as a row-local loop would
+// (TirEmitter::parallel_choice).
 //
 // The match is conservative: the loops are plain serial loops, the inner one's range does not
 // depend on the outer one, the body is one store of one load of another buffer known not to
