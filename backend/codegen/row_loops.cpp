@@ -166,54 +166,21 @@ std::unordered_set<const ir::Buffer*> row_foldable(
   return folded;
 }
 
-namespace {
-
-constexpr int64_t kWorkCap = int64_t(1) << 50;  // saturate instead of overflowing
-
-// Innermost iterations of a statement, or nullopt when an extent is not a constant.
-std::optional<int64_t> work_of(const ir::Stmt* s) {
-  if (!s) return 0;
-  using K = ir::StmtKind;
-  switch (s->kind) {
-    case K::Seq: {
-      int64_t total = 0;
-      for (const ir::Stmt* child : ir::cast<ir::SeqStmt>(s)->stmts) {
-        auto w = work_of(child);
-        if (!w) return std::nullopt;
-        total += *w;
-      }
-      return std::max<int64_t>(total, 1);
-    }
-    case K::For: {
-      const auto* f = ir::cast<ir::For>(s);
-      const auto* extent = ir::dyn_cast<ir::IntImm>(f->extent);
-      auto inner = work_of(f->body);
-      if (!extent || !inner) return std::nullopt;
-      int64_t e = std::max<int64_t>(extent->value, 0);
-      return e != 0 && *inner > kWorkCap / e ? kWorkCap : e * *inner;
-    }
-    case K::Block: return work_of(ir::cast<ir::Block>(s)->body);
-    case K::If: {
-      const auto* i = ir::cast<ir::IfThenElse>(s);
-      auto a = work_of(i->then_case), b = work_of(i->else_case);
-      if (!a || !b) return std::nullopt;
-      return std::max(*a, *b);
-    }
-    case K::Let: return work_of(ir::cast<ir::LetStmt>(s)->body);
-    default: return 1;
-  }
-}
-
-}  // namespace
-
 std::optional<int64_t> constant_work(const std::vector<const ir::For*>& nests) {
-  int64_t total = 0;
-  for (const ir::For* nest : nests) {
-    auto w = work_of(nest);
-    if (!w) return std::nullopt;
-    total += *w;
-  }
-  return total;
+  static constexpr int64_t kWorkCap = int64_t(1) << 50;  // saturate instead of overflowing
+  WorkCounting<int64_t> counting;
+  counting.extent = [](const ir::For* f) -> std::optional<int64_t> {
+    const auto* extent = ir::dyn_cast<ir::IntImm>(f->extent);
+    if (!extent) return std::nullopt;
+    return std::max<int64_t>(extent->value, 0);
+  };
+  counting.constant = [](int64_t v) { return v; };
+  counting.add = [](int64_t a, int64_t b) { return std::min(a + b, kWorkCap); };
+  counting.multiply = [](int64_t extent, int64_t inner) {
+    return extent != 0 && inner > kWorkCap / extent ? kWorkCap : extent * inner;
+  };
+  counting.max = [](int64_t a, int64_t b) { return std::max(a, b); };
+  return count_work(nests, counting);
 }
 
 }  // namespace raxc::backend

@@ -22,8 +22,10 @@
 // not. Distinct buffers are distinct memory, as TVM's code generator assumes (it marks buffer
 // parameters noalias).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <unordered_set>
 #include <vector>
@@ -49,10 +51,77 @@ size_t row_local_levels(const std::vector<const ir::For*>& nests);
 std::unordered_set<const ir::Buffer*> row_foldable(const std::vector<const ir::Stmt*>& stmts,
                                                    const std::vector<const ir::Buffer*>& allocated);
 
-// The iterations of innermost loop bodies a group of nests runs, when every extent is a
-// constant: the measure of work that decides whether its rows are worth spreading over threads.
-// (With a symbolic extent the code generator computes the same measure when the loops start,
-// TirEmitter::runtime_work.)
+// The iterations of innermost loop bodies a group of nests runs: the measure of work that
+// decides whether its rows are worth spreading over threads. One walk, counting in `Count`:
+// integers when every extent is a constant (constant_work), emitted code computing it when the
+// loops start (TirEmitter::runtime_work). A sequence counts at least 1, a branch its larger arm.
+template <class Count>
+struct WorkCounting {
+  // A loop's extent, at least 0 (nullopt: it cannot be counted), and the count of one statement.
+  std::function<std::optional<Count>(const ir::For*)> extent;
+  std::function<Count(int64_t)> constant;
+  std::function<Count(Count, Count)> add, multiply, max;
+  // Called with each variable the nests bind (loops, blocks, lets) before what lies under it.
+  std::function<void(const ir::PrimVar*)> binds = [](const ir::PrimVar*) {};
+};
+
+template <class Count>
+std::optional<Count> count_work(const ir::Stmt* s, const WorkCounting<Count>& c) {
+  if (!s) return c.constant(0);
+  using K = ir::StmtKind;
+  switch (s->kind) {
+    case K::Seq: {
+      Count total = c.constant(0);
+      for (const ir::Stmt* child : ir::cast<ir::SeqStmt>(s)->stmts) {
+        std::optional<Count> w = count_work(child, c);
+        if (!w) return std::nullopt;
+        total = c.add(total, *w);
+      }
+      return c.max(total, c.constant(1));
+    }
+    case K::For: {
+      const auto* f = ir::cast<ir::For>(s);
+      std::optional<Count> extent = c.extent(f);
+      if (!extent) return std::nullopt;
+      c.binds(f->loop_var);
+      std::optional<Count> inner = count_work(f->body, c);
+      if (!inner) return std::nullopt;
+      return c.multiply(*extent, *inner);
+    }
+    case K::Block: {
+      const auto* b = ir::cast<ir::Block>(s);
+      for (const ir::IterVar& iv : b->iter_vars) c.binds(iv.var);
+      return count_work(b->body, c);
+    }
+    case K::If: {
+      const auto* i = ir::cast<ir::IfThenElse>(s);
+      std::optional<Count> a = count_work(i->then_case, c);
+      std::optional<Count> b = a ? count_work(i->else_case, c) : std::nullopt;
+      if (!b) return std::nullopt;
+      return c.max(*a, *b);
+    }
+    case K::Let: {
+      const auto* l = ir::cast<ir::LetStmt>(s);
+      c.binds(l->var);
+      return count_work(l->body, c);
+    }
+    default: return c.constant(1);
+  }
+}
+
+template <class Count>
+std::optional<Count> count_work(const std::vector<const ir::For*>& nests,
+                                const WorkCounting<Count>& c) {
+  Count total = c.constant(0);
+  for (const ir::For* nest : nests) {
+    std::optional<Count> w = count_work(nest, c);
+    if (!w) return std::nullopt;
+    total = c.add(total, *w);
+  }
+  return total;
+}
+
+// count_work when every extent is a constant (saturating at 2^50).
 std::optional<int64_t> constant_work(const std::vector<const ir::For*>& nests);
 
 // Below this much work (innermost iterations, about a nanosecond each) waking the thread pool

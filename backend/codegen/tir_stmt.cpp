@@ -205,64 +205,31 @@ bool computable_early(const ir::PrimExpr* e,
 
 }  // namespace
 
-// Mirrors work_of (row_loops.cpp) in emitted code, each count capped at kWorkCap so that
-// products of capped counts cannot overflow and the comparison with kParallelWork still holds.
+// count_work (row_loops.h) in emitted code, each count capped at kWorkCap so that products of
+// capped counts cannot overflow and the comparison with kParallelWork still holds.
 Value* TirEmitter::runtime_work(const std::vector<const ir::For*>& nests) {
   constexpr int64_t kWorkCap = int64_t(1) << 20;
   static_assert(kWorkCap > kParallelWork);
   auto capped = [&](Value* v) {
     return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, i64(kWorkCap));
   };
-  std::unordered_set<const ir::PrimVar*> inside;  // bound by the nests (computable_early)
-  std::function<Value*(const ir::Stmt*)> work = [&](const ir::Stmt* s) -> Value* {
-    if (!s) return i64(0);
-    using K = ir::StmtKind;
-    switch (s->kind) {
-      case K::Seq: {
-        Value* total = i64(0);
-        for (const ir::Stmt* child : ir::cast<ir::SeqStmt>(s)->stmts) {
-          Value* w = work(child);
-          if (!w) return nullptr;
-          total = capped(builder_.CreateAdd(total, w));
-        }
-        return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, total, i64(1));
-      }
-      case K::For: {
-        const auto* f = ir::cast<ir::For>(s);
-        if (!computable_early(f->extent, vars_, inside)) return nullptr;
-        inside.insert(f->loop_var);
-        Value* inner = work(f->body);
-        Value* extent = inner ? as_i64(f->extent) : nullptr;
-        if (!extent) return nullptr;
-        extent = capped(builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, extent, i64(0)));
-        return capped(builder_.CreateMul(extent, inner));
-      }
-      case K::Block: {
-        const auto* b = ir::cast<ir::Block>(s);
-        for (const ir::IterVar& iv : b->iter_vars) inside.insert(iv.var);
-        return work(b->body);
-      }
-      case K::If: {
-        const auto* i = ir::cast<ir::IfThenElse>(s);
-        Value* a = work(i->then_case);
-        Value* b = a ? work(i->else_case) : nullptr;
-        return b ? builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b) : nullptr;
-      }
-      case K::Let: {
-        const auto* l = ir::cast<ir::LetStmt>(s);
-        inside.insert(l->var);
-        return work(l->body);
-      }
-      default: return i64(1);
-    }
+  auto max = [&](Value* a, Value* b) {
+    return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
   };
-  Value* total = i64(0);
-  for (const ir::For* nest : nests) {
-    Value* w = work(nest);
-    if (!w) return nullptr;
-    total = capped(builder_.CreateAdd(total, w));
-  }
-  return total;
+  std::unordered_set<const ir::PrimVar*> inside;  // bound by the nests (computable_early)
+  WorkCounting<Value*> counting;
+  counting.extent = [&](const ir::For* f) -> std::optional<Value*> {
+    Value* extent = computable_early(f->extent, vars_, inside) ? as_i64(f->extent) : nullptr;
+    if (!extent) return std::nullopt;
+    return capped(max(extent, i64(0)));
+  };
+  counting.constant = [&](int64_t v) -> Value* { return i64(v); };
+  counting.add = [&](Value* a, Value* b) { return capped(builder_.CreateAdd(a, b)); };
+  counting.multiply = [&](Value* a, Value* b) { return capped(builder_.CreateMul(a, b)); };
+  counting.max = max;
+  counting.binds = [&](const ir::PrimVar* v) { inside.insert(v); };
+  std::optional<Value*> work = count_work(nests, counting);
+  return work ? *work : nullptr;
 }
 
 // The block whose T.init() may run before `loop` instead of on the loops' first iteration
