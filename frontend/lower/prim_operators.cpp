@@ -1,6 +1,8 @@
 // PrimExpr lowering: operators (text-format.md §10 item 21): unary, binary and comparison
 // operators with Python folding of literals, TVMScript's literal adoption, TVM's dtype matching
 // of operands, and casts.
+#include <cmath>
+
 #include "frontend/lower/prim_lowerer.h"
 
 namespace raxc::lower::prim_lowering {
@@ -316,7 +318,10 @@ const ir::PrimExpr* PrimLowerer::cast(DataType dt, const ir::PrimExpr* e, Span s
   }
   if (const auto* imm = ir::dyn_cast<ir::FloatImm>(e)) {
     if (dt.is_float()) return make<ir::FloatImm>(dt, imm->value, imm->span);
-    if (dt.is_integer() && std::isfinite(imm->value) && fits(Int(imm->value), dt))
+    // Only a value below 2^64 converts to Int defined (bfloat16's largest is about 3.4e38,
+    // past even __int128); a larger one fits no integer type and stays a cast.
+    if (dt.is_integer() && std::isfinite(imm->value) && std::fabs(imm->value) < 0x1p64 &&
+        fits(Int(imm->value), dt))
       return make<ir::IntImm>(dt, int64_t(imm->value), imm->span);
   }
   return make<ir::PrimCast>(dt, e, sp);
