@@ -11,11 +11,20 @@
 // each optional and in that order, becomes one call of the packed function naming them,
 // `R.call_dps_packed("raxc.matmul_bias_gelu_f32", (a, b, bias))`, whose kernel applies them to
 // each tile of the product while it is in cache (runtime/matmul.cpp) instead of passing over
-// the result again. The kernels are recognised by their formula (fusion::single_stage, then the
-// exact shapes above), not by their names, so a user's kernel of that form fuses too and one
-// that differs (a bias along another axis, a cast, another constant) does not. The fused call
-// takes the place of the last kernel of the chain, where every operand it reads is defined;
-// outside a dataflow block only kernel calls (which write fresh tensors only) may stand between.
+// the result again. A float32 convolution, `R.call_dps_packed("raxc.conv2d_nchw_f32", (x, w,
+// 9 integers))`, takes in the same way, in the order of a network's layers,
+//
+//   bias     out[n, c, h, w] = lv[n, c, h, w] + bias[c]   (bias (K,), (K, 1, 1) or (1, K, 1, 1))
+//   residual out[i] = lv[i] + r[i]
+//   relu     max(x, 0)
+//
+// becoming "raxc.conv2d_nchw_bias_residual_relu_f32"(x, w, bias, r, 9 integers), applied by
+// each unit of the convolution to the outputs it completes (runtime/conv2d.cpp). The kernels are
+// recognised by their formula (fusion::single_stage, then the exact shapes above), not by their
+// names, so a user's kernel of that form fuses too and one that differs (a bias along another
+// axis, a cast, another constant, steps in another order) does not. The fused call takes the
+// place of the last kernel of the chain, where every operand it reads is defined; outside a
+// dataflow block only kernel calls (which write fresh tensors only) may stand between.
 #include <string>
 #include <vector>
 
@@ -46,7 +55,9 @@ class Formula {
  public:
   Formula(const fusion::Stage& s, size_t product) : s_(s), x_(s.inputs[product]) {}
 
-  Classified classify() const {
+  // `channel_bias`: a bias is one value per element of axis 1 (a convolution's output channels,
+  // in any shape that broadcasts so: (K,), (K, 1, 1), (1, K, 1, 1)), else of the last axis (1-D).
+  Classified classify(bool channel_bias) const {
     const ir::PrimExpr* v = s_.store->value;
     const ir::Buffer* out = s_.store->buffer;
     if (!is_f32(out->dtype) || !is_f32(x_->dtype) || !same_shape(x_, out)) return {};
@@ -64,9 +75,10 @@ class Formula {
       return load->indices.empty() && load->buffer->shape.empty() ? Classified{Step::kScale, index}
                                                                   : Classified{};
     if (at_every_axis(load) && same_shape(load->buffer, out)) return {Step::kResidual, index};
-    if (load->buffer->shape.size() == 1 && load->indices.size() == 1 &&
-        load->indices[0] == s_.block->iter_vars.back().var &&
-        ir::structural_equal(load->buffer->shape[0], out->shape.back()))
+    if (channel_bias ? along_axis(load, 1)
+                     : load->buffer->shape.size() == 1 && load->indices.size() == 1 &&
+                           load->indices[0] == s_.block->iter_vars.back().var &&
+                           ir::structural_equal(load->buffer->shape[0], out->shape.back()))
       return {Step::kBias, index};
     return {};
   }
@@ -90,6 +102,23 @@ class Formula {
           !(is_int(load->indices[d], 0) && is_int(load->buffer->shape[d], 1)))
         return false;
     return true;
+  }
+
+  // A load of one element per index of the output's axis `axis`: that block variable at one
+  // axis of the same extent, 0 at every other (of extent 1).
+  bool along_axis(const ir::BufferLoad* load, size_t axis) const {
+    const auto& vars = s_.block->iter_vars;
+    const ir::Buffer* out = s_.store->buffer;
+    if (axis >= vars.size() || load->indices.size() != load->buffer->shape.size()) return false;
+    bool found = false;
+    for (size_t d = 0; d < load->indices.size(); ++d) {
+      if (!found && load->indices[d] == vars[axis].var &&
+          ir::structural_equal(load->buffer->shape[d], out->shape[axis]))
+        found = true;
+      else if (!is_int(load->indices[d], 0) || !is_int(load->buffer->shape[d], 1))
+        return false;
+    }
+    return found;
   }
 
   static bool is_int(const ir::PrimExpr* e, int64_t value) {
@@ -130,35 +159,75 @@ class Formula {
   const ir::Buffer* x_;
 };
 
-// A product call: `R.call_dps_packed("raxc.matmul_f32" | "raxc.linear_f32", (...))`.
-const ir::Call* as_product(const ir::Expr* e, bool* linear) {
+// The packed functions whose results take epilogues: a product's (matmul_builtins), whose
+// epilogue is scale, bias (per column), GELU or ReLU, residual; a convolution's
+// (conv2d_builtins), whose epilogue is bias (per output channel), residual, ReLU.
+enum class Producer { kMatmul, kLinear, kConv };
+
+// `R.call_dps_packed("raxc.matmul_f32" | "raxc.linear_f32" | "raxc.conv2d_nchw_f32", (...))`.
+const ir::Call* as_producer(const ir::Expr* e, Producer* kind) {
   const auto* call = e ? ir::dyn_cast<ir::Call>(e) : nullptr;
   const auto* op = call ? ir::dyn_cast<ir::Op>(call->op) : nullptr;
   if (!op || op->name != "relax.call_dps_packed" || call->args.size() != 2 ||
       !ir::isa<ir::Tuple>(call->args[1]) || call->sinfo_args.size() != 1)
     return nullptr;
   const auto* f = ir::dyn_cast<ir::ExternFunc>(call->args[0]);
-  if (!f || (f->global_symbol != "raxc.matmul_f32" && f->global_symbol != "raxc.linear_f32"))
+  if (!f) return nullptr;
+  if (f->global_symbol == "raxc.matmul_f32")
+    *kind = Producer::kMatmul;
+  else if (f->global_symbol == "raxc.linear_f32")
+    *kind = Producer::kLinear;
+  else if (f->global_symbol == "raxc.conv2d_nchw_f32")
+    *kind = Producer::kConv;
+  else
     return nullptr;
-  *linear = f->global_symbol == "raxc.linear_f32";
   return call;
 }
 
-// The chain found from one product.
+// The chain found from one producer.
 struct Chain {
-  std::vector<size_t> members;  // binding indices: the product, then each kernel folded
+  Producer kind = Producer::kMatmul;
+  std::vector<size_t> members;  // binding indices: the producer, then each kernel folded
   bool scale = false, bias = false, residual = false;
   Step act = Step::kNone;
-  std::vector<const ir::Expr*> operands;  // the packed call's operands, in order
+  std::vector<const ir::Expr*> fields;  // the producer's arguments
+  std::vector<const ir::Expr*> extra;   // the epilogue's operands, in order
 
-  std::string symbol(bool linear) const {
-    std::string s = linear ? "raxc.linear" : "raxc.matmul";
+  // Whether a kernel applying `step` may follow the chain so far, in the order the packed
+  // functions apply their steps.
+  bool takes(Step step) const {
+    bool no_act = act == Step::kNone;
+    if (kind == Producer::kConv)
+      return (step == Step::kBias && !bias && !residual && no_act) ||
+             (step == Step::kResidual && !residual && no_act) || (step == Step::kRelu && no_act);
+    bool fresh = !scale && !bias && no_act && !residual;
+    return (step == Step::kScale && fresh) ||
+           (step == Step::kBias && !bias && no_act && !residual) ||
+           ((step == Step::kGelu || step == Step::kRelu) && no_act && !residual) ||
+           (step == Step::kResidual && !residual);
+  }
+
+  std::string symbol() const {
+    if (kind == Producer::kConv)
+      return std::string("raxc.conv2d_nchw") + (bias ? "_bias" : "") +
+             (residual ? "_residual" : "") + (act == Step::kRelu ? "_relu" : "") + "_f32";
+    std::string s = kind == Producer::kLinear ? "raxc.linear" : "raxc.matmul";
     if (scale) s += "_scale";
     if (bias) s += "_bias";
     if (act == Step::kGelu) s += "_gelu";
     if (act == Step::kRelu) s += "_relu";
     if (residual) s += "_residual";
     return s + "_f32";
+  }
+
+  // The fused call's arguments: a product's operands, then the epilogue's; a convolution's
+  // data and weight, the epilogue's operands, then its integers.
+  std::vector<const ir::Expr*> operands() const {
+    size_t split = kind == Producer::kConv ? std::min<size_t>(2, fields.size()) : fields.size();
+    std::vector<const ir::Expr*> out(fields.begin(), fields.begin() + split);
+    out.insert(out.end(), extra.begin(), extra.end());
+    out.insert(out.end(), fields.begin() + split, fields.end());
+    return out;
   }
 };
 
@@ -185,19 +254,19 @@ class EpiloguePass {
     std::vector<bool> dropped(in.size(), false), claimed(in.size(), false);
     bool changed = false;
     for (size_t i = 0; i < in.size(); ++i) {
-      bool linear = false;
+      Producer kind = Producer::kMatmul;
       const ir::Call* product =
-          claimed[i] || in[i]->is_match_cast() ? nullptr : as_product(in[i]->value, &linear);
+          claimed[i] || in[i]->is_match_cast() ? nullptr : as_producer(in[i]->value, &kind);
       if (!product) continue;
-      Chain chain = follow(*block, i, *product, linear, uses, claimed);
+      Chain chain = follow(*block, i, *product, kind, uses, claimed);
       if (chain.members.size() < 2) continue;
       size_t last = chain.members.back();
       const ir::Call* tail = ir::cast<ir::Call>(in[last]->value);
       auto* call = arena_.make<ir::Call>(
           product->op,
           std::vector<const ir::Expr*>{
-              arena_.make<ir::ExternFunc>(chain.symbol(linear), nullptr, product->args[0]->span),
-              arena_.make<ir::Tuple>(chain.operands, product->args[1]->span)},
+              arena_.make<ir::ExternFunc>(chain.symbol(), nullptr, product->args[0]->span),
+              arena_.make<ir::Tuple>(chain.operands(), product->args[1]->span)},
           tail->sinfo_args, product->attrs, tail->span);
       auto* binding = arena_.make<ir::Binding>(*in[last]);
       binding->value = call;
@@ -218,31 +287,26 @@ class EpiloguePass {
   // The kernels that fold into the product at binding `at`, in order.
   // A binding already in a chain (the last kernel of one, now its fused call) is in no other:
   // in `R.add(R.matmul(x, w1), R.matmul(x, w2))` the second product is the first's residual.
-  Chain follow(const ir::BindingBlock& block, size_t at, const ir::Call& product, bool linear,
+  Chain follow(const ir::BindingBlock& block, size_t at, const ir::Call& product, Producer kind,
                const fusion::UseCounts& uses, const std::vector<bool>& claimed) {
     Chain chain;
+    chain.kind = kind;
     chain.members.push_back(at);
     const auto* args = ir::cast<ir::Tuple>(product.args[1]);
-    chain.operands = args->fields;
-    chain.bias = linear && args->fields.size() == 3;  // R.linear's own bias
+    chain.fields = args->fields;
+    chain.bias = kind == Producer::kLinear && args->fields.size() == 3;  // R.linear's own bias
     const ir::Var* result = block.bindings[at]->var;
     while (uses.of(result) == 1) {
       size_t next = consumer(block, chain.members.back(), result);
       if (next == 0 || claimed[next]) break;
       const ir::Binding* b = block.bindings[next];
       const ir::Call* call = fusion::as_call_tir(b->value);
-      Classified c = classify(*call, result);
-      bool fresh = !chain.scale && !chain.bias && chain.act == Step::kNone && !chain.residual;
-      bool fits =
-          (c.step == Step::kScale && fresh) ||
-          (c.step == Step::kBias && !chain.bias && chain.act == Step::kNone && !chain.residual) ||
-          ((c.step == Step::kGelu || c.step == Step::kRelu) && chain.act == Step::kNone &&
-           !chain.residual) ||
-          (c.step == Step::kResidual && !chain.residual);
-      if (!fits || (!block.is_dataflow && !only_kernels_between(block, chain.members.back(), next)))
+      Classified c = classify(*call, result, kind == Producer::kConv);
+      if (!chain.takes(c.step) ||
+          (!block.is_dataflow && !only_kernels_between(block, chain.members.back(), next)))
         break;
       if (c.step == Step::kScale || c.step == Step::kBias || c.step == Step::kResidual)
-        chain.operands.push_back(ir::cast<ir::Tuple>(call->args[1])->fields[c.other]);
+        chain.extra.push_back(ir::cast<ir::Tuple>(call->args[1])->fields[c.other]);
       chain.scale |= c.step == Step::kScale;
       chain.bias |= c.step == Step::kBias;
       chain.residual |= c.step == Step::kResidual;
@@ -273,7 +337,7 @@ class EpiloguePass {
   }
 
   // What the kernel of `call` applies to `v`, one of its arguments.
-  Classified classify(const ir::Call& call, const ir::Var* v) {
+  Classified classify(const ir::Call& call, const ir::Var* v, bool channel_bias) {
     const std::string& name = ir::cast<ir::GlobalVar>(call.args[0])->name;
     const ir::GlobalDef* g = m_.find(name);
     if (!g || !g->prim_func()) return {};
@@ -282,7 +346,7 @@ class EpiloguePass {
     if (!stage || fields.size() != stage->inputs.size()) return {};
     size_t at = 0;
     while (at < fields.size() && fields[at] != v) ++at;
-    Classified c = Formula(*stage, at).classify();
+    Classified c = Formula(*stage, at).classify(channel_bias);
     // The other operand must be a different tensor (a product added to itself is no bias).
     bool binary = c.step == Step::kScale || c.step == Step::kBias || c.step == Step::kResidual;
     if (binary && fields[c.other] == v) return {};

@@ -21,7 +21,7 @@ namespace raxc::backend {
 
 struct FuseStats {
   size_t fused_calls = 0;  // producer calls folded into their consumer
-  size_t epilogues = 0;    // products that took the kernels after them as their epilogue
+  size_t epilogues = 0;    // products and convolutions that took the kernels after them
 };
 
 // Rewrites the module's Relax functions in place; new PrimFuncs are added to its globals. First
@@ -33,7 +33,10 @@ FuseStats fuse_elementwise(LoweredModule& lowered);
 // adding a bias along the last axis, applying GELU or ReLU, adding a residual of the result's
 // shape (each step optional, in that order, each intermediate used once) becomes one call of
 // "raxc.matmul_bias_gelu_residual_f32" and the like (the runtime's matmul_builtins), with the
-// scale, bias and residual after the operands. The products fused, counted.
+// scale, bias and residual after the operands. A float32 convolution
+// ("raxc.conv2d_nchw_f32") followed by a bias per output channel, a residual and ReLU (each
+// optional, in that order) becomes "raxc.conv2d_nchw_bias_residual_relu_f32" and the like
+// (conv2d_builtins), the bias and residual after x and w. The calls fused, counted.
 size_t fuse_epilogues(LoweredModule& lowered);
 
 }  // namespace raxc::backend

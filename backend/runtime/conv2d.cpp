@@ -76,6 +76,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -106,6 +107,73 @@ constexpr int64_t kSmallMR = 6, kSmallNV = 4;
 constexpr int64_t kParallelMacs = int64_t(8) << 20;
 // Reduction steps summed in registers before they are added to the output (see run_tiles).
 constexpr int64_t kBlockSteps = 256;
+
+// What follows an output element once its sum is complete, in this order: the bias of its
+// output channel added, the residual's element at the same index added, ReLU (a NaN stays NaN,
+// as the generated max does). backend/fuse/epilogue.cpp folds the kernels after a convolution
+// into these ("raxc.conv2d_nchw_bias_residual_relu_f32"); each unit of work applies them to
+// the outputs it has just completed, while they are in cache, instead of a pass of its own
+// over the whole result per kernel (ResNet-18's bias, residual and ReLU kernels took 8 % of
+// its time on one thread).
+struct Epilogue {
+  const float* bias = nullptr;      // one float per output channel, from the first
+  const float* residual = nullptr;  // laid out as the output
+  bool relu = false;
+  bool any() const { return bias || residual || relu; }
+  // The same for the output channels from `channel` of image `image`.
+  Epilogue at(int64_t image_floats, int64_t channel, int64_t plane) const {
+    Epilogue e = *this;
+    if (e.bias) e.bias += channel;
+    if (e.residual) e.residual += image_floats + channel * plane;
+    return e;
+  }
+};
+
+void finish_generic(const Epilogue& e, float* out, const float* residual, float bias, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    float v = out[i];
+    if (e.bias) v += bias;
+    if (residual) v += residual[i];
+    if (e.relu) v = std::max(v, 0.0f);  // NaN < 0 is false: a NaN stays
+    out[i] = v;
+  }
+}
+
+#ifdef RAXC_CONV_X86
+__attribute__((target("avx512f"))) void finish_avx512(const Epilogue& e, float* out,
+                                                      const float* residual, float bias,
+                                                      int64_t n) {
+  __m512 b = _mm512_set1_ps(bias), zero = _mm512_setzero_ps();
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1);
+    __m512 v = _mm512_maskz_loadu_ps(m, out + i);
+    if (e.bias) v = _mm512_add_ps(v, b);
+    if (residual) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, residual + i));
+    if (e.relu) v = _mm512_max_ps(zero, v);  // the second operand when either is NaN
+    _mm512_mask_storeu_ps(out + i, m, v);
+  }
+}
+#endif
+
+// The epilogue of output channels [c0, c1) (counted from e's and out's first) at the flat
+// positions [q0, q1) of their planes of `plane` floats.
+void finish(const Epilogue& e, bool generic, float* out, int64_t plane, int64_t c0, int64_t c1,
+            int64_t q0, int64_t q1) {
+  if (!e.any() || q0 >= q1) return;
+  for (int64_t c = c0; c < c1; ++c) {
+    float* o = out + c * plane + q0;
+    const float* r = e.residual ? e.residual + c * plane + q0 : nullptr;
+    float b = e.bias ? e.bias[c] : 0.0f;
+#ifdef RAXC_CONV_X86
+    if (!generic) {
+      finish_avx512(e, o, r, b, q1 - q0);
+      continue;
+    }
+#endif
+    finish_generic(e, o, r, b, q1 - q0);
+  }
+  (void)generic;
+}
 
 // The number of vectors of positions, where a last lone position is a tail.
 int64_t vectors_of(int64_t positions, bool contiguous) {
@@ -604,7 +672,20 @@ struct GroupConv {
   const int64_t* offsets;
   float* out;  // the group's first output channel
   bool generic;
+  Epilogue epi;  // from the group's first output channel
 };
+
+// The epilogue of a panel's outputs at positions q of tiles [t0, t1) (q = oh·pw + ow, the
+// columns ow ≥ OW of a row computed and thrown away), now complete.
+void finish_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1) {
+  const Plan& p = *g.plan;
+  int64_t q0 = t0 * 16 * p.nv, q1 = t1 == p.tiles ? p.positions : t1 * 16 * p.nv;
+  int64_t c0 = panel * p.mr, c1 = std::min(p.outputs, c0 + p.mr);
+  for (int64_t row = q0 / p.pw; row * p.pw < q1 && row < p.oh; ++row) {
+    int64_t first = std::max<int64_t>(q0 - row * p.pw, 0), end = std::min(q1 - row * p.pw, p.ow);
+    finish(g.epi, g.generic, g.out, p.oh * p.ow, c0, c1, row * p.ow + first, row * p.ow + end);
+  }
+}
 
 // Tiles [t0, t1) of panel `panel`.
 void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1) {
@@ -643,6 +724,7 @@ void run_tiles(const GroupConv& g, int64_t panel, int64_t t0, int64_t t1) {
       run(t);
     }
   }
+  finish_tiles(g, panel, t0, t1);
 }
 
 // Rows [r0, r1) of the source's phases (or dense copies): what tiles [t0, t1) read.
@@ -927,24 +1009,24 @@ __attribute__((target("avx512f,fma"))) void ctile(const CPlan& p, const CTile& t
 // would exceed asm's 30 operands (the 14 accumulators count twice), so a "memory" clobber tells
 // GCC that it reads memory: no store (the packing of a block, if it were inlined here) may move
 // past it, and it is never hoisted out of its loop or merged with another.
-#define RAXC_ACC7(X)                                                                              \
-  X(0, 0)                                                                                         \
-  X(0, 1)                                                                                         \
-  X(0, 2)                                                                                         \
-  X(0, 3)                                                                                         \
-  X(0, 4)                                                                                         \
-  X(0, 5)                                                                                         \
-  X(0, 6)                                                                                         \
-  X(1, 0)                                                                                         \
-  X(1, 1)                                                                                         \
-  X(1, 2)                                                                                         \
-  X(1, 3)                                                                                         \
-  X(1, 4)                                                                                         \
-  X(1, 5)                                                                                         \
-  X(1, 6)                                                                                         \
-  X(2, 0)                                                                                         \
-  X(2, 1) X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) X(3, 5) \
-      X(3, 6)
+#define RAXC_ACC7(X) \
+  X(0, 0)            \
+  X(0, 1)            \
+  X(0, 2)            \
+  X(0, 3)            \
+  X(0, 4)            \
+  X(0, 5)            \
+  X(0, 6)            \
+  X(1, 0)            \
+  X(1, 1)            \
+  X(1, 2)            \
+  X(1, 3)            \
+  X(1, 4)            \
+  X(1, 5)            \
+  X(1, 6)            \
+  X(2, 0)            \
+  X(2, 1)            \
+  X(2, 2) X(2, 3) X(2, 4) X(2, 5) X(2, 6) X(3, 0) X(3, 1) X(3, 2) X(3, 3) X(3, 4) X(3, 5) X(3, 6)
 // Position i of a half: its pixel (S bytes apart) broadcast, times the half's two weights.
 #define RAXC_POS(S, i)                   \
   "vbroadcastss " #S "*" #i              \
@@ -1189,6 +1271,7 @@ struct CGroup {
   const float* image;    // the group's first input channel
   const float* weights;  // the group's first output channel's weights
   float* out;            // the group's first output channel
+  Epilogue epi;          // from the group's first output channel
 };
 
 // Unit `unit`: a run of one panel's tiles, block by block of the reduction.
@@ -1239,6 +1322,11 @@ void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
       pick_ctile(positions, p.sw)(p, t);
     }
   }
+  // The unit's tiles cover consecutive positions: whole rows, split in order (ctile_span).
+  auto [first, ignored] = ctile_span(p, t0 % p.row_tiles);
+  auto [last, positions] = ctile_span(p, (t1 - 1) % p.row_tiles);
+  finish(g.epi, false, g.out, plane, panel * kCPanel, (panel + 1) * kCPanel,
+         t0 / p.row_tiles * p.ow + first, (t1 - 1) / p.row_tiles * p.ow + last + positions);
 }
 
 struct CJob {
@@ -1291,7 +1379,7 @@ void run_cgroup(const CGroup& g, int threads) {
 // ---------------------------------------------------------------------------- the packed function
 
 [[noreturn]] void fail(const std::string& message) {
-  throw_error("RX5032", {"raxc.conv2d_nchw_f32: " + message});
+  throw_error("RX5032", {"raxc.conv2d_nchw_f32 (or a fused form): " + message});
 }
 
 std::string shape_text(const std::vector<int64_t>& s) {
@@ -1309,19 +1397,44 @@ const Tensor& float32_tensor(const std::vector<Value>& args, size_t i, const cha
   return **t;
 }
 
+// The epilogue's operands (arguments 2 on), checked against the output.
+Epilogue epilogue_of(const Conv2dEpilogue& form, const std::vector<Value>& args,
+                     const Tensor& out) {
+  Epilogue e;
+  size_t next = 2;
+  if (form.bias) {
+    const Tensor& bias = float32_tensor(args, next++, "bias");
+    if (bias.numel() != out.shape()[1])
+      fail("bias " + shape_text(bias.shape()) + " is not one value per output channel of " +
+           shape_text(out.shape()));
+    e.bias = bias.data_as<float>();
+  }
+  if (form.residual) {
+    const Tensor& residual = float32_tensor(args, next, "residual");
+    if (residual.shape() != out.shape())
+      fail("residual " + shape_text(residual.shape()) + " is not shaped as the output " +
+           shape_text(out.shape()));
+    e.residual = residual.data_as<float>();
+  }
+  e.relu = form.relu;
+  return e;
+}
+
 }  // namespace
 
-Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
-  if (args.size() != 12)
-    fail("expects (x, w, 9 integers, out), got " + std::to_string(args.size()) + " arguments");
+Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path, Conv2dEpilogue form) {
+  size_t tensors = 2 + form.extra();  // x, w, then the epilogue's operands
+  if (args.size() != tensors + 10)
+    fail("expects (x, w" + form.operands() + ", 9 integers, out), got " +
+         std::to_string(args.size()) + " arguments");
   const Tensor& x = float32_tensor(args, 0, "x");
   const Tensor& w = float32_tensor(args, 1, "w");
-  const Tensor& out = float32_tensor(args, 11, "out");
+  const Tensor& out = float32_tensor(args, args.size() - 1, "out");
   int64_t at[9];
   for (size_t i = 0; i < 9; ++i) {
-    const auto* prim = args[2 + i].get_if<Prim>();
+    const auto* prim = args[tensors + i].get_if<Prim>();
     if (!prim || prim->is_float())
-      fail("argument " + std::to_string(2 + i) + " must be an integer");
+      fail("argument " + std::to_string(tensors + i) + " must be an integer");
     at[i] = prim->i;
   }
   auto [sh, sw, pt, pl, pb, pr, dh, dw, groups] =
@@ -1349,12 +1462,27 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
     fail("x " + shape_text(xs) + " and w " + shape_text(ws) + " do not give the output " +
          shape_text(out.shape()));
   if (out.numel() == 0) return Value{Tuple{}};
+  Epilogue epi = epilogue_of(form, args, out);
   const float* xp = x.data_as<float>();
   const float* wt = w.data_as<float>();
   float* op = out.data_as<float>();
   int64_t in_size = p.height * p.width, out_size = p.oh * p.ow;
+  // The epilogue of image `image`'s output channels [g·OG, (g + 1)·OG) where they are complete.
+  bool generic = path == Conv2dPath::kDirectGeneric || matmul_uses_generic_kernel();
+#ifndef RAXC_CONV_X86
+  generic = true;
+#endif
+  auto group_epilogue = [&](int64_t image, int64_t g) {
+    return epi.at(image * outputs * out_size, g * p.outputs, out_size);
+  };
+  auto finish_all = [&](int64_t image, int64_t g) {
+    finish(group_epilogue(image, g), generic, op + (image * outputs + g * p.outputs) * out_size,
+           out_size, 0, p.outputs, 0, out_size);
+  };
   if (p.channels == 0 || p.kh == 0 || p.kw == 0) {  // an empty sum
     std::memset(op, 0, static_cast<size_t>(out.numel()) * sizeof(float));
+    for (int64_t image = 0; image < images; ++image)
+      for (int64_t g = 0; g < groups; ++g) finish_all(image, g);
     return Value{Tuple{}};
   }
 
@@ -1362,17 +1490,15 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
       p.kh == 1 && p.kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0;
   if (path == Conv2dPath::kGemm && pointwise) {
     for (int64_t image = 0; image < images; ++image)
-      for (int64_t g = 0; g < groups; ++g)
+      for (int64_t g = 0; g < groups; ++g) {
         multiply_f32(
             wt + g * p.outputs * p.channels, xp + (image * channels + g * p.channels) * in_size,
             op + (image * outputs + g * p.outputs) * out_size, p.outputs, in_size, p.channels);
+        finish_all(image, g);
+      }
     return Value{Tuple{}};
   }
 
-  bool generic = path == Conv2dPath::kDirectGeneric || matmul_uses_generic_kernel();
-#ifndef RAXC_CONV_X86
-  generic = true;
-#endif
   p.generic = generic;
   p.in_place = pt == 0 && pl == 0 && pb == 0 && pr == 0 && sh == 1 && sw == 1;
   int threads = raxc_num_threads();
@@ -1387,6 +1513,7 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
           gc.image = xp + (image * channels + g * p.channels) * in_size;
           gc.weights = wt + g * p.outputs * p.channels * p.kh * p.kw;
           gc.out = op + (image * outputs + g * p.outputs) * out_size;
+          gc.epi = group_epilogue(image, g);
           run_cgroup(gc, threads);
         }
       return Value{Tuple{}};
@@ -1451,15 +1578,25 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path) {
       gc.offsets = offsets.data();
       gc.out = op + (image * outputs + g * p.outputs) * out_size;
       gc.generic = generic;
+      gc.epi = group_epilogue(image, g);
       run_group(gc, threads);
     }
   return Value{Tuple{}};
 }
 
 std::vector<std::pair<const char*, PackedFunction>> conv2d_builtins() {
-  return {{"raxc.conv2d_nchw_f32", [](const std::vector<Value>& args) {
-             return conv2d_nchw_f32(args, Conv2dPath::kAuto);
-           }}};
+  std::vector<std::pair<const char*, PackedFunction>> all;
+  // Every epilogue form; the names live as long as the process (the registry is built once).
+  static std::vector<std::string> names;
+  names.reserve(8);  // no reallocation: the pointers taken below stay valid
+  for (int flags = 0; flags < 8; ++flags) {
+    Conv2dEpilogue form{(flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0};
+    names.push_back("raxc.conv2d_nchw" + form.suffix() + "_f32");
+    all.emplace_back(names.back().c_str(), [form](const std::vector<Value>& args) {
+      return conv2d_nchw_f32(args, Conv2dPath::kAuto, form);
+    });
+  }
+  return all;
 }
 
 }  // namespace raxc::runtime

@@ -161,6 +161,16 @@ expect_status 0 "$raxc" check "$tmp/epi.rx"
 expect_status 0 "$raxc" lower "$root/test/cases/run/epilogue_fusion.rx" -o "$tmp/epi_plain.rx"
 grep -q "matmul_bias" "$tmp/epi_plain.rx" && fail "raxc lower without --fuse fused an epilogue"
 
+# The same for a convolution: bias per output channel, residual, ReLU, in that order; the near
+# misses fold only what comes in order, or nothing (a bias along the width).
+expect_status 0 "$raxc" lower --fuse "$root/test/cases/run/conv_epilogue_fusion.rx" -o "$tmp/conv.rx"
+expect_in "$tmp/conv.rx" 'y = R.call_dps_packed("raxc.conv2d_nchw_bias_residual_relu_f32", (x, w, b, r, R.prim_value(1)'
+expect_in "$tmp/conv.rx" 'lv1 = R.call_dps_packed("raxc.conv2d_nchw_relu_f32", (x, w, R.prim_value(1)'
+expect_in "$tmp/conv.rx" 'lv1 = R.call_dps_packed("raxc.conv2d_nchw_residual_f32", (x, w, r, R.prim_value(1)'
+expect_in "$tmp/conv.rx" 'lv = R.call_dps_packed("raxc.conv2d_nchw_f32", (x, w, R.prim_value(1)'
+[ "$(grep -c 'R.call_tir(cls.add' "$tmp/conv.rx")" -eq 3 ] || fail "a conv near miss took its bias"
+expect_status 0 "$raxc" check "$tmp/conv.rx"
+
 if [ "$failures" -ne 0 ]; then
   echo "driver_cli_test: $failures failure(s)"
   exit 1

@@ -1684,8 +1684,42 @@ for family in ("matmul_epilogue", "matmul_epilogue_portable"):
          reduction=True)
 
 
+# A convolution's fused epilogue ("raxc.conv2d_nchw_bias_residual_relu_f32" and the like): a bias
+# per output channel in each shape that broadcasts along the channels, a residual, ReLU, on the
+# channel-vectorised kernel (64 output channels) and the position-vectorised one (the others;
+# the portable tiles in the _portable family); a bias along the width does not fuse.
+def conv_epilogue64(bias=False, residual=False, relu=False):
+    def ref(x, w, *rest):
+        rest = list(rest)
+        y = F.conv2d(tt(x).double(), tt(w).double(), padding=1).numpy()
+        if bias:
+            y = y + rest.pop(0)
+        if residual:
+            y = y + rest.pop(0)
+        if relu:
+            y = np.maximum(y, 0)
+        return y.astype(np.float32)
+    return ref
+
+
+for family in ("conv_epilogue", "conv_epilogue_portable"):
+    conv = "R.nn.conv2d(x, w, padding=[1, 1])"
+    case(family, f"R.nn.relu(R.add(R.add({conv}, b), r))",
+         [T("x", (2, 16, 9, 9)), T("w", (64, 16, 3, 3)), T("b", (64, 1, 1)), T("r", (2, 64, 9, 9))],
+         conv_epilogue64(bias=True, residual=True, relu=True), reduction=True)
+    case(family, f"R.nn.relu(R.add(b, {conv}))",
+         [T("x", (1, 12, 10, 11)), T("w", (20, 12, 3, 3)), T("b", (1, 20, 1, 1))],
+         conv_epilogue64(bias=True, relu=True), reduction=True)
+    case(family, f"R.add({conv}, r)",
+         [T("x", (1, 5, 7, 7)), T("w", (9, 5, 3, 3)), T("r", (1, 9, 7, 7))],
+         conv_epilogue64(residual=True), reduction=True)
+    case(family, f"R.add({conv}, b)", [T("x", (1, 4, 6, 6)), T("w", (3, 4, 3, 3)), T("b", (6,))],
+         conv_epilogue64(bias=True), reduction=True)
+
+
 FAMILY_ENV = {"matmul_portable": {"RAXC_MATMUL_GENERIC": "1"},
-              "matmul_epilogue_portable": {"RAXC_MATMUL_GENERIC": "1"}}
+              "matmul_epilogue_portable": {"RAXC_MATMUL_GENERIC": "1"},
+              "conv_epilogue_portable": {"RAXC_MATMUL_GENERIC": "1"}}
 
 
 def family_env(family):

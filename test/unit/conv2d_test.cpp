@@ -37,9 +37,18 @@ struct Shape {
 
 runtime::Value integer(int64_t v) { return runtime::Value(runtime::Prim{{kDLInt, 64, 1}, v, 0}); }
 
-// Output elements off the float64 convolution by more than float32 rounding allows (an
-// element never written stays NaN and counts).
-int wrong_elements(const Shape& s, const float* x, const float* w, const float* out) {
+// A fused form's operands: a bias per output channel (null: none), a residual shaped as the
+// output (null: none), ReLU.
+struct Fused {
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  bool relu = false;
+};
+
+// Output elements off the float64 convolution (and its epilogue) by more than float32 rounding
+// allows (an element never written stays NaN and counts).
+int wrong_elements(const Shape& s, const float* x, const float* w, const float* out,
+                   const Fused& epi = {}) {
   int64_t cg = s.channels / s.groups, og = s.outputs / s.groups, oh = s.oh(), ow = s.ow();
   double tolerance = 1e-4 * (1 + std::sqrt(double(cg * s.kh * s.kw)));
   int bad = 0;
@@ -57,29 +66,40 @@ int wrong_elements(const Shape& s, const float* x, const float* w, const float* 
                 want += double(x[((n * s.channels + g * cg + c) * s.height + iy) * s.width + iz]) *
                         w[((o * cg + c) * s.kh + i) * s.kw + j];
               }
-          double got = out[((n * s.outputs + o) * oh + y) * ow + z];
+          int64_t at = ((n * s.outputs + o) * oh + y) * ow + z;
+          if (epi.bias) want += epi.bias[o];
+          if (epi.residual) want += epi.residual[at];
+          if (epi.relu) want = std::max(want, 0.0);
+          double got = out[at];
           if (!(std::fabs(got - want) <= tolerance)) ++bad;
         }
   return bad;
 }
 
-// Runs `s` through `path` (twice: a second call reuses the kept buffers) and counts the wrong
-// elements of both results.
-int check(const Shape& s, Conv2dPath path, std::mt19937& rng) {
+// Runs `s` through `path` (twice: a second call reuses the kept buffers), with the epilogue
+// `form` (its bias shaped (K, 1, 1)), and counts the wrong elements of both results.
+int check(const Shape& s, Conv2dPath path, std::mt19937& rng, runtime::Conv2dEpilogue form = {}) {
   auto x = random_tensor({s.images, s.channels, s.height, s.width}, rng);
   auto w = random_tensor({s.outputs, s.channels / s.groups, s.kh, s.kw}, rng);
+  auto bias = random_tensor({s.outputs, 1, 1}, rng);
+  auto residual = random_tensor({s.images, s.outputs, s.oh(), s.ow()}, rng);
+  Fused fused{form.bias ? bias->data_as<float>() : nullptr,
+              form.residual ? residual->data_as<float>() : nullptr, form.relu};
   int bad = 0;
   for (int round = 0; round < 2; ++round) {
     auto out = runtime::Tensor::empty({s.images, s.outputs, s.oh(), s.ow()}, kF32);
     REQUIRE(out);
     for (int64_t i = 0; i < out->numel(); ++i)
       out->data_as<float>()[i] = std::numeric_limits<float>::quiet_NaN();
-    std::vector<runtime::Value> args{runtime::Value(x), runtime::Value(w), integer(s.sh),
-                                     integer(s.sw),     integer(s.pt),     integer(s.pl),
-                                     integer(s.pb),     integer(s.pr),     integer(s.dh),
-                                     integer(s.dw),     integer(s.groups), runtime::Value(out)};
-    runtime::conv2d_nchw_f32(args, path);
-    bad += wrong_elements(s, x->data_as<float>(), w->data_as<float>(), out->data_as<float>());
+    std::vector<runtime::Value> args{runtime::Value(x), runtime::Value(w)};
+    if (form.bias) args.emplace_back(bias);
+    if (form.residual) args.emplace_back(residual);
+    for (int64_t v : {s.sh, s.sw, s.pt, s.pl, s.pb, s.pr, s.dh, s.dw, s.groups})
+      args.push_back(integer(v));
+    args.emplace_back(out);
+    runtime::conv2d_nchw_f32(args, path, form);
+    bad +=
+        wrong_elements(s, x->data_as<float>(), w->data_as<float>(), out->data_as<float>(), fused);
   }
   return bad;
 }
@@ -309,4 +329,100 @@ TEST_CASE("conv2d: operands that do not match are RX5032", "[backend]") {
   } catch (const runtime::RuntimeError& e) {
     CHECK(e.code == "RX5032");
   }
+}
+
+// Every epilogue form (bias, residual, ReLU, each optional, in that order) on every path, where
+// each unit of work applies it to the outputs it completed: runs of tiles ending inside a row
+// or in the columns thrown away, a panel's last channels, the 49th position computed beside the
+// vectors, groups and batches, and units split over two threads.
+TEST_CASE("conv2d epilogues: bias, residual and ReLU on every path", "[backend]") {
+  std::vector<std::pair<std::string, Shape>> shapes = {
+      {"3x3 pad 1", shape(1, 32, 30, 20, 3, 1, 1)},
+      {"3x3 stride 2, two images", shape(2, 12, 41, 16, 3, 2, 1)},
+      {"1x1 in place", shape(1, 24, 14, 13, 1, 1, 0)},
+      {"7x7 image, tail", shape(1, 40, 7, 33, 3, 1, 1)},
+      {"an empty sum", shape(1, 0, 5, 4, 3, 1, 1)},
+  };
+  Shape grouped = shape(2, 8, 9, 6, 3, 1, 1);
+  grouped.groups = 2;
+  shapes.push_back({"grouped", grouped});
+  std::vector<std::pair<std::string, Shape>> channel = {
+      {"channels: tiles of 6 and 7, two blocks", shape(1, 37, 13, 64, 3, 1, 1)},
+      {"channels: pointwise", shape(1, 40, 14, 64, 1, 1, 0)},
+      {"channels: 7x7, grouped, two images", shape(2, 24, 7, 128, 3, 1, 1)},
+  };
+  channel[2].second.groups = 2;
+  auto check_all = [](const std::vector<std::pair<std::string, Shape>>& direct,
+                      const std::vector<std::pair<std::string, Shape>>& channels,
+                      runtime::Conv2dEpilogue form, std::mt19937& rng) {
+    for (Conv2dPath path : {Conv2dPath::kDirectAvx512, Conv2dPath::kDirectGeneric,
+                            Conv2dPath::kGemm, Conv2dPath::kAuto})
+      for (const auto& [name, s] : direct) {
+        CAPTURE(name, int(path), form.suffix());
+        CHECK(check(s, path, rng, form) == 0);
+      }
+    if (runtime::matmul_uses_generic_kernel()) return;  // the channel kernel is AVX-512 only
+    for (const auto& [name, s] : channels) {
+      CAPTURE(name, form.suffix());
+      CHECK(check(s, Conv2dPath::kChannels, rng, form) == 0);
+    }
+  };
+
+  std::mt19937 rng(27);
+  raxc_set_num_threads(1);
+  for (int flags = 1; flags < 8; ++flags)
+    check_all(shapes, channel, {(flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0}, rng);
+  // Units on two threads, each finishing its own.
+  raxc_set_num_threads(2);
+  check_all(parallel_shapes(), channel_parallel_shapes(), {true, true, true}, rng);
+  raxc_set_num_threads(0);
+}
+
+TEST_CASE("conv2d epilogue: ReLU keeps a NaN, as the generated max does", "[backend]") {
+  std::mt19937 rng(28);
+  Shape s = shape(1, 16, 8, 64, 3, 1, 1);
+  for (Conv2dPath path :
+       {Conv2dPath::kDirectAvx512, Conv2dPath::kDirectGeneric, Conv2dPath::kChannels}) {
+    if (path == Conv2dPath::kChannels && runtime::matmul_uses_generic_kernel()) continue;
+    auto x = random_tensor({1, 16, 8, 8}, rng), w = random_tensor({64, 16, 3, 3}, rng);
+    auto residual = random_tensor({1, 64, 8, 8}, rng);
+    residual->data_as<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+    residual->data_as<float>()[6] = -1e30f;  // ReLU gives 0
+    auto out = runtime::Tensor::empty({1, 64, 8, 8}, kF32);
+    std::vector<runtime::Value> args{runtime::Value(x), runtime::Value(w),
+                                     runtime::Value(residual)};
+    for (int64_t v : {s.sh, s.sw, s.pt, s.pl, s.pb, s.pr, s.dh, s.dw, s.groups})
+      args.push_back(integer(v));
+    args.emplace_back(out);
+    runtime::conv2d_nchw_f32(args, path, runtime::Conv2dEpilogue{false, true, true});
+    CAPTURE(int(path));
+    CHECK(std::isnan(out->data_as<float>()[5]));
+    CHECK(out->data_as<float>()[6] == 0.0f);
+    CHECK(out->data_as<float>()[7] >= 0.0f);
+  }
+}
+
+TEST_CASE("conv2d epilogue: a bias or residual that does not fit is RX5032", "[backend]") {
+  std::mt19937 rng(29);
+  auto x = random_tensor({1, 4, 5, 5}, rng), w = random_tensor({3, 4, 3, 3}, rng);
+  auto out = runtime::Tensor::empty({1, 3, 3, 3}, kF32);
+  auto run = [&](std::vector<runtime::TensorPtr> extra, runtime::Conv2dEpilogue form) {
+    std::vector<runtime::Value> args{runtime::Value(x), runtime::Value(w)};
+    for (auto& t : extra) args.emplace_back(t);
+    for (int64_t v : {1, 1, 0, 0, 0, 0, 1, 1, 1}) args.push_back(integer(v));
+    args.emplace_back(out);
+    try {
+      runtime::conv2d_nchw_f32(args, Conv2dPath::kAuto, form);
+      return std::string("no error");
+    } catch (const runtime::RuntimeError& e) {
+      return e.code;
+    }
+  };
+  // Near misses: a bias of one value per channel in any shape, a residual shaped as the output.
+  CHECK(run({random_tensor({1, 3, 1, 1}, rng)}, {true, false, false}) == "no error");
+  CHECK(run({random_tensor({3}, rng), random_tensor({1, 3, 3, 3}, rng)}, {true, true, true}) ==
+        "no error");
+  CHECK(run({random_tensor({4, 1, 1}, rng)}, {true, false, false}) == "RX5032");
+  CHECK(run({random_tensor({1, 3, 3, 4}, rng)}, {false, true, false}) == "RX5032");
+  CHECK(run({}, {true, false, false}) == "RX5032");  // the bias missing
 }
