@@ -14,7 +14,7 @@
 // the result again. A float32 convolution, `R.call_dps_packed("raxc.conv2d_nchw_f32", (x, w,
 // 9 integers))`, takes in the same way, in the order of a network's layers,
 //
-//   bias     out[n, c, h, w] = lv[n, c, h, w] + bias[c]   (bias (K,), (K, 1, 1) or (1, K, 1, 1))
+//   bias     out[n, c, h, w] = lv[n, c, h, w] + bias[c]   (bias (K, 1, 1) or (1, K, 1, 1))
 //   residual out[i] = lv[i] + r[i]
 //   relu     max(x, 0)
 //
@@ -56,7 +56,7 @@ class Formula {
   Formula(const fusion::Stage& s, size_t product) : s_(s), x_(s.inputs[product]) {}
 
   // `channel_bias`: a bias is one value per element of axis 1 (a convolution's output channels,
-  // in any shape that broadcasts so: (K,), (K, 1, 1), (1, K, 1, 1)), else of the last axis (1-D).
+  // in a shape that broadcasts so: (K, 1, 1), (1, K, 1, 1)), else of the last axis (1-D).
   Classified classify(bool channel_bias) const {
     const ir::PrimExpr* v = s_.store->value;
     const ir::Buffer* out = s_.store->buffer;
