@@ -21,8 +21,8 @@ enum class Conv2dPath {
 };
 
 // What a fused form applies to each output element after its sum, in this order: the bias of
-// its output channel (a tensor of K values in any shape: the fusion passes (K, 1, 1) or (1, K, 1,
-// 1)), the residual's element at the same index (shaped as the output), ReLU.
+// its output channel (K values in any shape; the fusion passes those of shape (K, 1, 1) and
+// (1, K, 1, 1)), the residual's element at the same index (shaped as the output), ReLU.
 // "raxc.conv2d_nchw_bias_residual_relu_f32" names all three; its operands follow x and w.
 struct Conv2dEpilogue {
   bool bias = false, residual = false, relu = false;
