@@ -3,9 +3,15 @@
 // Large tensors (256 KiB and up) are mapped from the system and, once freed, kept in a small
 // cache: touching fresh pages costs 10–22 µs per 4 KiB on our VMs
 // (../shared/research/backend.md §2.4) — for a 1024×1024 float32 result, milliseconds per call,
-// as long as the matmul itself. A freed block of the same rounded size, or up to twice it, is
-// reused (zero-filled again unless the caller writes it whole); blocks of 2 MiB and up are 2 MiB
-// aligned and advised as transparent huge pages, which makes their first touch 20–40× cheaper.
+// as long as the matmul itself. A request takes the smallest cached block that holds it
+// (zero-filled again unless the caller writes it whole), split when 256 KiB or more would be
+// left over; freed blocks merge with free neighbours, so the pieces of a large block come
+// together again once all of them are freed. A network's early large result (ResNet-18's first
+// convolution, 26 MB at batch 8) thus holds the later, smaller tensors of the call, and is
+// whole again for the next call; without splitting, the pool gave it back to make room for
+// them and faulted it in again on every call (200 fresh pages, 3–5 % of the call). Blocks of
+// 2 MiB and up are 2 MiB aligned and advised as transparent huge pages, which makes their first
+// touch 20–40× cheaper.
 //
 // The cache raises the process's peak by a bounded margin: a block is only taken from the
 // system while the bytes handed out plus those cached stay within the most ever handed out at
@@ -105,6 +111,7 @@ constexpr size_t kMarginBytes = size_t(8) << 20;    // at most this cached beyon
 struct BlockCache {
   std::mutex mutex;
   std::multimap<size_t, void*> free_blocks;  // rounded size -> block
+  std::map<uintptr_t, size_t> free_at;       // the same blocks by address (for merging)
   size_t cached = 0;                         // bytes in free_blocks
   size_t handed_out = 0;                     // bytes of pooled blocks in use
   size_t high_water = 0;                     // the most ever in use at once
@@ -143,20 +150,62 @@ size_t block_size(size_t bytes) {
   return (bytes + 4095) / 4096 * 4096;
 }
 
-// The cached block that best fits `bytes` (the smallest of at least `bytes`, the most recently
-// freed of that size: its pages are the likeliest still in the CPU's caches), or null. A block
-// up to twice the size serves: a model's intermediates come in a few sizes, and asking for an
-// exact one made every call of the transformer block return a block of one size to the system
-// and fault in one of another (1,250 fresh pages, 12-25 ms, per call); the extra bytes are
-// already resident.
+// Adds the free block [p, p + bytes) to the cache, merged with the free blocks right before and
+// after it (contiguous address ranges: pieces of one mapping, or mappings the system placed
+// side by side, which munmap takes as one range).
+void add_free(BlockCache& c, void* p, size_t bytes) {
+  c.cached += bytes;
+  auto at = reinterpret_cast<uintptr_t>(p);
+  auto forget = [&](std::map<uintptr_t, size_t>::iterator it) {
+    auto [first, last] = c.free_blocks.equal_range(it->second);
+    for (auto b = first; b != last; ++b)
+      if (reinterpret_cast<uintptr_t>(b->second) == it->first) {
+        c.free_blocks.erase(b);
+        break;
+      }
+    return c.free_at.erase(it);
+  };
+  auto next = c.free_at.find(at + bytes);
+  if (next != c.free_at.end()) {
+    bytes += next->second;
+    forget(next);
+  }
+  auto after = c.free_at.lower_bound(at);
+  if (after != c.free_at.begin()) {
+    auto before = std::prev(after);
+    if (before->first + before->second == at) {
+      at = before->first;
+      bytes += before->second;
+      forget(before);
+    }
+  }
+  c.free_at.emplace(at, bytes);
+  c.free_blocks.emplace(bytes, reinterpret_cast<void*>(at));
+}
+
+// Takes the cached block `it` out of the cache.
+void take_out(BlockCache& c, std::multimap<size_t, void*>::iterator it) {
+  c.free_at.erase(reinterpret_cast<uintptr_t>(it->second));
+  c.cached -= it->first;
+  c.free_blocks.erase(it);
+}
+
+// The smallest cached block of at least `bytes` (of that size, the most recently freed: its
+// pages are the likeliest still in the CPU's caches), or null; split when kPooledBytes or more
+// would be left over, the rest staying cached. `bytes` becomes the size handed out. (Taking
+// only blocks of up to twice the size, whole, ResNet-18's later tensors could not use its
+// first result's block.)
 void* take_cached(BlockCache& c, size_t& bytes) {
   auto fit = c.free_blocks.lower_bound(bytes);
-  if (fit == c.free_blocks.end() || fit->first / 2 > bytes) return nullptr;
+  if (fit == c.free_blocks.end()) return nullptr;
   auto it = std::prev(c.free_blocks.upper_bound(fit->first));
   void* p = it->second;
-  bytes = it->first;
-  c.free_blocks.erase(it);
-  c.cached -= bytes;
+  size_t size = it->first;
+  take_out(c, it);
+  if (size - bytes >= kPooledBytes)
+    add_free(c, static_cast<char*>(p) + bytes, size - bytes);
+  else
+    bytes = size;
   return p;
 }
 
@@ -177,9 +226,10 @@ size_t pool_bound(const BlockCache& c) {
 void make_room(BlockCache& c, size_t bytes) {
   while (c.cached > 0 && c.handed_out + c.cached + bytes > pool_bound(c)) {
     auto largest = std::prev(c.free_blocks.end());
-    c.cached -= largest->first;
-    munmap(largest->second, largest->first);
-    c.free_blocks.erase(largest);
+    void* p = largest->second;
+    size_t size = largest->first;
+    take_out(c, largest);
+    munmap(p, size);
   }
 }
 
@@ -209,8 +259,7 @@ void free_block(void* p, size_t bytes) {
     std::lock_guard<std::mutex> lock(c.mutex);
     c.handed_out -= bytes;
     if (c.cached + bytes <= kCacheBytes) {
-      c.free_blocks.emplace(bytes, p);
-      c.cached += bytes;
+      add_free(c, p, bytes);
     } else {
       munmap(p, bytes);
     }
@@ -240,6 +289,7 @@ void release_cached_blocks() {
   std::lock_guard<std::mutex> lock(c.mutex);
   for (auto [bytes, block] : c.free_blocks) munmap(block, bytes);
   c.free_blocks.clear();
+  c.free_at.clear();
   c.cached = 0;
 }
 

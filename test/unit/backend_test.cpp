@@ -184,6 +184,79 @@ TEST_CASE("runtime pool: a repeated call takes no fresh blocks", "[backend]") {
   CHECK(u.in_use + u.cached <= u.bound);
 }
 
+TEST_CASE("runtime pool: a large free block holds smaller tensors and is whole again after",
+          "[backend]") {
+  // The smallest cached block that holds a request serves it, split when 256 KiB or more is
+  // left; freed pieces merge with free neighbours, in whatever order they are freed.
+  DLDataType f32{kDLFloat, 32, 1};
+  const int64_t mib = int64_t(1) << 18;  // float32 elements in 1 MiB
+  runtime::release_cached_blocks();
+  auto inside = [](const runtime::TensorPtr& t, uintptr_t begin, size_t bytes) {
+    auto at = reinterpret_cast<uintptr_t>(t->data());
+    return at >= begin && at + size_t(t->nbytes()) <= begin + bytes;
+  };
+  uintptr_t big = 0;
+  {
+    auto t = runtime::Tensor::empty({24 * mib}, f32, runtime::Tensor::Fill::Undefined);
+    REQUIRE(t);
+    big = reinterpret_cast<uintptr_t>(t->data());
+  }
+  size_t mapped = runtime::pool_usage().mapped;
+  for (int order = 0; order < 3; ++order) {
+    std::vector<runtime::TensorPtr> parts;
+    for (int64_t size : {6, 6, 3, 5}) parts.push_back(runtime::Tensor::empty({size * mib}, f32));
+    for (const auto& t : parts) {
+      REQUIRE(t);
+      CHECK(inside(t, big, size_t(24) << 20));
+      bool zero = true;
+      for (int64_t i = 0; i < t->numel(); i += 1021) zero = zero && t->get_f64(i) == 0.0;
+      CHECK(zero);  // zero-filled, though the block held other data
+      t->set_f64(0, 5.0);
+    }
+    // Freed middle first, last first, in order: each time the 24 MiB come back whole.
+    std::vector<size_t> free_order = order == 0   ? std::vector<size_t>{1, 3, 0, 2}
+                                     : order == 1 ? std::vector<size_t>{3, 2, 1, 0}
+                                                  : std::vector<size_t>{0, 1, 2, 3};
+    for (size_t i : free_order) parts[i].reset();
+    auto whole = runtime::Tensor::empty({24 * mib}, f32, runtime::Tensor::Fill::Undefined);
+    REQUIRE(whole);
+    CHECK(reinterpret_cast<uintptr_t>(whole->data()) == big);
+  }
+  CHECK(runtime::pool_usage().mapped == mapped);
+  runtime::PoolUsage u = runtime::pool_usage();
+  CHECK(u.in_use + u.cached <= u.bound);
+}
+
+TEST_CASE("runtime pool: a large early result and smaller later tensors map nothing again",
+          "[backend]") {
+  // ResNet-18's call at batch 8: its first result (26 MB) is freed early, then tensors of a
+  // quarter of it come and go. Taking only blocks of up to twice the size, the pool gave the
+  // large block back to make room for them and mapped it again on every call.
+  DLDataType f32{kDLFloat, 32, 1};
+  const int64_t mib = int64_t(1) << 18;
+  auto call = [&] {
+    auto input = runtime::Tensor::empty({5 * mib}, f32, runtime::Tensor::Fill::Undefined);
+    auto first = runtime::Tensor::empty({26 * mib}, f32, runtime::Tensor::Fill::Undefined);
+    auto pooled = runtime::Tensor::empty({6 * mib}, f32, runtime::Tensor::Fill::Undefined);
+    first.reset();
+    runtime::TensorPtr a = pooled, b;
+    for (int layer = 0; layer < 6; ++layer) {  // each layer's result from the one before
+      b = runtime::Tensor::empty({(layer < 3 ? 6 : 3) * mib}, f32,
+                                 runtime::Tensor::Fill::Undefined);
+      REQUIRE(b);
+      a = std::move(b);
+    }
+    pooled.reset();
+  };
+  call();
+  call();
+  size_t warm = runtime::pool_usage().mapped;
+  for (int i = 0; i < 5; ++i) call();
+  CHECK(runtime::pool_usage().mapped == warm);
+  runtime::PoolUsage u = runtime::pool_usage();
+  CHECK(u.in_use + u.cached <= u.bound);
+}
+
 TEST_CASE("matmul kernels: random shapes against a float64 product", "[backend]") {
   // raxc.matmul_f32 and raxc.linear_f32 (runtime/matmul.cpp) over seeded random shapes: every
   // tiling edge, the unpacked few-row path, A and B read in place or packed, 1 and 2 threads.
