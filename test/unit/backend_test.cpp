@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -155,6 +156,22 @@ TEST_CASE("runtime pool: cached blocks stay within the bound; workspaces are poo
   CHECK(runtime::pool_usage().in_use == before);
 }
 
+namespace {
+
+// After two warm-up calls, five more take no block from the system, and the pool stays within
+// its bound.
+void check_warm_calls_map_nothing(const std::function<void()>& call) {
+  call();
+  call();
+  size_t warm = runtime::pool_usage().mapped;
+  for (int i = 0; i < 5; ++i) call();
+  CHECK(runtime::pool_usage().mapped == warm);
+  runtime::PoolUsage u = runtime::pool_usage();
+  CHECK(u.in_use + u.cached <= u.bound);
+}
+
+}  // namespace
+
 TEST_CASE("runtime pool: a repeated call takes no fresh blocks", "[backend]") {
   // One "call" of a network: intermediates of a few sizes, alive in an order that does not
   // free a size before the next request of it (as the transformer block's are) and a kernel's
@@ -175,13 +192,7 @@ TEST_CASE("runtime pool: a repeated call takes no fresh blocks", "[backend]") {
     raxc_workspace_free(w);
     REQUIRE((w && v && u));
   };
-  call();
-  call();
-  size_t warm = runtime::pool_usage().mapped;
-  for (int i = 0; i < 5; ++i) call();
-  CHECK(runtime::pool_usage().mapped == warm);
-  runtime::PoolUsage u = runtime::pool_usage();
-  CHECK(u.in_use + u.cached <= u.bound);
+  check_warm_calls_map_nothing(call);
 }
 
 TEST_CASE("runtime pool: a large free block holds smaller tensors and is whole again after",
@@ -248,13 +259,7 @@ TEST_CASE("runtime pool: a large early result and smaller later tensors map noth
     }
     pooled.reset();
   };
-  call();
-  call();
-  size_t warm = runtime::pool_usage().mapped;
-  for (int i = 0; i < 5; ++i) call();
-  CHECK(runtime::pool_usage().mapped == warm);
-  runtime::PoolUsage u = runtime::pool_usage();
-  CHECK(u.in_use + u.cached <= u.bound);
+  check_warm_calls_map_nothing(call);
 }
 
 TEST_CASE("matmul kernels: random shapes against a float64 product", "[backend]") {
