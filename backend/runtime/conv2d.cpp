@@ -76,7 +76,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -113,14 +112,15 @@ constexpr int64_t kBlockSteps = 256;
 // as the generated max does). backend/fuse/epilogue.cpp folds the kernels after a convolution
 // into these ("raxc.conv2d_nchw_bias_residual_relu_f32"); each unit of work applies them to
 // the outputs it has just completed, while they are in cache, instead of a pass of its own
-// over the whole result per kernel (ResNet-18's bias, residual and ReLU kernels took 8 % of
-// its time on one thread).
+// over the whole result per kernel (ResNet-18 at batch 1: 21.3 ms on one thread with those
+// passes, 19.9 without).
 struct Epilogue {
   const float* bias = nullptr;      // one float per output channel, from the first
   const float* residual = nullptr;  // laid out as the output
   bool relu = false;
   bool any() const { return bias || residual || relu; }
-  // The same for the output channels from `channel` of image `image`.
+  // The same from output channel `channel` of the image whose outputs start `image_floats`
+  // into the result (planes of `plane` floats).
   Epilogue at(int64_t image_floats, int64_t channel, int64_t plane) const {
     Epilogue e = *this;
     if (e.bias) e.bias += channel;
@@ -1467,11 +1467,12 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path, Conv2dEpi
   const float* wt = w.data_as<float>();
   float* op = out.data_as<float>();
   int64_t in_size = p.height * p.width, out_size = p.oh * p.ow;
-  // The epilogue of image `image`'s output channels [g·OG, (g + 1)·OG) where they are complete.
   bool generic = path == Conv2dPath::kDirectGeneric || matmul_uses_generic_kernel();
 #ifndef RAXC_CONV_X86
   generic = true;
 #endif
+  // The epilogue from the first output channel of group g of image `image`, and (finish_all)
+  // applied to all of that group's outputs at once.
   auto group_epilogue = [&](int64_t image, int64_t g) {
     return epi.at(image * outputs * out_size, g * p.outputs, out_size);
   };
