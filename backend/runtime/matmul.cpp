@@ -469,7 +469,9 @@ __attribute__((target("avx512f,fma"), always_inline)) inline __m512 epilogue_vec
   if (e.scale) x = _mm512_mul_ps(x, _mm512_set1_ps(*e.scale));
   if (bias) x = _mm512_add_ps(x, load_lanes<kWhole>(bias, m));
   if constexpr (kAct == Activation::kGelu) x = gelu_avx512(x);
-  if constexpr (kAct == Activation::kRelu) x = _mm512_max_ps(x, _mm512_setzero_ps());
+  // max(0, x) returns its second operand when either is NaN: a NaN stays NaN, as in the
+  // portable epilogue and the generated max (max(x, 0) gave 0).
+  if constexpr (kAct == Activation::kRelu) x = _mm512_max_ps(_mm512_setzero_ps(), x);
   if (res) x = _mm512_add_ps(x, load_lanes<kWhole>(res, m));
   return x;
 }

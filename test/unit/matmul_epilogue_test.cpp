@@ -9,6 +9,7 @@
 // row at its edges (widths not a multiple of the 32-column panel).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -167,4 +168,24 @@ TEST_CASE("matmul epilogues refuse a bias or residual of the wrong shape", "[bac
   // Too few arguments for the form.
   CHECK_THROWS_AS((*fn)({runtime::Value(a), runtime::Value(b), runtime::Value(out)}),
                   runtime::RuntimeError);
+}
+
+TEST_CASE("matmul epilogue: ReLU keeps a NaN, as the generated max does", "[backend]") {
+  // A NaN in A makes its row of C NaN; the fused ReLU (whole tiles and an edge) must leave it
+  // NaN, not 0. (The portable kernel's std::max keeps it; this runs the kernel the CPU gets.)
+  std::mt19937 rng(25);
+  auto fn = runtime::find_packed("raxc.matmul_relu_f32");
+  REQUIRE(fn);
+  auto a = random_tensor({13, 40}, rng), b = random_tensor({40, 70}, rng);
+  a->data_as<float>()[5 * 40 + 3] = std::numeric_limits<float>::quiet_NaN();
+  auto out = runtime::Tensor::empty({13, 70}, kF32);
+  (*fn)({runtime::Value(a), runtime::Value(b), runtime::Value(out)});
+  int nan = 0, negative = 0;
+  for (int64_t i = 0; i < out->numel(); ++i) {
+    float v = out->data_as<float>()[i];
+    nan += std::isnan(v);
+    negative += v < 0;
+  }
+  CHECK(nan == 70);  // row 5, every column
+  CHECK(negative == 0);
 }
