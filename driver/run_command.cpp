@@ -307,6 +307,7 @@ int run_run(const RunOptions& options) {
     for (const backend::LeftCall& call : lowered->left)
       program.why_not_lowered.emplace(call.span.begin, call.why);
   backend::ExecOptions exec_options;
+  exec_options.arguments_fixed = true;  // read from files or made here, never changed
   backend::CallProfile profile;
   if (options.profile) exec_options.profile = &profile;
   backend::Executor executor(program, *kernels, exec_options);

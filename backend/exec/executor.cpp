@@ -8,6 +8,7 @@
 #include "backend/exec/checks.h"
 #include "backend/exec/interpreter.h"
 #include "backend/runtime/error.h"
+#include "frontend/ir/visitor.h"
 #include "frontend/ir/walks.h"
 #include "frontend/printer/printer.h"
 
@@ -16,11 +17,53 @@ namespace raxc::backend {
 using runtime::Value;
 
 Executor::Executor(Program program, const KernelLibrary& kernels, ExecOptions options)
-    : impl_(std::make_unique<Interpreter>(std::move(program), kernels, std::move(options))) {}
+    : seal_arguments_(options.arguments_fixed && !writes_given_tensors(program)),
+      impl_(std::make_unique<Interpreter>(std::move(program), kernels, std::move(options))) {}
 Executor::~Executor() = default;
+
+bool writes_given_tensors(const Program& program) {
+  class Finder : public ir::Visitor {
+   public:
+    explicit Finder(const ir::IRModule& module) : module_(module) {}
+    bool found = false;
+
+   private:
+    void on_expr(const ir::Expr* e) override {
+      const auto* call = ir::dyn_cast<ir::Call>(e);
+      if (!call) return;
+      if (const auto* op = ir::dyn_cast<ir::Op>(call->op)) {
+        found |= op->name == "relax.call_tir_inplace" || op->name == "relax.call_inplace_packed" ||
+                 op->name == "relax.call_packed" || op->name == "relax.call_pure_packed";
+        return;
+      }
+      const auto* gvar = ir::dyn_cast<ir::GlobalVar>(call->op);
+      const ir::GlobalDef* callee = gvar ? module_.find(gvar->name) : nullptr;
+      found |= !callee || !callee->function();  // only Relax functions are walked in turn
+    }
+    const ir::IRModule& module_;
+  };
+  Finder finder(*program.module);
+  for (const ir::GlobalDef& g : program.module->globals) {
+    if (!g.function()) continue;
+    const ir::Function* f = program.function ? program.function(g) : nullptr;
+    finder.visit(f ? f : g.function());
+  }
+  return finder.found;
+}
+
+namespace {
+// Seals the tensors of `v` (those of a tuple too).
+void seal(const Value& v) {
+  if (const auto* t = v.get_if<runtime::TensorPtr>()) (*t)->seal();
+  if (const auto* tuple = v.get_if<runtime::Tuple>())
+    for (const Value& field : tuple->fields) seal(field);
+}
+}  // namespace
 
 std::optional<Value> Executor::call(const ir::GlobalDef& entry, std::vector<Value> args,
                                     Diagnostic* error) {
+  if (seal_arguments_)
+    for (const Value& arg : args) seal(arg);
   try {
     return impl_->call_global(entry, std::move(args), entry.gvar->span);
   } catch (ExecError& e) {

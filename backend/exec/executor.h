@@ -48,7 +48,19 @@ struct ExecOptions {
   int max_call_depth = 4096;
   std::ostream* out = nullptr;     // where R.print writes (null: std::cout)
   CallProfile* profile = nullptr;  // filled when set
+  // The caller never changes the elements of the tensors it passes to call (`raxc run`'s, read
+  // from files). Then, unless the module could write into them itself (writes_given_tensors),
+  // they are sealed (runtime/tensor.h): what a packed function derives from one, such as a
+  // convolution's packed weights, is kept for later calls.
+  bool arguments_fixed = false;
 };
+
+// Whether running the module's Relax functions may write into a tensor they did not allocate:
+// an in-place call (R.call_tir_inplace, R.call_inplace_packed), a packed function called for
+// its effects or asserted pure (R.call_packed, R.call_pure_packed, an ExternFunc or a variable
+// called), a PrimFunc called directly (it writes the arguments it is given). R.call_tir and
+// R.call_dps_packed write only the outputs they allocate.
+bool writes_given_tensors(const Program& program);
 
 class Executor {
  public:
@@ -60,7 +72,11 @@ class Executor {
   std::optional<runtime::Value> call(const ir::GlobalDef& entry, std::vector<runtime::Value> args,
                                      Diagnostic* error);
 
+  // Whether call seals its arguments (ExecOptions::arguments_fixed).
+  bool seals_arguments() const { return seal_arguments_; }
+
  private:
+  bool seal_arguments_;
   std::unique_ptr<class Interpreter> impl_;
 };
 

@@ -26,7 +26,7 @@
 // and added to the sums of the blocks before in a buffer (one float32 sum over all of it
 // strayed past the ops suite's tolerance).
 //
-// Its weights are packed per call, per block of a panel: 64 rows of the OIHW tensor read
+// Its weights are packed per block of a panel: 64 rows of the OIHW tensor read
 // along the reduction, transposed 16 × 16 in registers (128-bit broadcast loads blended, then
 // a transpose within lanes: 15 ns per 16 × 16 in a microbenchmark, 41 for 64 shuffles) into
 // [tap][channel][64] (each tap's weights one run; on images of under 128 positions
@@ -34,13 +34,15 @@
 // when it fits in 512 KiB (its other units of the panel reuse it), else one block at a time: packed
 // whole, 512×7²'s panels (1.2 MiB each) missed the caches on every store, the packing 0.45 ms
 // of 1.5. The next block's weights are prefetched while the tiles of the block compute. The packing
-// still costs about 17 % of 512×7² 3×3 (2.4 M floats through L2), the one layer where few positions
-// share each weight. No cache of packed weights keyed by the tensor's address: it could serve stale
-// panels once that memory is reused. Against the position-vectorised kernel (test/bench/perf,
-// one run each, 1 and 2 threads): 64×56² 3×3 5 and 4 % faster, 128×28² 3×3 stride 2 24 and
-// 42 %, 256×14² 1×1 6 and 20 %, 512×7² 3×3 2 and 11 % (interleaved calls on one thread: 3–9,
-// 20–30, 5–7 and 3–13 %). oneDNN stays ahead (raxc at 0.79–0.93 of its speed in that run):
-// its weights are reordered outside its timing and its output stays blocked.
+// costs about 17 % of 512×7² 3×3 (2.4 M floats through L2), the one layer where few positions
+// share each weight. So weights are packed whole once for all of a call's images, and a sealed
+// weight tensor (runtime/tensor.h: a parameter `raxc run` was given, which nothing writes) keeps
+// its packing for every later call (packed_weights). Never a cache keyed by the tensor's address:
+// it could serve stale panels once that memory is reused. Against the position-vectorised kernel
+// (test/bench/perf, one run each, 1 and 2 threads): 64×56² 3×3 5 and 4 % faster, 128×28² 3×3 stride
+// 2 24 and 42 %, 256×14² 1×1 6 and 20 %, 512×7² 3×3 2 and 11 % (interleaved calls on one thread:
+// 3–9, 20–30, 5–7 and 3–13 %). oneDNN stays ahead (raxc at 0.79–0.93 of its speed in that run): its
+// weights are reordered outside its timing and its output stays blocked.
 //
 // The position-vectorised kernel. Register tile: 8 output channels × up to 48 consecutive
 // output positions (3 zmm per channel, 24 accumulators); each reduction step (c, kh, kw) loads
@@ -1249,6 +1251,49 @@ bool cplan(const Plan& q, int threads, CPlan& p) {
   return true;
 }
 
+struct CGroup {
+  const CPlan* plan;
+  const float* image;    // the group's first input channel
+  const float* weights;  // the group's first output channel's weights
+  // The group's weights packed already (cpack_all), or null: each unit packs what it uses.
+  const float* packed = nullptr;
+  float* out;    // the group's first output channel
+  Epilogue epi;  // from the group's first output channel
+};
+
+// Floats of a packed panel: each block where a whole panel keeps it (run_cunit).
+int64_t cpanel_floats(const CPlan& p) { return kCPanel * p.reduction; }
+
+// Panels [first, first + count) of `weights` packed into dst, panel after panel (cpack_all).
+void cpack_panels(const CPlan& p, const float* weights, float* dst, int64_t first, int64_t count) {
+  for (int64_t panel = first; panel < first + count; ++panel)
+    for (int64_t b = 0; b < p.blocks; ++b)
+      cpack(p, weights + panel * cpanel_floats(p), b,
+            dst + panel * cpanel_floats(p) + kCPanel * b * p.cblock * p.taps);
+}
+
+struct CPackJob {
+  const CPlan* plan;
+  const float* weights;
+  float* dst;
+};
+
+int32_t cpack_chunk(int64_t begin, int64_t end, void* closure) {
+  const CPackJob& job = *static_cast<const CPackJob*>(closure);
+  cpack_panels(*job.plan, job.weights, job.dst, begin, end - begin);
+  return 0;
+}
+
+// All `panels` panels of `weights` (every group's: a group's panels follow the group before's)
+// packed into dst as run_cunit would pack them one block at a time, on the runtime's threads.
+void cpack_all(const CPlan& p, const float* weights, int64_t panels, float* dst, int threads) {
+  CPackJob job{&p, weights, dst};
+  if (threads > 1 && panels > 1 && panels * cpanel_floats(p) >= (int64_t(1) << 18))
+    raxc_parallel_for(0, panels, cpack_chunk, &job);
+  else
+    cpack_panels(p, weights, dst, 0, panels);
+}
+
 // A thread's buffers: the panel's packed weights (blocks packed as first used), the partial
 // sums of a unit's tiles.
 struct CWork {
@@ -1257,22 +1302,15 @@ struct CWork {
   int64_t panel = -1, blocks = 0;  // the panel packed, and how many of its blocks
 };
 
-void cwork(const CPlan& p, CWork& w) {
-  int64_t packed = kCPanel * (p.whole ? p.reduction : p.cblock * p.taps);
+void cwork(const CGroup& g, CWork& w) {
+  const CPlan& p = *g.plan;
+  int64_t packed = g.packed ? 0 : kCPanel * (p.whole ? p.reduction : p.cblock * p.taps);
   float* buf = thread_buffer(Buffer::kChannels, packed + p.chunk * kCPartial);
   w.packed = buf;
   w.partial = buf + packed;
   w.panel = -1;
   w.blocks = 0;
 }
-
-struct CGroup {
-  const CPlan* plan;
-  const float* image;    // the group's first input channel
-  const float* weights;  // the group's first output channel's weights
-  float* out;            // the group's first output channel
-  Epilogue epi;          // from the group's first output channel
-};
 
 // Unit `unit`: a run of one panel's tiles, block by block of the reduction.
 void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
@@ -1283,16 +1321,22 @@ void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
     w.panel = panel;
     w.blocks = 0;
   }
-  const float* rows = g.weights + panel * kCPanel * p.reduction;
+  const float* rows = g.weights + panel * cpanel_floats(p);
   int64_t plane = p.oh * p.ow, hw = p.height * p.width;
   float* out = g.out + panel * kCPanel * plane;
   for (int64_t b = 0; b < p.blocks; ++b) {
     int64_t c0 = b * p.cblock;
-    // Whole panels: blocks packed in order, each where it stays; else the last block packed.
-    float* packed = w.packed + (p.whole ? kCPanel * c0 * p.taps : 0);
-    if (p.whole ? b >= w.blocks : w.blocks != b + 1) {
-      cpack(p, rows, b, packed);
-      w.blocks = b + 1;
+    const float* packed;
+    if (g.packed) {
+      packed = g.packed + panel * cpanel_floats(p) + kCPanel * c0 * p.taps;
+    } else {
+      // Whole panels: blocks packed in order, each where it stays; else the last block packed.
+      float* mine = w.packed + (p.whole ? kCPanel * c0 * p.taps : 0);
+      if (p.whole ? b >= w.blocks : w.blocks != b + 1) {
+        cpack(p, rows, b, mine);
+        w.blocks = b + 1;
+      }
+      packed = mine;
     }
     CTile t;
     t.x = g.image + c0 * hw;
@@ -1300,15 +1344,20 @@ void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
     t.cb = std::min(p.cblock, p.channels - c0);
     t.first = b == 0;
     t.last = b == p.blocks - 1;
-    // The next block's weights, if it is still to be packed, are fetched into L2 a share per
+    // The next block's weights, packed or still to be packed, are fetched into L2 a share per
     // tile, while the tiles compute.
-    bool ahead = b + 1 < p.blocks && (!p.whole || b + 1 >= w.blocks);
+    bool ahead = b + 1 < p.blocks && (g.packed || !p.whole || b + 1 >= w.blocks);
     int64_t next = (c0 + p.cblock) * p.taps;
     int64_t bytes = std::min(p.cblock, p.channels - c0 - p.cblock) * p.taps * 4;
     for (int64_t tile = t0; tile < t1; ++tile) {
       t.ahead = Ahead{};
-      if (ahead) {
-        int64_t r0 = kCPanel * (tile - t0) / (t1 - t0), r1 = kCPanel * (tile - t0 + 1) / (t1 - t0);
+      int64_t r0 = kCPanel * (tile - t0) / (t1 - t0), r1 = kCPanel * (tile - t0 + 1) / (t1 - t0);
+      if (ahead && g.packed) {  // one run: the share of the tile's rows, as lines
+        t.ahead.at = reinterpret_cast<const char*>(packed + kCPanel * p.cblock * p.taps);
+        t.ahead.offset = r0 * bytes / 64 * 64;
+        t.ahead.bytes = r1 * bytes;
+        t.ahead.rows = r1 > r0 ? 1 : 0;
+      } else if (ahead) {
         t.ahead.at = reinterpret_cast<const char*>(rows + r0 * p.reduction + next);
         t.ahead.bytes = bytes;
         t.ahead.stride = p.reduction * 4;
@@ -1340,7 +1389,7 @@ int32_t run_cbands(int64_t home, int64_t, void* closure) {
   CJob& job = *static_cast<CJob*>(closure);
   CWork w;
   try {
-    cwork(*job.g->plan, w);
+    cwork(*job.g, w);
   } catch (...) {
     return 1;
   }
@@ -1371,12 +1420,34 @@ void run_cgroup(const CGroup& g, int threads) {
     return;
   }
   CWork w;
-  cwork(p, w);
+  cwork(g, w);
   for (int64_t u = 0; u < units; ++u) run_cunit(g, w, u);
 }
 #endif
 
 // ---------------------------------------------------------------------------- the packed function
+
+#ifdef RAXC_CONV_X86
+// The weights of every group packed whole (cpack_all, a Tensor), or null where each unit is to
+// pack the blocks it uses as it goes, in cache: packed once for all of a call's images (ResNet-18
+// at batch 8 packed each layer's weights 8 times), and beside a sealed weight tensor (a
+// parameter `raxc run` was given) kept for every later call, as oneDNN reorders its weights
+// once, outside the calls its users time (512×7² 3×3: the packing was 17 % of a call).
+std::shared_ptr<const void> packed_weights(const CPlan& p, const Tensor& w, int64_t groups,
+                                           int64_t images, int threads) {
+  if (!w.sealed() && images < 2) return nullptr;
+  // The packing depends on the plan only through these (the rest follows from w's shape).
+  std::string key = "raxc.conv2d_nchw_f32 cpack " + std::to_string(p.cblock) +
+                    (p.tap_major ? " tap-major" : " channel-major");
+  if (w.sealed())
+    if (std::shared_ptr<const void> kept = w.derived(key)) return kept;
+  TensorPtr packed = Tensor::empty({w.numel()}, w.dtype(), Tensor::Fill::Undefined);
+  if (!packed) throw_error("RX5026", {"(packed convolution weights)", "float32"});
+  cpack_all(p, w.data_as<float>(), groups * p.panels, packed->data_as<float>(), threads);
+  if (w.sealed()) w.keep_derived(key, packed);
+  return packed;
+}
+#endif
 
 [[noreturn]] void fail(const std::string& message) {
   throw_error("RX5032", {"raxc.conv2d_nchw_f32 (or a fused form): " + message});
@@ -1507,12 +1578,16 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path, Conv2dEpi
   if (!generic && (path == Conv2dPath::kAuto || path == Conv2dPath::kChannels)) {
     CPlan cp;
     if (cplan(p, threads, cp)) {
+      std::shared_ptr<const void> packed = packed_weights(cp, w, groups, images, threads);
       for (int64_t image = 0; image < images; ++image)
         for (int64_t g = 0; g < groups; ++g) {
           CGroup gc;
           gc.plan = &cp;
           gc.image = xp + (image * channels + g * p.channels) * in_size;
           gc.weights = wt + g * p.outputs * p.channels * p.kh * p.kw;
+          if (packed)
+            gc.packed =
+                static_cast<const Tensor*>(packed.get())->data_as<float>() + (gc.weights - wt);
           gc.out = op + (image * outputs + g * p.outputs) * out_size;
           gc.epi = group_epilogue(image, g);
           run_cgroup(gc, threads);

@@ -341,6 +341,21 @@ std::shared_ptr<Tensor> Tensor::make(void* data, std::vector<int64_t> shape, DLD
 
 Tensor::~Tensor() { free_block(storage_, storage_bytes_); }
 
+namespace {
+std::mutex derived_mutex;  // kept data is set once and read on every call: one lock suffices
+}  // namespace
+
+std::shared_ptr<const void> Tensor::derived(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(derived_mutex);
+  return derived_key_ == key ? derived_ : nullptr;
+}
+
+void Tensor::keep_derived(std::string key, std::shared_ptr<const void> data) const {
+  std::lock_guard<std::mutex> lock(derived_mutex);
+  derived_key_ = std::move(key);
+  derived_ = std::move(data);
+}
+
 int64_t Tensor::numel() const {
   int64_t n = 1;
   for (int64_t d : shape_) n *= d;

@@ -82,6 +82,19 @@ class Tensor {
   // The DLTensor handed to generated code (compact row-major: strides == nullptr).
   DLTensor* dl() { return &dl_; }
 
+  // A sealed tensor's elements do not change again while it lives: whoever holds it promises
+  // so (`raxc run`'s executor seals the arguments it was given when nothing in the module can
+  // write into a tensor it did not create: backend/exec). Data derived from a sealed tensor's
+  // elements, such as a convolution's packed weights, may then be kept beside it and serve
+  // every later call. It is never keyed by address: memory freed and reused would serve
+  // another tensor's data.
+  void seal() { sealed_ = true; }
+  bool sealed() const { return sealed_; }
+  // What keep_derived kept under `key`, or null. One entry per tensor: a later key replaces an
+  // earlier one. Both are safe to call from several threads.
+  std::shared_ptr<const void> derived(const std::string& key) const;
+  void keep_derived(std::string key, std::shared_ptr<const void> data) const;
+
   // Element `i` (row-major) converted to double / int64 (any dtype; float16/bfloat16 included).
   double get_f64(int64_t i) const;
   int64_t get_i64(int64_t i) const;
@@ -101,6 +114,9 @@ class Tensor {
   void* storage_ = nullptr;            // owned memory (null for a view)
   size_t storage_bytes_ = 0;           // its allocated size (tensor.cpp's block cache)
   std::shared_ptr<const void> owner_;  // what a view's memory belongs to
+  bool sealed_ = false;
+  mutable std::string derived_key_;  // keep_derived's, under tensor.cpp's derived_mutex
+  mutable std::shared_ptr<const void> derived_;
 };
 using TensorPtr = std::shared_ptr<Tensor>;
 

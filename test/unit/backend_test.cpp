@@ -517,6 +517,52 @@ TEST_CASE("executor: runs an analysed function, checks its parameters", "[backen
   CHECK(error.message.find("argument 'x' of 'main'") != std::string::npos);
 }
 
+// kAddOne with main's call replaced by `call` (y from x).
+std::string add_one_calling(const std::string& call) {
+  std::string text = kAddOne;
+  std::string old = "R.call_tir(cls.add_one, (x,), out_sinfo=R.Tensor((n,), dtype=\"float32\"))";
+  size_t at = text.find(old);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, old.size(), call);
+}
+
+TEST_CASE("executor: arguments sealed when fixed and the module writes into none", "[backend]") {
+  auto sealed_after_call = [](const std::string& text, bool fixed) {
+    analysis::Engine engine;
+    engine.open("m.rx", text);
+    REQUIRE(engine.diagnostics("m.rx").empty());
+    const ir::IRModule& module = engine.document("m.rx")->module();
+    DiagnosticSink sink;
+    auto kernels = backend::KernelLibrary::compile(module, {}, sink, nullptr);
+    REQUIRE(kernels);
+    backend::Program program{
+        &module,
+        [&](const ir::GlobalDef& g) { return engine.normalized("m.rx", g.gvar->name); },
+        {}};
+    backend::Executor executor(program, *kernels, {.arguments_fixed = fixed});
+    CHECK(executor.seals_arguments() == (fixed && !backend::writes_given_tensors(program)));
+    auto x = vector_of({1, 2});
+    Diagnostic error;
+    CHECK(executor.call(*module.find("main"), {x}, &error));
+    return x->sealed();
+  };
+  // call_tir writes only the output it allocates.
+  CHECK(sealed_after_call(kAddOne, true));
+  CHECK_FALSE(sealed_after_call(kAddOne, false));
+  // Each of these may write into x: in place, a PrimFunc called directly on (x, x), a packed
+  // function (pure by assertion or not).
+  CHECK_FALSE(sealed_after_call(
+      add_one_calling("R.call_tir_inplace(cls.add_one, (x, x), inplace_indices=[0], "
+                      "out_sinfo=R.Tensor((n,), dtype=\"float32\"))"),
+      true));
+  std::string direct = add_one_calling("x\n        cls.add_one(x, x)");
+  direct.replace(direct.find("@R.function"), 11, "@R.function(pure=False)");
+  CHECK_FALSE(sealed_after_call(direct, true));
+  CHECK_FALSE(sealed_after_call(add_one_calling("R.call_pure_packed(\"vm.builtin.copy\", x, "
+                                                "sinfo_args=R.Tensor((n,), dtype=\"float32\"))"),
+                                true));
+}
+
 TEST_CASE("executor: RX5028 for a symbolic variable without a value", "[backend]") {
   // The checker rejects every text where this can happen (RX1302 / RX2018 pre-empt it), so the
   // executor's own check is exercised on hand-built IR.

@@ -76,11 +76,14 @@ int wrong_elements(const Shape& s, const float* x, const float* w, const float* 
   return bad;
 }
 
-// Runs `s` through `path` (twice: a second call reuses the kept buffers), with the epilogue
-// `form` (its bias shaped (K, 1, 1)), and counts the wrong elements of both results.
-int check(const Shape& s, Conv2dPath path, std::mt19937& rng, runtime::Conv2dEpilogue form = {}) {
+// Runs `s` through `path` (twice: a second call reuses the kept buffers, and the packing kept
+// beside the weights when `sealed`), with the epilogue `form` (its bias shaped (K, 1, 1)), and
+// counts the wrong elements of both results.
+int check(const Shape& s, Conv2dPath path, std::mt19937& rng, runtime::Conv2dEpilogue form = {},
+          bool sealed = false) {
   auto x = random_tensor({s.images, s.channels, s.height, s.width}, rng);
   auto w = random_tensor({s.outputs, s.channels / s.groups, s.kh, s.kw}, rng);
+  if (sealed) w->seal();
   auto bias = random_tensor({s.outputs, 1, 1}, rng);
   auto residual = random_tensor({s.images, s.outputs, s.oh(), s.ow()}, rng);
   Fused fused{form.bias ? bias->data_as<float>() : nullptr,
@@ -280,6 +283,55 @@ TEST_CASE("conv2d channel-vectorised kernel: every edge against a float64 convol
     }
   }
   raxc_set_num_threads(0);
+}
+
+TEST_CASE("conv2d channel-vectorised kernel: sealed weights packed once, every edge", "[backend]") {
+  if (runtime::matmul_uses_generic_kernel()) return;
+  std::mt19937 rng(26);
+  for (int threads : {1, 2}) {
+    raxc_set_num_threads(threads);
+    for (const auto& [name, s] : channel_shapes()) {
+      CAPTURE(name, threads);
+      CHECK(check(s, Conv2dPath::kChannels, rng, {}, true) == 0);
+      CHECK(check(s, Conv2dPath::kChannels, rng, {true, true, true}, true) == 0);
+    }
+    for (const auto& [name, s] : channel_parallel_shapes()) {
+      CAPTURE(name, threads);
+      CHECK(check(s, Conv2dPath::kChannels, rng, {}, true) == 0);
+    }
+  }
+  raxc_set_num_threads(0);
+}
+
+// The weights' elements changed after a first call: a sealed tensor promised they would not, so
+// the second call computes with the packing kept from the first; an unsealed one is packed again
+// (at batch 2 too, where a call packs once for both images).
+TEST_CASE("conv2d: the packing kept beside sealed weights serves later calls, only theirs",
+          "[backend]") {
+  if (runtime::matmul_uses_generic_kernel()) return;
+  std::mt19937 rng(27);
+  for (int64_t images : {1, 2})
+    for (bool sealed : {true, false}) {
+      CAPTURE(images, sealed);
+      Shape s = shape(images, 32, 7, 128, 3, 1, 1);
+      auto x = random_tensor({s.images, s.channels, s.height, s.width}, rng);
+      auto w = random_tensor({s.outputs, s.channels, s.kh, s.kw}, rng);
+      auto first = random_tensor({s.outputs, s.channels, s.kh, s.kw}, rng);
+      for (int64_t i = 0; i < w->numel(); ++i) first->data_as<float>()[i] = w->data_as<float>()[i];
+      if (sealed) w->seal();
+      for (int call = 0; call < 2; ++call) {
+        auto out = runtime::Tensor::empty({s.images, s.outputs, s.oh(), s.ow()}, kF32);
+        REQUIRE(out);
+        std::vector<runtime::Value> args{runtime::Value(x), runtime::Value(w)};
+        for (int64_t v : {s.sh, s.sw, s.pt, s.pl, s.pb, s.pr, s.dh, s.dw, s.groups})
+          args.push_back(integer(v));
+        args.emplace_back(out);
+        runtime::conv2d_nchw_f32(args, Conv2dPath::kChannels, {});
+        const float* used = call == 1 && sealed ? first->data_as<float>() : w->data_as<float>();
+        CHECK(wrong_elements(s, x->data_as<float>(), used, out->data_as<float>()) == 0);
+        for (int64_t i = 0; i < w->numel(); ++i) w->data_as<float>()[i] *= -2;  // broken promise
+      }
+    }
 }
 
 // The pool body of the test below.
