@@ -25,7 +25,16 @@
 // axis, a cast, another constant, steps in another order) does not. The fused call takes the
 // place of the last kernel of the chain, where every operand it reads is defined; outside a
 // dataflow block only kernel calls (which write fresh tensors only) may stand between.
+//
+// Before its epilogue, a product's B that a kernel transposes from a 2-D float32 tensor w
+// (out[i, j] = w[j, i]) for this product alone is read from w as R.linear reads its weight:
+// "raxc.matmul_f32"(a, transpose(w)) becomes "raxc.linear_f32"(a, w) and the transpose kernel
+// goes. That is how an ONNX Gemm with transB (every nn.Linear PyTorch exports) imports; the
+// transpose of its weight was 17 % of such a layer's time on one thread (256×1024 ·
+// (4096×1024)ᵀ).
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/fuse/fuse.h"
@@ -258,8 +267,19 @@ class EpiloguePass {
       const ir::Call* product =
           claimed[i] || in[i]->is_match_cast() ? nullptr : as_producer(in[i]->value, &kind);
       if (!product) continue;
+      // B transposed by a kernel for this product alone (an ONNX Gemm with transB, PyTorch's
+      // nn.Linear): the product reads the tensor before the transpose as R.linear reads its
+      // weight, and the transpose goes.
+      std::optional<size_t> transpose;
+      if (kind == Producer::kMatmul)
+        if (auto [at, weight] = transposed_operand(*block, i, *product, uses, claimed); weight) {
+          transpose = at;
+          product = as_linear(*product, weight);
+          kind = Producer::kLinear;
+        }
       Chain chain = follow(*block, i, *product, kind, uses, claimed);
-      if (chain.members.size() < 2) continue;
+      if (chain.members.size() < 2 && !transpose) continue;
+      if (transpose) dropped[*transpose] = claimed[*transpose] = true;
       size_t last = chain.members.back();
       const ir::Call* tail = ir::cast<ir::Call>(in[last]->value);
       auto* call = arena_.make<ir::Call>(
@@ -315,6 +335,56 @@ class EpiloguePass {
       result = b->var;
     }
     return chain;
+  }
+
+  // When the product's B is the result of a kernel transposing a 2-D float32 tensor w
+  // (out[i, j] = w[j, i]) used by this product alone: that binding and w; else null.
+  std::pair<size_t, const ir::Expr*> transposed_operand(const ir::BindingBlock& block, size_t at,
+                                                        const ir::Call& product,
+                                                        const fusion::UseCounts& uses,
+                                                        const std::vector<bool>& claimed) {
+    const auto& fields = ir::cast<ir::Tuple>(product.args[1])->fields;
+    const auto* b = fields.size() == 2 ? ir::dyn_cast<ir::Var>(fields[1]) : nullptr;
+    if (!b || uses.of(b) != 1) return {};
+    size_t def = 0;
+    while (def < at && block.bindings[def]->var != b) ++def;
+    if (def == at || claimed[def] || block.bindings[def]->is_match_cast()) return {};
+    const ir::Call* call = fusion::as_call_tir(block.bindings[def]->value);
+    // Outside a dataflow block w is read later than the transpose read it: only kernels, which
+    // write fresh tensors, may stand between.
+    if (!call || (!block.is_dataflow && !only_kernels_between(block, def, at))) return {};
+    const ir::GlobalDef* g = m_.find(ir::cast<ir::GlobalVar>(call->args[0])->name);
+    std::optional<fusion::Stage> stage =
+        g && g->prim_func() ? fusion::single_stage(*g->prim_func()) : std::nullopt;
+    const auto& inputs = ir::cast<ir::Tuple>(call->args[1])->fields;
+    if (!stage || inputs.size() != 1 || stage->inputs.size() != 1 || !is_transpose(*stage))
+      return {};
+    return {def, inputs[0]};
+  }
+
+  // out[i, j] = x[j, i], both 2-D float32.
+  static bool is_transpose(const fusion::Stage& s) {
+    const ir::Buffer* out = s.store->buffer;
+    const ir::Buffer* x = s.inputs[0];
+    const auto& vars = s.block->iter_vars;
+    const auto* load = ir::dyn_cast<ir::BufferLoad>(s.store->value);
+    return is_f32(out->dtype) && is_f32(x->dtype) && out->shape.size() == 2 &&
+           x->shape.size() == 2 && vars.size() == 2 && load && load->buffer == x &&
+           load->indices.size() == 2 && load->indices[0] == vars[1].var &&
+           load->indices[1] == vars[0].var && ir::structural_equal(x->shape[0], out->shape[1]) &&
+           ir::structural_equal(x->shape[1], out->shape[0]);
+  }
+
+  // The product a · b as "raxc.linear_f32"(a, w), w the transpose of b.
+  const ir::Call* as_linear(const ir::Call& product, const ir::Expr* weight) {
+    const auto* args = ir::cast<ir::Tuple>(product.args[1]);
+    return arena_.make<ir::Call>(
+        product.op,
+        std::vector<const ir::Expr*>{
+            arena_.make<ir::ExternFunc>("raxc.linear_f32", nullptr, product.args[0]->span),
+            arena_.make<ir::Tuple>(std::vector<const ir::Expr*>{args->fields[0], weight},
+                                   args->span)},
+        product.sinfo_args, product.attrs, product.span);
   }
 
   // The binding after `from` whose kernel call takes `v` as an argument (0: none).

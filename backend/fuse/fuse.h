@@ -36,7 +36,9 @@ FuseStats fuse_elementwise(LoweredModule& lowered);
 // scale, bias and residual after the operands. A float32 convolution
 // ("raxc.conv2d_nchw_f32") followed by a bias per output channel, a residual and ReLU (each
 // optional, in that order) becomes "raxc.conv2d_nchw_bias_residual_relu_f32" and the like
-// (conv2d_builtins), the bias and residual after x and w. The calls fused, counted.
+// (conv2d_builtins), the bias and residual after x and w. A product's B transposed by a
+// kernel from a 2-D tensor for that product alone is read as R.linear's weight ("raxc.linear_f32"
+// and its fused forms) and the transpose dropped. The calls fused, counted.
 size_t fuse_epilogues(LoweredModule& lowered);
 
 }  // namespace raxc::backend

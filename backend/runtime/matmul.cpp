@@ -549,13 +549,14 @@ float* scratch(int which, int64_t floats) {
 // of 12 rows, ~2.4 cycles per float; B: a memcpy call per 128 bytes), as much as the
 // micro-kernel loses to everything else. These move 16 floats per instruction.
 #ifdef RAXC_MATMUL_X86
-// r[t] holds 16 consecutive floats (columns q = 0..15) of row t, rows 12–15 zero; column q's
-// first 12 rows go to out + 12·q. A 16×16 transpose in registers: rows interleaved in pairs,
-// then pairs of pairs, then 128-bit lanes exchanged twice. Every loop here and in pack_a_avx512
-// is unrolled: left as loops, GCC kept r, t and u in arrays on the stack, each stage stored and
-// loaded again, and packing A ran at 15–26 GB/s (51–56 unrolled, A in L2; 35–41 from L3).
-__attribute__((target("avx512f"), always_inline)) inline void transpose_store_12x16(
-    const __m512 r[16], float* out) {
+// r[t] holds 16 consecutive floats (columns q = 0..15) of row t; column q's first kCount rows go
+// to out + kStride·q. A 16×16 transpose in registers: rows interleaved in pairs, then pairs of
+// pairs, then 128-bit lanes exchanged twice. Every loop here and in pack_a_avx512 is unrolled:
+// left as loops, GCC kept r, t and u in arrays on the stack, each stage stored and loaded again,
+// and packing A ran at 15–26 GB/s (51–56 unrolled, A in L2; 35–41 from L3).
+template <int kStride, int kCount>
+__attribute__((target("avx512f"), always_inline)) inline void transpose_store_16(const __m512 r[16],
+                                                                                 float* out) {
   __m512 t[16], u[16];
 #pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
@@ -572,18 +573,24 @@ __attribute__((target("avx512f"), always_inline)) inline void transpose_store_12
     u[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
     u[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
   }
-  constexpr __mmask16 kRows = (1u << kAvxMR) - 1;
+  constexpr __mmask16 kRows = __mmask16((1u << kCount) - 1);
 #pragma GCC unroll 4
   for (int c = 0; c < 4; ++c) {
     __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88);  // lanes 0, 2 of each
     __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);  // lanes 1, 3
     __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
     __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
-    _mm512_mask_storeu_ps(out + kAvxMR * c, kRows, _mm512_shuffle_f32x4(x0, y0, 0x88));
-    _mm512_mask_storeu_ps(out + kAvxMR * (4 + c), kRows, _mm512_shuffle_f32x4(x1, y1, 0x88));
-    _mm512_mask_storeu_ps(out + kAvxMR * (8 + c), kRows, _mm512_shuffle_f32x4(x0, y0, 0xDD));
-    _mm512_mask_storeu_ps(out + kAvxMR * (12 + c), kRows, _mm512_shuffle_f32x4(x1, y1, 0xDD));
+    _mm512_mask_storeu_ps(out + kStride * c, kRows, _mm512_shuffle_f32x4(x0, y0, 0x88));
+    _mm512_mask_storeu_ps(out + kStride * (4 + c), kRows, _mm512_shuffle_f32x4(x1, y1, 0x88));
+    _mm512_mask_storeu_ps(out + kStride * (8 + c), kRows, _mm512_shuffle_f32x4(x0, y0, 0xDD));
+    _mm512_mask_storeu_ps(out + kStride * (12 + c), kRows, _mm512_shuffle_f32x4(x1, y1, 0xDD));
   }
+}
+
+// A panel of 12 rows of A: rows 12–15 of r are zero and not stored.
+__attribute__((target("avx512f"), always_inline)) inline void transpose_store_12x16(
+    const __m512 r[16], float* out) {
+  transpose_store_16<kAvxMR, kAvxMR>(r, out);
 }
 
 // pack_a_block for the AVX-512 kernel's 12-row panels: 16 columns of a panel at a time.
@@ -639,6 +646,41 @@ __attribute__((target("avx512f"))) void pack_b_avx512(const float* b, int64_t ld
     }
   }
 }
+
+// pack_bt for the AVX-512 kernel's 32-column panels, from a transposed B (R.linear's weight,
+// whose rows are the panels' columns): 16 of its rows × 16 steps of the reduction transposed in
+// registers at a time, each step's 16 columns stored as one vector. Copied a float at a time
+// (each store 128 bytes from the one before), R.linear's 256×1024 · (4096×1024)ᵀ took 1.5 times
+// as long as the same product with B given plain, on one thread.
+__attribute__((target("avx512f"))) void pack_bt_avx512(const float* b, int64_t ldb, int64_t kc,
+                                                       int64_t nc, float* out) {
+  for (int64_t j = 0; j < nc; j += kAvxNR) {
+    float* panel = out + j * kc;
+    for (int64_t half = 0; half < kAvxNR; half += 16) {
+      // The weight's rows this half of the panel holds (columns past nc are zero).
+      int64_t rows = std::clamp<int64_t>(nc - j - half, 0, 16);
+      const float* src = b + (j + half) * ldb;
+      int64_t p = 0;
+      __m512 r[16];
+      for (; p + 16 <= kc; p += 16) {
+#pragma GCC unroll 16
+        for (int t = 0; t < 16; ++t)
+          r[t] = t < rows ? _mm512_loadu_ps(src + t * ldb + p) : _mm512_setzero_ps();
+        transpose_store_16<kAvxNR, 16>(r, panel + p * kAvxNR + half);
+      }
+      if (p == kc) continue;
+      // The last steps: transposed into lines of 16, of which those inside kc are copied.
+      __mmask16 m = __mmask16((1u << (kc - p)) - 1);
+#pragma GCC unroll 16
+      for (int t = 0; t < 16; ++t)
+        r[t] = t < rows ? _mm512_maskz_loadu_ps(m, src + t * ldb + p) : _mm512_setzero_ps();
+      alignas(64) float lines[16 * 16];
+      transpose_store_16<16, 16>(r, lines);
+      for (int64_t q = 0; q < kc - p; ++q)
+        _mm512_storeu_ps(panel + (p + q) * kAvxNR + half, _mm512_load_ps(lines + 16 * q));
+    }
+  }
+}
 #endif
 
 // B[kc×nc] → panels of nr columns, each k-major (nr floats per k), the last padded with zeros.
@@ -664,6 +706,9 @@ void pack_b(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, flo
 // The same from a transposed B (element (p, j) at b[j * ldb + p]): each of its rows is one
 // column of the panel.
 void pack_bt(const float* b, int64_t ldb, int64_t kc, int64_t nc, int64_t nr, float* out) {
+#ifdef RAXC_MATMUL_X86
+  if (nr == kAvxNR) return pack_bt_avx512(b, ldb, kc, nc, out);  // only the AVX-512 kernel's NR
+#endif
   for (int64_t j = 0; j < nc; j += nr) {
     int64_t w = std::min(nr, nc - j);
     float* dst = out + j * kc;

@@ -171,6 +171,18 @@ expect_in "$tmp/conv.rx" 'lv = R.call_dps_packed("raxc.conv2d_nchw_f32", (x, w, 
 [ "$(grep -c 'R.call_tir(cls.add' "$tmp/conv.rx")" -eq 3 ] || fail "a conv near miss took its bias"
 expect_status 0 "$raxc" check "$tmp/conv.rx"
 
+# A 2-D weight transposed for one product alone: the product reads it as R.linear reads its
+# weight and the transpose kernel goes; the near misses (the transposed tensor also summed; the
+# transposed tensor as A) keep it, as do the two products compared against the folded ones.
+expect_status 0 "$raxc" lower --fuse "$root/test/cases/run/transposed_weight_fusion.rx" -o "$tmp/tw.rx"
+expect_in "$tmp/tw.rx" 'y = R.call_dps_packed("raxc.linear_bias_f32", (x, w, b)'
+expect_in "$tmp/tw.rx" 'y = R.call_dps_packed("raxc.linear_f32", (x, w)'
+expect_in "$tmp/tw.rx" 'folded = R.call_dps_packed("raxc.linear_bias_gelu_f32", (x, w, b)'
+expect_in "$tmp/tw.rx" 'y = R.call_dps_packed("raxc.matmul_f32", (lv, x)'
+[ "$(grep -c 'R.call_tir(cls.transpose' "$tmp/tw.rx")" -eq 4 ] ||
+  fail "a transpose near miss was folded, or a fold left its transpose"
+expect_status 0 "$raxc" check "$tmp/tw.rx"
+
 if [ "$failures" -ne 0 ]; then
   echo "driver_cli_test: $failures failure(s)"
   exit 1
