@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,6 +69,15 @@ const std::map<std::string, Converter>& sequence_table();
 std::vector<std::string> supported_operators();
 // Folds the current node when its operands are all constants (fold.cpp); false when not.
 bool try_fold(Context& c);
+
+// patterns.cpp: g's nodes with the decompositions of operators ONNX lacked until recently (GELU,
+// layer normalisation) each replaced by the one node it stands for (Gelu, LayerNormalization).
+// `constant` gives a value's constant tensor (an initializer's, a Constant node's) or null;
+// `kept` names values that must stay (the graph's outputs).
+using ConstantOf = std::function<const Tensor*(const std::string&)>;
+std::vector<onnx::NodeProto> recognise_decompositions(const onnx::GraphProto& g,
+                                                      const ConstantOf& constant,
+                                                      const std::set<std::string>& kept);
 // After a node is converted: when its operands are known and one of them is a graph input's
 // given value, records the folded value beside the emitted one (fold.cpp).
 void note_known_value(Context& c);

@@ -272,7 +272,40 @@ std::variant<ImportResult, Diagnostic> import_onnx(const std::string& bytes,
   for (const auto& vi : g.output())
     if (!outside.count(vi.name())) c.set_inferred(vi.name(), vi.type());
 
-  if (auto d = convert_nodes(c, g, outside, source)) return *d;
+  // The nodes as converted: decompositions of GELU and layer normalisation recognised whole.
+  onnx::GraphProto nodes;
+  {
+    std::map<std::string, const onnx::NodeProto*> constant_nodes;
+    std::map<std::string, std::string> identities;  // (exporters share equal weights so)
+    for (const auto& n : g.node()) {
+      if (!n.domain().empty() || n.output_size() != 1) continue;
+      if (n.op_type() == "Constant") constant_nodes[n.output(0)] = &n;
+      if (n.op_type() == "Identity" && n.input_size() == 1) identities[n.output(0)] = n.input(0);
+    }
+    std::map<std::string, Tensor> decoded;
+    ConstantOf constant = [&](std::string name) -> const Tensor* {
+      for (int hops = 0; identities.count(name) && hops < 16; ++hops) name = identities[name];
+      auto v = c.values().find(name);  // inferred types define values too, without constants
+      if (v != c.values().end() && v->second.constant) return &*v->second.constant;
+      auto n = constant_nodes.find(name);
+      if (n == constant_nodes.end()) return nullptr;
+      auto [kept, fresh] = decoded.try_emplace(name);
+      if (fresh) {
+        std::string why;
+        const onnx::AttributeProto* value = nullptr;
+        for (const auto& a : n->second->attribute())
+          if (a.name() == "value" && a.has_t()) value = &a;
+        if (!value || decode_tensor(value->t(), base_dir, kept->second, why) != DecodeError::None)
+          kept->second.dtype.clear();
+      }
+      return kept->second.dtype.empty() ? nullptr : &kept->second;
+    };
+    std::set<std::string> graph_outputs;
+    for (const auto& out : g.output()) graph_outputs.insert(out.name());
+    for (onnx::NodeProto& n : recognise_decompositions(g, constant, graph_outputs))
+      *nodes.add_node() = std::move(n);
+  }
+  if (auto d = convert_nodes(c, nodes, outside, source)) return *d;
 
   std::vector<std::string> outputs;
   for (const auto& out : g.output()) {

@@ -64,6 +64,27 @@ expect_exit 0 "" run "$M/mlp.onnx" "$M/mlp_x.pb" --output-format json
 cmp -s "$TMP/out" "$TMP/from_rx" || fail "run mlp.onnx with a .pb input differs from the .npy one"
 expect_exit 2 "RX5002|RX5030" run "$TMP/mlp.rx" "$M/mlp_x.npy"  # weights missing: no --params
 
+# GELU and layer normalisation decomposed as PyTorch exports them import as R.nn.gelu and
+# R.nn.layer_norm (importer/patterns.cpp); the near misses stay node by node. Both compute what
+# numpy does (make_models.py).
+expect_exit 0 "" import "$M/decomposed.onnx" -o "$TMP/dec.rx"
+[ "$(grep -c 'R.nn.gelu(' "$TMP/dec.rx")" -eq 2 ] || fail "decomposed.rx: not two R.nn.gelu"
+[ "$(grep -c 'R.nn.layer_norm(' "$TMP/dec.rx")" -eq 1 ] || fail "decomposed.rx: no R.nn.layer_norm"
+grep -q 'R.erf\|R.sqrt\|R.mean' "$TMP/dec.rx" && fail "decomposed.rx: a decomposition was left"
+expect_exit 0 "" import "$M/decomposed_near.onnx" -o "$TMP/near.rx"
+grep -q 'R.nn.gelu\|R.nn.layer_norm' "$TMP/near.rx" && fail "decomposed_near.rx: a near miss fused"
+for model in decomposed decomposed_near; do
+  expect_exit 0 "" run "$M/$model.onnx" "$M/${model}_x.npy" --save "$TMP/$model.out"
+  /usr/bin/python3 -c "import numpy as np, sys
+got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
+sys.exit(0 if np.allclose(got, want, rtol=1e-4, atol=1e-5) else 1)" \
+    "$TMP/$model.out/0.npy" "$M/${model}_y.npy" || fail "$model.onnx: not numpy's values"
+done
+
+# Gelu (opset 20): erf and tanh forms (torch's F.gelu values).
+expect_exit 0 "\[-0\.15865529 +0\. +0\.8413447 +1\.9544997 *\]" run "$M/gelu_none.onnx" "[-1, 0, 1, 2]"
+expect_exit 0 "\[-0\.158808 +0\. +0\.841192 +1\.9545977 *\]" run "$M/gelu_tanh.onnx" "[-1, 0, 1, 2]"
+
 # RX1400: a truncated model and a text file; near miss RX1400: the complete model.
 expect_exit 1 "truncated\.onnx.*not a readable ONNX model.*\[RX1400\]" import "$M/truncated.onnx"
 expect_exit 1 "\[RX1400\]" import "$M/text.onnx"

@@ -98,3 +98,89 @@ with open(os.path.join(OUT, "text.onnx"), "w") as f:
 # RX1407: a .pb argument that is not a TensorProto.
 with open(os.path.join(OUT, "garbage.pb"), "wb") as f:
     f.write(b"\xff\xff\xff\xff not a tensor")
+# GELU and layer normalisation decomposed as PyTorch exports them before opsets 20 and 17
+# (importer/patterns.cpp): decomposed.onnx holds a layer normalisation (its γ reached through an
+# Identity, as PyTorch shares equal weights), a GELU in PyTorch's order and one in the order
+# x · 0.5 first, with x · (1/√2) for x / √2; each must import as one operator.
+# decomposed_near.onnx holds near misses that must stay node by node: 1.5 where GELU adds 1, a
+# normalisation whose centred value is also a graph output, one whose means are over axis 1, a
+# fourth power for the square, a γ of shape (1, 8) (its outputs: the last and that centred
+# value). The expected outputs are numpy's.
+def const(name, value):
+    return helper.make_node("Constant", [], [name],
+                            value=numpy_helper.from_array(np.array(value, np.float32), name))
+
+
+def layer_norm(x, out, tag, gamma, beta, axes=(-1,), power=2.0):
+    return [helper.make_node("ReduceMean", [x], [tag + "m"], axes=list(axes)),
+            helper.make_node("Sub", [x, tag + "m"], [tag + "d"]),
+            const(tag + "two", power),
+            helper.make_node("Pow", [tag + "d", tag + "two"], [tag + "p"]),
+            helper.make_node("ReduceMean", [tag + "p"], [tag + "v"], axes=list(axes)),
+            const(tag + "eps", 1e-5),
+            helper.make_node("Add", [tag + "v", tag + "eps"], [tag + "ve"]),
+            helper.make_node("Sqrt", [tag + "ve"], [tag + "s"]),
+            helper.make_node("Div", [tag + "d", tag + "s"], [tag + "n"]),
+            helper.make_node("Mul", [tag + "n", gamma], [tag + "g"]),
+            helper.make_node("Add", [tag + "g", beta], [out])]
+
+
+def gelu_torch(x, out, tag, one=1.0):
+    return [const(tag + "r2", np.sqrt(2.0)),
+            helper.make_node("Div", [x, tag + "r2"], [tag + "q"]),
+            helper.make_node("Erf", [tag + "q"], [tag + "e"]),
+            const(tag + "one", one),
+            helper.make_node("Add", [tag + "e", tag + "one"], [tag + "a"]),
+            helper.make_node("Mul", [x, tag + "a"], [tag + "xa"]),
+            const(tag + "half", 0.5),
+            helper.make_node("Mul", [tag + "xa", tag + "half"], [out])]
+
+
+def gelu_half_first(x, out, tag):
+    return [const(tag + "r", np.sqrt(0.5)),
+            helper.make_node("Mul", [x, tag + "r"], [tag + "q"]),
+            helper.make_node("Erf", [tag + "q"], [tag + "e"]),
+            const(tag + "one", 1.0),
+            helper.make_node("Add", [tag + "one", tag + "e"], [tag + "a"]),
+            const(tag + "half", 0.5),
+            helper.make_node("Mul", [tag + "half", x], [tag + "h"]),
+            helper.make_node("Mul", [tag + "h", tag + "a"], [out])]
+
+
+def np_layer_norm(x, gamma, beta, axis=-1, power=2.0):
+    d = x - x.mean(axis=axis, keepdims=True)
+    return d / np.sqrt((d ** power).mean(axis=axis, keepdims=True) + np.float32(1e-5)) * gamma + beta
+
+
+def np_gelu(x, one=1.0):
+    from math import erf
+    return x * (np.vectorize(erf)(x / np.sqrt(2.0)) + one) * 0.5
+
+
+gamma = rng.standard_normal(8).astype(np.float32)
+beta = rng.standard_normal(8).astype(np.float32)
+weights = [numpy_helper.from_array(gamma, "gamma0"), numpy_helper.from_array(beta, "beta")]
+x = rng.standard_normal((2, 3, 8)).astype(np.float32)
+np.save(os.path.join(OUT, "decomposed_x.npy"), x)
+save("decomposed",
+     [helper.make_node("Identity", ["gamma0"], ["gamma"])] +
+     layer_norm("x", "ln", "l_", "gamma", "beta") + gelu_torch("ln", "g1", "a_") +
+     gelu_half_first("g1", "y", "b_"),
+     [tensor("x", F, [2, 3, 8])], [tensor("y", F, [2, 3, 8])], weights)
+np.save(os.path.join(OUT, "decomposed_y.npy"), np_gelu(np_gelu(np_layer_norm(x, gamma, beta))))
+near = (gelu_torch("x", "g1", "a_", one=1.5) + layer_norm("g1", "ln2", "m_", "gamma0", "beta") +
+        layer_norm("ln2", "ln3", "n_", "gamma0", "beta", axes=(1,)) +
+        layer_norm("ln3", "ln4", "o_", "gamma0", "beta", power=4.0) +
+        layer_norm("ln4", "y", "p_", "gamma_row", "beta"))
+save("decomposed_near", near, [tensor("x", F, [2, 8, 8])],
+     [tensor("y", F, [2, 8, 8]), tensor("m_d", F, [2, 8, 8])],
+     weights + [numpy_helper.from_array(gamma.reshape(1, 8), "gamma_row")])
+x8 = rng.standard_normal((2, 8, 8)).astype(np.float32)
+np.save(os.path.join(OUT, "decomposed_near_x.npy"), x8)
+ln2 = np_layer_norm(np_gelu(x8, one=1.5), gamma, beta)
+ln4 = np_layer_norm(np_layer_norm(ln2, gamma, beta, axis=1), gamma, beta, power=4.0)
+np.save(os.path.join(OUT, "decomposed_near_y.npy"), np_layer_norm(ln4, gamma.reshape(1, 8), beta))
+# Gelu (opset 20), both forms.
+for form in ("none", "tanh"):
+    save("gelu_" + form, [helper.make_node("Gelu", ["x"], ["y"], approximate=form)],
+         [tensor("x", F, [4])], [tensor("y", F, [4])], opset=20)
