@@ -494,17 +494,30 @@ TEST_CASE("kernels: a compiled PrimFunc checks its arguments", "[backend]") {
   }
 }
 
-TEST_CASE("executor: runs an analysed function, checks its parameters", "[backend]") {
+// A module's text analysed and its kernels compiled: what an Executor runs.
+struct Compiled {
   analysis::Engine engine;
-  engine.open("m.rx", kAddOne);
-  REQUIRE(engine.diagnostics("m.rx").empty());
-  const ir::IRModule& module = engine.document("m.rx")->module();
-  DiagnosticSink sink;
-  auto kernels = backend::KernelLibrary::compile(module, {}, sink, nullptr);
-  REQUIRE(kernels);
-  backend::Program program{
-      &module, [&](const ir::GlobalDef& g) { return engine.normalized("m.rx", g.gvar->name); }, {}};
-  backend::Executor executor(program, *kernels);
+  const ir::IRModule* module = nullptr;
+  std::unique_ptr<backend::KernelLibrary> kernels;
+  backend::Program program;
+
+  explicit Compiled(const std::string& text) {
+    engine.open("m.rx", text);
+    REQUIRE(engine.diagnostics("m.rx").empty());
+    module = &engine.document("m.rx")->module();
+    DiagnosticSink sink;
+    kernels = backend::KernelLibrary::compile(*module, {}, sink, nullptr);
+    REQUIRE(kernels);
+    program = {module,
+               [this](const ir::GlobalDef& g) { return engine.normalized("m.rx", g.gvar->name); },
+               {}};
+  }
+};
+
+TEST_CASE("executor: runs an analysed function, checks its parameters", "[backend]") {
+  Compiled compiled(kAddOne);
+  const ir::IRModule& module = *compiled.module;
+  backend::Executor executor(compiled.program, *compiled.kernels);
   Diagnostic error;
   auto result = executor.call(*module.find("main"), {vector_of({1, 2})}, &error);
   REQUIRE(result);
@@ -528,22 +541,13 @@ std::string add_one_calling(const std::string& call) {
 
 TEST_CASE("executor: arguments sealed when fixed and the module writes into none", "[backend]") {
   auto sealed_after_call = [](const std::string& text, bool fixed) {
-    analysis::Engine engine;
-    engine.open("m.rx", text);
-    REQUIRE(engine.diagnostics("m.rx").empty());
-    const ir::IRModule& module = engine.document("m.rx")->module();
-    DiagnosticSink sink;
-    auto kernels = backend::KernelLibrary::compile(module, {}, sink, nullptr);
-    REQUIRE(kernels);
-    backend::Program program{
-        &module,
-        [&](const ir::GlobalDef& g) { return engine.normalized("m.rx", g.gvar->name); },
-        {}};
-    backend::Executor executor(program, *kernels, {.arguments_fixed = fixed});
-    CHECK(executor.seals_arguments() == (fixed && !backend::writes_given_tensors(program)));
+    Compiled compiled(text);
+    backend::Executor executor(compiled.program, *compiled.kernels, {.arguments_fixed = fixed});
+    CHECK(executor.seals_arguments() ==
+          (fixed && !backend::writes_given_tensors(compiled.program)));
     auto x = vector_of({1, 2});
     Diagnostic error;
-    CHECK(executor.call(*module.find("main"), {x}, &error));
+    CHECK(executor.call(*compiled.module->find("main"), {x}, &error));
     return x->sealed();
   };
   // call_tir writes only the output it allocates.
