@@ -70,6 +70,10 @@ std::vector<std::string> supported_operators();
 // Folds the current node when its operands are all constants (fold.cpp); false when not.
 bool try_fold(Context& c);
 
+// The value a Constant node holds, in any of its attribute forms (ops.cpp); on failure `why`
+// says what is wrong (for an UnsupportedType, the type).
+DecodeError constant_node_value(const onnx::NodeProto& node, Tensor& t, std::string& why);
+
 // patterns.cpp: g's nodes with the decompositions of operators ONNX lacked until recently (GELU,
 // layer normalisation) each replaced by the one node it stands for (Gelu, LayerNormalization).
 // `constant` gives a value's constant tensor (an initializer's, a Constant node's) or null;

@@ -290,14 +290,9 @@ std::variant<ImportResult, Diagnostic> import_onnx(const std::string& bytes,
       auto n = constant_nodes.find(name);
       if (n == constant_nodes.end()) return nullptr;
       auto [kept, fresh] = decoded.try_emplace(name);
-      if (fresh) {
-        std::string why;
-        const onnx::AttributeProto* value = nullptr;
-        for (const auto& a : n->second->attribute())
-          if (a.name() == "value" && a.has_t()) value = &a;
-        if (!value || decode_tensor(value->t(), base_dir, kept->second, why) != DecodeError::None)
-          kept->second.dtype.clear();
-      }
+      std::string why;
+      if (fresh && constant_node_value(*n->second, kept->second, why) != DecodeError::None)
+        kept->second.dtype.clear();
       return kept->second.dtype.empty() ? nullptr : &kept->second;
     };
     std::set<std::string> graph_outputs;

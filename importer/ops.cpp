@@ -1049,17 +1049,21 @@ bool cast_like(Context& c) {
   return true;
 }
 
-bool constant(Context& c) {
+}  // namespace
+
+DecodeError constant_node_value(const onnx::NodeProto& node, Tensor& t, std::string& why) {
   const onnx::AttributeProto* a = nullptr;
-  for (const auto& attr : c.node().attribute()) a = &attr;
-  if (!a) return c.refuse("no value attribute");
-  Tensor t;
+  for (const auto& attr : node.attribute()) a = &attr;
+  if (!a) {
+    why = "no value attribute";
+    return DecodeError::Malformed;
+  }
   if (a->name() == "value") {
-    std::string why;
     DecodeError e = decode_tensor(a->t(), ".", t, why);
-    if (e == DecodeError::UnsupportedType) return c.refuse_type(c.node().output(0), why);
-    if (e != DecodeError::None) return c.refuse("its value: " + why);
-  } else if (a->name() == "value_float") {
+    if (e != DecodeError::None && e != DecodeError::UnsupportedType) why = "its value: " + why;
+    return e;
+  }
+  if (a->name() == "value_float") {
     t = make_tensor("float32", {}, {a->f()});
   } else if (a->name() == "value_floats") {
     t = make_tensor("float32", {a->floats_size()},
@@ -1069,8 +1073,20 @@ bool constant(Context& c) {
   } else if (a->name() == "value_ints") {
     t = make_int_tensor("int64", {a->ints_size()}, Ints(a->ints().begin(), a->ints().end()));
   } else {
-    return c.refuse("the '" + a->name() + "' attribute");
+    why = "the '" + a->name() + "' attribute";
+    return DecodeError::Malformed;
   }
+  return DecodeError::None;
+}
+
+namespace {
+
+bool constant(Context& c) {
+  Tensor t;
+  std::string why;
+  DecodeError e = constant_node_value(c.node(), t, why);
+  if (e == DecodeError::UnsupportedType) return c.refuse_type(c.node().output(0), why);
+  if (e != DecodeError::None) return c.refuse(why);
   c.define_constant(0, std::move(t));
   return true;
 }

@@ -146,7 +146,7 @@ class Recogniser {
       for (int side = 0; mul && mul->input_size() == 2 && side < 2 && !x; ++side) {
         std::vector<int> tried = chain;
         std::optional<std::string> inner = erf_part(mul->input(1 - side), tried);
-        if (inner && *inner == mul->input(side) && readers(*inner) >= 2) x = inner, chain = tried;
+        if (inner && *inner == mul->input(side)) x = inner, chain = tried;
       }
     } else {
       // Mul(Mul(x, 0.5), Add(...))
@@ -201,11 +201,10 @@ class Recogniser {
         std::vector<int> inner = tried;
         const std::string& gamma = mul->input(1 - m);
         if (!weight(gamma)) continue;
-        std::optional<double> epsilon;
-        std::optional<std::string> x = normalised(mul->input(m), inner, epsilon);
-        if (!x || !over_axes(gamma) || !over_axes(beta)) continue;
+        std::optional<Normalised> n = normalised(mul->input(m), inner);
+        if (!n || !over(gamma, n->axes) || !over(beta, n->axes)) continue;
         chain = inner;
-        return layer_norm_node(add, *x, gamma, beta, *epsilon);
+        return layer_norm_node(add, *n, gamma, beta);
       }
     }
     return std::nullopt;
@@ -220,13 +219,19 @@ class Recogniser {
 
   // γ or β shaped as the normalised axes, as LayerNormalization's are (a (1, K) γ also
   // broadcasts in the Mul).
-  bool over_axes(const std::string& value) const {
-    return constant_(value)->dims.size() == axes_.size();
+  bool over(const std::string& value, const std::vector<int64_t>& axes) const {
+    return constant_(value)->dims.size() == axes.size();
   }
 
-  // Div(d, Sqrt(Add(ReduceMean(Pow(d, 2)), ε))) with d = Sub(x, ReduceMean(x)): x and ε.
-  std::optional<std::string> normalised(const std::string& value, std::vector<int>& chain,
-                                        std::optional<double>& epsilon) const {
+  // What a normalisation normalises: its input, over which axes, with which ε.
+  struct Normalised {
+    std::string x;
+    std::vector<int64_t> axes;
+    double epsilon;
+  };
+
+  // Div(d, Sqrt(Add(ReduceMean(Pow(d, 2)), ε))) with d = Sub(x, ReduceMean(x)).
+  std::optional<Normalised> normalised(const std::string& value, std::vector<int>& chain) const {
     const onnx::NodeProto* div = made_by(value, "Div", 1, chain);
     if (!div || div->input_size() != 2) return std::nullopt;
     const std::string& d = div->input(0);
@@ -234,7 +239,7 @@ class Recogniser {
     const onnx::NodeProto* add = sqrt ? made_by(sqrt->input(0), "Add", 1, chain) : nullptr;
     if (!add || add->input_size() != 2) return std::nullopt;
     int e = scalar(add->input(1)) ? 1 : 0;
-    epsilon = scalar(add->input(e));
+    std::optional<double> epsilon = scalar(add->input(e));
     const onnx::NodeProto* var =
         epsilon ? made_by(add->input(1 - e), "ReduceMean", 1, chain) : nullptr;
     const onnx::NodeProto* pow = var ? made_by(var->input(0), "Pow", 1, chain) : nullptr;
@@ -246,28 +251,26 @@ class Recogniser {
     if (!mean || mean->input(0) != sub->input(0)) return std::nullopt;
     std::optional<std::vector<int64_t>> axes = mean_axes(*mean);
     if (!axes || axes != mean_axes(*var)) return std::nullopt;
-    axes_ = *axes;
-    return sub->input(0);
+    return Normalised{sub->input(0), *axes, *epsilon};
   }
 
-  onnx::NodeProto layer_norm_node(const onnx::NodeProto& last, const std::string& x,
-                                  const std::string& gamma, const std::string& beta,
-                                  double epsilon) const {
+  static onnx::NodeProto layer_norm_node(const onnx::NodeProto& last, const Normalised& n,
+                                         const std::string& gamma, const std::string& beta) {
     onnx::NodeProto node;
     node.set_op_type("LayerNormalization");
     node.set_name(last.name());
-    node.add_input(x);
+    node.add_input(n.x);
     node.add_input(gamma);
     node.add_input(beta);
     node.add_output(last.output(0));
     onnx::AttributeProto* axis = node.add_attribute();
     axis->set_name("axis");
     axis->set_type(onnx::AttributeProto::INT);
-    axis->set_i(axes_.front());
+    axis->set_i(n.axes.front());
     onnx::AttributeProto* eps = node.add_attribute();
     eps->set_name("epsilon");
     eps->set_type(onnx::AttributeProto::FLOAT);
-    eps->set_f(static_cast<float>(epsilon));
+    eps->set_f(static_cast<float>(n.epsilon));
     return node;
   }
 
@@ -275,7 +278,6 @@ class Recogniser {
   const ConstantOf& constant_;
   std::map<std::string, int> producer_;
   std::map<std::string, int> readers_;
-  mutable std::vector<int64_t> axes_;  // of the last normalisation matched
 };
 
 }  // namespace

@@ -1261,15 +1261,17 @@ struct CGroup {
   Epilogue epi;  // from the group's first output channel
 };
 
-// Floats of a packed panel: each block where a whole panel keeps it (run_cunit).
+// Floats of a packed panel, and where its block `b` starts in it: each block where a whole
+// panel keeps it (run_cunit).
 int64_t cpanel_floats(const CPlan& p) { return kCPanel * p.reduction; }
+int64_t cblock_start(const CPlan& p, int64_t b) { return kCPanel * b * p.cblock * p.taps; }
 
 // Panels [first, first + count) of `weights` packed into dst, panel after panel (cpack_all).
 void cpack_panels(const CPlan& p, const float* weights, float* dst, int64_t first, int64_t count) {
   for (int64_t panel = first; panel < first + count; ++panel)
     for (int64_t b = 0; b < p.blocks; ++b)
       cpack(p, weights + panel * cpanel_floats(p), b,
-            dst + panel * cpanel_floats(p) + kCPanel * b * p.cblock * p.taps);
+            dst + panel * cpanel_floats(p) + cblock_start(p, b));
 }
 
 struct CPackJob {
@@ -1328,10 +1330,10 @@ void run_cunit(const CGroup& g, CWork& w, int64_t unit) {
     int64_t c0 = b * p.cblock;
     const float* packed;
     if (g.packed) {
-      packed = g.packed + panel * cpanel_floats(p) + kCPanel * c0 * p.taps;
+      packed = g.packed + panel * cpanel_floats(p) + cblock_start(p, b);
     } else {
       // Whole panels: blocks packed in order, each where it stays; else the last block packed.
-      float* mine = w.packed + (p.whole ? kCPanel * c0 * p.taps : 0);
+      float* mine = w.packed + (p.whole ? cblock_start(p, b) : 0);
       if (p.whole ? b >= w.blocks : w.blocks != b + 1) {
         cpack(p, rows, b, mine);
         w.blocks = b + 1;
@@ -1428,19 +1430,20 @@ void run_cgroup(const CGroup& g, int threads) {
 // ---------------------------------------------------------------------------- the packed function
 
 #ifdef RAXC_CONV_X86
-// The weights of every group packed whole (cpack_all, a Tensor), or null where each unit is to
+// The weights of every group packed whole (cpack_all), or null where each unit is to
 // pack the blocks it uses as it goes, in cache: packed once for all of a call's images (ResNet-18
 // at batch 8 packed each layer's weights 8 times), and beside a sealed weight tensor (a
 // parameter `raxc run` was given) kept for every later call, as oneDNN reorders its weights
 // once, outside the calls its users time (512×7² 3×3: the packing was 17 % of a call).
-std::shared_ptr<const void> packed_weights(const CPlan& p, const Tensor& w, int64_t groups,
-                                           int64_t images, int threads) {
+std::shared_ptr<const Tensor> packed_weights(const CPlan& p, const Tensor& w, int64_t groups,
+                                             int64_t images, int threads) {
   if (!w.sealed() && images < 2) return nullptr;
   // The packing depends on the plan only through these (the rest follows from w's shape).
   std::string key = "raxc.conv2d_nchw_f32 cpack " + std::to_string(p.cblock) +
                     (p.tap_major ? " tap-major" : " channel-major");
   if (w.sealed())
-    if (std::shared_ptr<const void> kept = w.derived(key)) return kept;
+    if (std::shared_ptr<const void> kept = w.derived(key))
+      return std::static_pointer_cast<const Tensor>(kept);
   TensorPtr packed = Tensor::empty({w.numel()}, w.dtype(), Tensor::Fill::Undefined);
   if (!packed) throw_error("RX5026", {"(packed convolution weights)", "float32"});
   cpack_all(p, w.data_as<float>(), groups * p.panels, packed->data_as<float>(), threads);
@@ -1578,16 +1581,14 @@ Value conv2d_nchw_f32(const std::vector<Value>& args, Conv2dPath path, Conv2dEpi
   if (!generic && (path == Conv2dPath::kAuto || path == Conv2dPath::kChannels)) {
     CPlan cp;
     if (cplan(p, threads, cp)) {
-      std::shared_ptr<const void> packed = packed_weights(cp, w, groups, images, threads);
+      std::shared_ptr<const Tensor> packed = packed_weights(cp, w, groups, images, threads);
       for (int64_t image = 0; image < images; ++image)
         for (int64_t g = 0; g < groups; ++g) {
           CGroup gc;
           gc.plan = &cp;
           gc.image = xp + (image * channels + g * p.channels) * in_size;
           gc.weights = wt + g * p.outputs * p.channels * p.kh * p.kw;
-          if (packed)
-            gc.packed =
-                static_cast<const Tensor*>(packed.get())->data_as<float>() + (gc.weights - wt);
+          if (packed) gc.packed = packed->data_as<float>() + (gc.weights - wt);
           gc.out = op + (image * outputs + g * p.outputs) * out_size;
           gc.epi = group_epilogue(image, g);
           run_cgroup(gc, threads);
