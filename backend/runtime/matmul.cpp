@@ -102,6 +102,9 @@ struct Epilogue {
   // A bias and a residual with nothing between them: the tiles start from the bias and add the
   // residual as they store their first block (TileInput), so no epilogue pass is needed.
   bool folded() const { return !scale && act == Activation::kNone; }
+  // A scale alone (attention's q·kᵀ / √d): the tiles multiply their sums by it as they store
+  // the last block of the reduction (TileInput::scale), so no epilogue pass is needed.
+  bool scale_only() const { return scale && !bias && act == Activation::kNone && !residual; }
 };
 
 // One product C[m×n] (+)= A[m×k] · B[k×n], strides in elements, and its epilogue.
@@ -120,13 +123,15 @@ bool b_in_place_ok(const Gemm& g) { return !g.bt; }
 
 // What a tile's sum over its block of the reduction starts from and is added to: `bias` (a row of
 // nr floats, the same for every row of the tile; null: zeros) before the products, and the tile
-// `add` (row stride ld_add; null: nothing) after them. C itself for a block after the first;
-// the product's bias and residual for the first when its epilogue has nothing else
+// `add` (row stride ld_add; null: nothing) after them, the whole then multiplied by `scale` (one
+// float; null: none). C itself for a block after the first; the product's bias and residual for
+// the first when its epilogue has nothing else, its scale for the last when it is the only step
 // (block_product), so that the tile needs no epilogue pass.
 struct TileInput {
   const float* add = nullptr;
   int64_t ld_add = 0;
   const float* bias = nullptr;
+  const float* scale = nullptr;
 };
 
 // c[0..mr)×[0..nr) = bias + A's rows times B's columns over kc + add (TileInput). A is packed (lda
@@ -180,8 +185,10 @@ void micro_generic(int64_t kc, const float* a, int64_t lda, const float* b, int6
     }
   }
   for (int64_t r = 0; r < mr; ++r)
-    for (int64_t j = 0; j < nr; ++j)
-      c[r * ldc + j] = in.add ? in.add[r * in.ld_add + j] + acc[r][j] : acc[r][j];
+    for (int64_t j = 0; j < nr; ++j) {
+      float x = in.add ? in.add[r * in.ld_add + j] + acc[r][j] : acc[r][j];
+      c[r * ldc + j] = in.scale ? x * *in.scale : x;
+    }
 }
 
 void small_generic(const Gemm& g, int64_t j0, int64_t j1) {
@@ -300,6 +307,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
     }
   }
   // Edge tiles store through masks: columns past nr are never written, rows past mr skipped.
+  const float* scale = in.scale;
 #pragma GCC unroll 12
   for (int r = 0; r < MR; ++r) {
     if (r >= mr) break;
@@ -308,6 +316,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void micro_avx512_t
     for (int v = 0; v < NV; ++v) {
       __m512 x = acc[r][v];
       if (add) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], add + r * ld_add + 16 * v));
+      if (scale) x = _mm512_mul_ps(x, _mm512_set1_ps(*scale));
       _mm512_mask_storeu_ps(out + 16 * v, mask[v], x);
     }
   }
@@ -825,9 +834,11 @@ void block_product(const Kernel& kr, const Gemm& g, int64_t ic, int64_t mc, int6
   bool stream = pack_b && a.packed && !g.bt && kr.micro_stream;
   PanelPrefetch prefetch(kr, stream, mc, kc);
   // The last block of the reduction completes each tile: its epilogue follows at once, unless
-  // the first block took it in. Folding the bias and residual this way took the epilogue pass,
-  // 1.7 % of the transformer block's time on one thread, out of its profile.
-  bool epilogue = pc + kc == g.k && g.epi.any() && !g.epi.folded();
+  // the first block took it in or the last applies it (a scale alone). Folding the bias and
+  // residual this way took the epilogue pass, 1.7 % of the transformer block's time on one
+  // thread, out of its profile; the scale of attention's scores, 0.7 % more.
+  bool last = pc + kc == g.k;
+  bool epilogue = last && g.epi.any() && !g.epi.folded() && !g.epi.scale_only();
   for (int64_t jr = 0; jr < nc; jr += kr.nr) {
     int64_t nr = std::min(kr.nr, nc - jr);
     float* panel = bp ? bp + jr * kc : nullptr;
@@ -842,6 +853,7 @@ void block_product(const Kernel& kr, const Gemm& g, int64_t ic, int64_t mc, int6
       else if (g.epi.folded())
         in = {g.epi.residual ? g.epi.residual + (ic + ir) * g.ldc + jc + jr : nullptr, g.ldc,
               g.epi.bias ? g.epi.bias + jc + jr : nullptr};
+      if (last && g.epi.scale_only()) in.scale = g.epi.scale;
       const float* next =
           jr + nr < nc ? prefetch.rows(g, ir / kr.mr, pc, kc, jc + jr + kr.nr) : nullptr;
       if (stream && (ir == 0 || next))

@@ -102,7 +102,8 @@ const std::vector<Form> kForms = {{false, true, "", false},     {false, true, "g
 
 TEST_CASE("matmul epilogues on one thread: every path that writes C", "[backend]") {
   // 131 × 1057 × 600: three 200-deep blocks of the reduction (an epilogue applied before the
-  // last would be summed over), a partial 12-row panel and a partial 32-column panel; 3 rows:
+  // last would be summed over; a scale alone is applied by the last block's tiles as they
+  // store), a partial 12-row panel and a partial 32-column panel; 3 rows:
   // the unpacked path; k = 0: C is zeros, then the epilogue; a batch of 2 with its own B.
   std::vector<Shape> shapes = {{1, 131, 1057, 600, true},
                                {1, 3, 70, 40, true},
@@ -123,13 +124,14 @@ TEST_CASE("matmul epilogues on 2 threads: each part's tiles apply it", "[backend
   // the part's rows and columns, not its own); 4 rows: the unpacked path split over the
   // reduction (the epilogue once the parts are added up), 2 rows of a shallow product: its column
   // groups. The bias and the residual without an activation are folded into the first block's
-  // tiles.
+  // tiles, a scale alone into the last block's.
   std::vector<Shape> shapes = {{1, 131, 1100, 517, true},
                                {1, 600, 130, 517, true},
                                {1, 4, 2100, 1000, true},
                                {1, 2, 70000, 64, true}};
   std::mt19937 rng(22);
-  for (const Form& f : {kForms[0], kForms[1], kForms[3], kForms[4], kForms[6], kForms[9]})
+  for (const Form& f :
+       {kForms[0], kForms[1], kForms[3], kForms[4], kForms[6], kForms[8], kForms[9]})
     for (const Shape& s : shapes) {
       CAPTURE(f.symbol("matmul"), s.m, s.n, s.k);
       CHECK(wrong_elements(f, s, false, 2, rng) == 0);
