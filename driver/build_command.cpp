@@ -16,6 +16,7 @@
 
 #include "analysis/engine.h"
 #include "backend/exec/codegen.h"
+#include "backend/exec/executor.h"
 #include "backend/fuse/fuse.h"
 #include "backend/io/atomic_file.h"
 #include "driver/commands.h"
@@ -150,6 +151,10 @@ int run_build(const BuildOptions& options) {
   library.prefix = options.prefix.empty() ? default_prefix(options.output) : options.prefix;
   library.file_name = fs::path(options.file).filename().string();
   library.source = file.text();
+  // Sealed arguments (raxc_value_seal) keep their packed forms across calls unless the module
+  // could change them.
+  library.writes_arguments =
+      backend::writes_given_tensors(backend::Program{&module, library.function, {}});
   double front_ms = ms_since(start);
 
   if (options.emit == "header") {

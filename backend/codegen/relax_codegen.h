@@ -36,6 +36,10 @@ struct RelaxLibrary {
   std::string prefix;                         // exported symbol = prefix + name
   std::string file_name;                      // for error locations
   std::string_view source;                    // the .rx text (line starts)
+  // Whether a function of the module may write into a tensor it is given (exec's
+  // writes_given_tensors): each entry then withdraws its arguments' seals first
+  // (raxc_value_seal), so that nothing kept beside them outlives a change of their elements.
+  bool writes_arguments = true;
 };
 
 // The public Relax functions of `module`: not private, and a global_symbol that is not "".

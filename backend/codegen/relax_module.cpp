@@ -88,6 +88,7 @@ llvm::FunctionCallee RelaxModuleState::runtime(const std::string& name) {
       {"raxc_rt_enter", i32, {p}},
       {"raxc_rt_leave", v, {}},
       {"raxc_rt_locate", v, {p}},
+      {"raxc_rt_unseal_arguments", v, {p, i32}},
       {"raxc_rt_call_packed", p, {p, p, i32, p}},
       {"raxc_rt_packed_ref", p, {p}},
       {"raxc_rt_kernel_ref", p, {p, p, i32, i32}},
@@ -189,7 +190,8 @@ llvm::Constant* module_info(RelaxModuleState& s) {
                                   info, ".module_info");
 }
 
-// PREFIX_NAME: calls the internal function; on failure locates the error in the source.
+// PREFIX_NAME: calls the internal function (after withdrawing its arguments' seals when the
+// module may write into them); on failure locates the error in the source.
 void emit_wrapper(RelaxModuleState& s, const ir::GlobalDef& g, llvm::Constant* info) {
   llvm::Function* inner = s.relax_function(g);
   auto* fn = llvm::Function::Create(packed_type(s.context), llvm::GlobalValue::ExternalLinkage,
@@ -197,6 +199,8 @@ void emit_wrapper(RelaxModuleState& s, const ir::GlobalDef& g, llvm::Constant* i
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(s.context, "entry", fn));
   b.CreateStore(llvm::ConstantPointerNull::get(b.getPtrTy()), fn->getArg(2));
+  if (s.library.writes_arguments)
+    b.CreateCall(s.runtime("raxc_rt_unseal_arguments"), {fn->getArg(0), fn->getArg(1)});
   llvm::Value* status = b.CreateCall(inner, {fn->getArg(0), fn->getArg(1), fn->getArg(2)});
   llvm::BasicBlock* failed = llvm::BasicBlock::Create(s.context, "failed", fn);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(s.context, "done", fn);

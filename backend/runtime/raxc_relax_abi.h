@@ -97,6 +97,9 @@ RaxcValue* raxc_rt_tensor_to_shape(const RaxcValue* tensor, const RaxcErrorSite*
 /* Call depth: enter returns 1 after recording RX5024 when the limit is reached. */
 int32_t raxc_rt_enter(const RaxcErrorSite* site);
 void raxc_rt_leave(void);
+/* Withdraws the seal (raxc_value_seal) of every tensor among `args`: an entry of a library whose
+ * functions may write into tensors they are given calls it first. */
+void raxc_rt_unseal_arguments(RaxcValue* const* args, int32_t num_args);
 /* Renders this thread's error with the module's source location (a public entry's failure). */
 void raxc_rt_locate(const RaxcModuleInfo* info);
 

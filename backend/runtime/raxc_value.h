@@ -72,6 +72,16 @@ const char* raxc_value_string_get(const RaxcValue* value); /* NULL if not a stri
 /* A dtype value's dtype (R.dtype("float16")); {kDLOpaqueHandle, 0, 0} if not a dtype. */
 DLDataType raxc_value_dtype_get(const RaxcValue* value);
 
+/* Promises that the elements of the tensor `value` (of every tensor in it, for a tuple) will not
+ * change again while it lives: not through raxc_value_dltensor()'s pointer, nor by anything
+ * else. The functions of a built library may then keep data derived from them beside them, as
+ * a convolution keeps its weights packed (packed on the first call, not on every one). The
+ * promise is withdrawn, and what was kept dropped, when the tensor is passed to a library whose
+ * functions may write into tensors they are given (R.call_tir_inplace, R.call_inplace_packed,
+ * R.call_packed, R.call_pure_packed, a PrimFunc called directly). 0, or -1 if `value` is
+ * neither a tensor nor a tuple (nothing is changed then). */
+int32_t raxc_value_seal(RaxcValue* value);
+
 void raxc_value_retain(RaxcValue* value);
 void raxc_value_release(RaxcValue* value); /* NULL is ignored */
 

@@ -350,6 +350,13 @@ std::shared_ptr<const void> Tensor::derived(const std::string& key) const {
   return derived_key_ == key ? derived_ : nullptr;
 }
 
+void Tensor::unseal() {
+  std::lock_guard<std::mutex> lock(derived_mutex);
+  sealed_ = false;
+  derived_key_.clear();
+  derived_.reset();
+}
+
 void Tensor::keep_derived(std::string key, std::shared_ptr<const void> data) const {
   std::lock_guard<std::mutex> lock(derived_mutex);
   derived_key_ = std::move(key);

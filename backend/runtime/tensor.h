@@ -90,6 +90,9 @@ class Tensor {
   // another tensor's data.
   void seal() { sealed_ = true; }
   bool sealed() const { return sealed_; }
+  // Withdraws the promise (a library that may write into the tensors it is given is called
+  // with it): what was kept beside the tensor is dropped.
+  void unseal();
   // What keep_derived kept under `key`, or null. One entry per tensor: a later key replaces an
   // earlier one. Both are safe to call from several threads.
   std::shared_ptr<const void> derived(const std::string& key) const;

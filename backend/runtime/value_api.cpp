@@ -380,6 +380,27 @@ extern "C" DLDataType raxc_value_dtype_get(const RaxcValue* h) {
   return d ? d->dtype : DLDataType{kDLOpaqueHandle, 0, 0};
 }
 
+namespace {
+// Seals (or unseals) the tensors of `v`, those of a tuple too.
+void set_sealed(const Value& v, bool sealed) {
+  if (const auto* t = v.get_if<TensorPtr>()) {
+    if (!*t) return;
+    if (sealed)
+      (*t)->seal();
+    else if ((*t)->sealed())
+      (*t)->unseal();
+  }
+  if (const auto* tuple = v.get_if<Tuple>())
+    for (const Value& field : tuple->fields) set_sealed(field, sealed);
+}
+}  // namespace
+
+extern "C" int32_t raxc_value_seal(RaxcValue* h) {
+  if (!h || !(h->value.get_if<TensorPtr>() || h->value.get_if<Tuple>())) return -1;
+  set_sealed(h->value, true);
+  return 0;
+}
+
 extern "C" void raxc_value_retain(RaxcValue* h) {
   if (h) h->refs.fetch_add(1, std::memory_order_relaxed);
 }
@@ -389,6 +410,11 @@ extern "C" void raxc_value_release(RaxcValue* h) {
 }
 
 // ----------------------------------------------------------------- helpers of generated code
+
+extern "C" void raxc_rt_unseal_arguments(RaxcValue* const* args, int32_t num_args) {
+  for (int32_t i = 0; i < num_args; ++i)
+    if (args[i]) set_sealed(args[i]->value, false);
+}
 
 // An output of call_tir / call_dps_packed (or a constant, copied over): the callee writes every
 // element, so the storage is not cleared first.

@@ -124,5 +124,26 @@ def main(x: R.Tensor((2,), "float32")) -> R.Prim("float32"):
 RX
 absent "RX5040 near miss" "RX5040" "$raxc" build "$tmp/plain.rx" -o "$tmp/libplain.so"
 
+# raxc_value_seal (test/build/seal/): a sealed weight's packing serves the second call even though
+# the program changed the weights in between (breaking the promise on purpose), so the result is
+# the first call's; unsealed, or passed to a library whose module may write into its arguments
+# (a packed call in another function), the second call reads the new weights.
+seal_case() {  # NAME MODULE SEAL_ARG EXPECTED
+  mkdir -p "$tmp/$1"
+  if ! "$raxc" build "$root/test/build/seal/$2" -o "$tmp/$1/libsealconv.so" ||
+     ! cc $cflags "$root/test/build/seal/seal_main.c" -DENTRY=sealconv_conv -I"$tmp/$1" \
+       -L"$tmp/$1" -lsealconv -Wl,-rpath,"$tmp/$1" -lm -o "$tmp/$1/main"; then
+    echo "FAIL $1: not built"
+    failures=$((failures + 1))
+    return
+  fi
+  check "$1" 0 "$4" "$tmp/$1/main" $3
+  check "$1: raxc_value_seal's results" 0 "seal: tuple 0, scalar -1, null -1" "$tmp/$1/main" $3
+}
+# shellcheck disable=SC2086
+seal_case seal_kept conv.rx seal "same "
+seal_case seal_absent conv.rx "" "changed "
+seal_case seal_withdrawn conv_writes.rx seal "changed "
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
