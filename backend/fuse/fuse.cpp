@@ -415,9 +415,22 @@ class Pass {
 }  // namespace
 
 FuseStats fuse_elementwise(LoweredModule& lowered) {
+  // The globals the user wrote come first and stay in order (the passes append theirs).
+  size_t written =
+      lowered.module.globals.size() - std::min(lowered.generated, lowered.module.globals.size());
   size_t epilogues = fuse_epilogues(lowered);
   FuseStats stats = Pass(lowered).run();
   stats.epilogues = epilogues;
+  stats.views = fold_operand_views(lowered);
+  if (stats.views > 0) {  // the gathers the products now read in place are not compiled
+    std::set<std::string> called = called_names(lowered.module);
+    std::vector<ir::GlobalDef>& globals = lowered.module.globals;
+    std::vector<ir::GlobalDef> kept(globals.begin(), globals.begin() + written);
+    for (size_t i = written; i < globals.size(); ++i)
+      if (!globals[i].prim_func() || called.count(globals[i].gvar->name))
+        kept.push_back(globals[i]);
+    globals = std::move(kept);
+  }
   return stats;
 }
 

@@ -22,10 +22,12 @@ namespace raxc::backend {
 struct FuseStats {
   size_t fused_calls = 0;  // producer calls folded into their consumer
   size_t epilogues = 0;    // products and convolutions that took the kernels after them
+  size_t views = 0;        // products that read an operand through a view (views.cpp)
 };
 
 // Rewrites the module's Relax functions in place; new PrimFuncs are added to its globals. First
-// the epilogues (fuse_epilogues), then the element-wise chains left.
+// the epilogues (fuse_epilogues), then the element-wise chains left, then the products' operand
+// views (fold_operand_views).
 FuseStats fuse_elementwise(LoweredModule& lowered);
 
 // Epilogue fusion (epilogue.cpp): a float32 product `R.call_dps_packed("raxc.matmul_f32" |
@@ -40,5 +42,11 @@ FuseStats fuse_elementwise(LoweredModule& lowered);
 // kernel from a 2-D tensor for that product alone is read as R.linear's weight ("raxc.linear_f32"
 // and its fused forms) and the transpose dropped. The calls fused, counted.
 size_t fuse_epilogues(LoweredModule& lowered);
+
+// Operand views (views.cpp): a float32 product's operand that a kernel gathers from one tensor
+// at an affine index (attention's reshape and transpose of q, k, v), for that product alone,
+// is read by the product in place ("raxc.matmul_view…_f32" with the view's shape and map) and
+// the kernel dropped. The products rewritten, counted.
+size_t fold_operand_views(LoweredModule& lowered);
 
 }  // namespace raxc::backend

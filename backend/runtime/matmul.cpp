@@ -891,7 +891,9 @@ void gemm_block(const Kernel& kr, const Gemm& g, int64_t i0, int64_t i1, int64_t
   bool pack = j1 - j0 > 8 * kr.nr;
   // A small B (up to 64 KiB, the batched products of attention) is read in place: copying it
   // would cost a good part of the product, and its rows are too few to conflict in the cache.
-  bool pack_b = !b_in_place_ok(g) || g.k * (j1 - j0) > 16 * 1024;
+  // Not a view's rows far apart (v read from its projection, 768 or 2304 floats a row: every
+  // row on the same few cache sets).
+  bool pack_b = !b_in_place_ok(g) || g.ldb != g.n || g.k * (j1 - j0) > 16 * 1024;
   float* bp = pack_b ? scratch(0, kcb * ncb) : nullptr;
   // Up to 256 rows of A for a block of the reduction all packed (264 rows of panels × KC = 512:
   // 528 KiB) and B of several blocks of columns: A is packed once per block of the reduction,
@@ -1153,16 +1155,97 @@ Epilogue epilogue_of(const EpilogueForm& form, const std::vector<Value>& args, s
   return e;
 }
 
-Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form) {
-  if (args.size() != 3 + form.extra())
-    fail("expects (a, b" + form.operands() + ", out), got " + std::to_string(args.size()) +
-         " arguments");
-  const Tensor& a = float32_tensor(args, 0, "a", true);
-  const Tensor& b = float32_tensor(args, 1, "b", true);
+// An operand as the product reads it: element `index` at data + Σ index[e] · strides[e].
+struct Operand {
+  const float* data = nullptr;
+  std::vector<int64_t> shape, strides;
+  bool plain = true;  // the tensor itself, row-major
+};
+
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+Operand plain_operand(const Tensor& t) {
+  return {t.data_as<float>(), t.shape(), row_major_strides(t.shape()), true};
+}
+
+const std::vector<int64_t>& shape_argument(const std::vector<Value>& args, size_t i,
+                                           const char* what) {
+  const Shape* s = i < args.size() ? args[i].get_if<Shape>() : nullptr;
+  if (!s) fail(std::string(what) + " must be a shape");
+  return s->dims;
+}
+
+// The operand a "raxc.matmul_view…" call reads from tensor `base`: the elements a kernel
+// gathering base[K + C · index] (index over `shape`) would have given, read in place. `shape`
+// empty: the tensor itself. `map`: K (one per axis of base), then C row by row (an axis of base
+// × the view's axes). Every element the view reaches must lie in base.
+Operand viewed_operand(const Tensor& base, const std::vector<int64_t>& shape,
+                       const std::vector<int64_t>& map, const char* what) {
+  if (shape.empty()) return plain_operand(base);
+  size_t rin = base.shape().size(), rout = shape.size();
+  if (map.size() != rin + rin * rout)
+    fail(std::string(what) + "'s view map has " + std::to_string(map.size()) + " integers, not " +
+         std::to_string(rin + rin * rout));
+  std::vector<int64_t> base_strides = row_major_strides(base.shape());
+  Operand o{base.data_as<float>(), shape, std::vector<int64_t>(rout, 0), false};
+  int64_t offset = 0;
+  for (size_t d = 0; d < rin; ++d) offset += map[d] * base_strides[d];
+  int64_t lo = offset, hi = offset;
+  bool empty = false;
+  for (size_t e = 0; e < rout; ++e) {
+    for (size_t d = 0; d < rin; ++d) o.strides[e] += map[rin + d * rout + e] * base_strides[d];
+    empty |= shape[e] <= 0;
+    (o.strides[e] < 0 ? lo : hi) += o.strides[e] * (shape[e] - 1);
+  }
+  if (!empty && (lo < 0 || hi >= base.numel()))
+    fail(std::string(what) + "'s view " + shape_text(shape) + " reads outside its tensor " +
+         shape_text(base.shape()));
+  if (!empty) o.data += offset;
+  return o;
+}
+
+// The stride at which the rows of A (rank ≥ 2) follow each other across its batch axes and its
+// row axis, when it is one stride (axes of extent 1 aside); 0 when it is not.
+int64_t row_stride_across_batches(const Operand& a, int64_t k) {
+  int64_t stride = 0, next = 0;  // the innermost stride; what the next axis out must step by
+  for (size_t e = a.shape.size() - 1; e-- > 0;) {
+    if (a.shape[e] == 1) continue;
+    if (stride == 0)
+      stride = a.strides[e];
+    else if (a.strides[e] != next)
+      return 0;
+    next = a.strides[e] * a.shape[e];
+  }
+  return stride == 0 ? k : stride > 0 ? stride : 0;
+}
+
+// "raxc.matmul[_view]<epilogue>_f32"(a, b, <epilogue operands>, [4 view shapes,] out): out =
+// a · b as R.matmul (batch axes broadcast), then the epilogue. The view forms read a and b
+// through views (viewed_operand: shape, map for each) instead of the kernels that would copy
+// them so: backend/fuse/views.cpp folds attention's reshapes and transposes of q, k and v so.
+Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form, bool views) {
+  size_t count_args = 3 + form.extra() + (views ? 4 : 0);
+  if (args.size() != count_args)
+    fail("expects (a, b" + form.operands() + (views ? ", a_shape, a_map, b_shape, b_map" : "") +
+         ", out), got " + std::to_string(args.size()) + " arguments");
+  const Tensor& at = float32_tensor(args, 0, "a", true);
+  const Tensor& bt = float32_tensor(args, 1, "b", true);
   const Tensor& out = float32_tensor(args, args.size() - 1, "out", false);
-  const auto& as = a.shape();
-  const auto& bs = b.shape();
+  size_t v0 = 2 + form.extra();
+  Operand a = views ? viewed_operand(at, shape_argument(args, v0, "a_shape"),
+                                     shape_argument(args, v0 + 1, "a_map"), "a")
+                    : plain_operand(at);
+  Operand b = views ? viewed_operand(bt, shape_argument(args, v0 + 2, "b_shape"),
+                                     shape_argument(args, v0 + 3, "b_map"), "b")
+                    : plain_operand(bt);
+  const auto& as = a.shape;
+  const auto& bs = b.shape;
   size_t ra = as.size(), rb = bs.size();
+  if (ra == 0 || rb == 0) fail("the operands must have at least one axis");
   int64_t m = ra > 1 ? as[ra - 2] : 1;
   int64_t k = as[ra - 1];
   int64_t kb = rb > 1 ? bs[rb - 2] : bs[0];
@@ -1187,42 +1270,60 @@ Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form) {
          shape_text(out.shape()));
   if (out.numel() == 0) return Value{Tuple{}};
   Epilogue epi = epilogue_of(form, args, 2, out);
+  // A's rows are read along k, contiguous; B's either along n (a matrix) or along k (a
+  // transposed one, as R.linear's weight).
+  if (k > 1 && a.strides[ra - 1] != 1) fail("a's view does not read its rows in order");
+  int64_t lda = m > 1 ? a.strides[ra - 2] : k;
+  bool b_transposed = rb > 1 && n > 1 && b.strides[rb - 1] != 1;
+  if (b_transposed && k > 1 && b.strides[rb - 2] != 1)
+    fail("b's view reads neither its rows nor its columns in order");
+  int64_t ldb = rb == 1 ? 1 : b_transposed ? b.strides[rb - 1] : k > 1 ? b.strides[rb - 2] : n;
+  // A row stride of 0 would read as a packed panel to the kernels (and a negative one is not
+  // tiled): such views are left to the kernels that copy them.
+  if (k == 0)  // nothing is read
+    lda = ldb = 1;
+  else if (lda <= 0 || ldb <= 0)
+    fail("a view's rows must lie at a positive stride");
 
   int64_t count = 1;
   for (int64_t d : batch) count *= d;
   Job job;
   job.kr = &kernel();
-  const float* ap = a.data_as<float>();
-  const float* bp = b.data_as<float>();
   float* cp = out.data_as<float>();
   // B the same for every batch element (a weight: `x (b, n, k) · w (k, m)`): one product of all
-  // of A's rows, (batch·m × k)·(k × n), as A and the result are contiguous, instead of one
-  // product per batch element that packs B again and splits fewer rows over the threads.
-  if (ra > 1 && count > 1 &&
+  // of A's rows, (batch·m × k)·(k × n), when A's rows follow each other at one stride across
+  // its batch axes (always for a tensor; for a view such as PyTorch's (n, 1, d) transpose of
+  // its (1, n, d) input, whose 128 batch elements of one row each ran as 128 products, 3 times
+  // as long), instead of one product per batch element that packs B again and splits fewer rows
+  // over the threads.
+  int64_t all_rows_stride = ra > 1 ? row_stride_across_batches(a, k) : 0;
+  if (count > 1 && all_rows_stride > 0 &&
       std::all_of(bbatch.begin(), bbatch.end(), [](int64_t e) { return e == 1; })) {
-    job.gemms.push_back(Gemm{ap, bp, cp, count * m, n, k, k, rb > 1 ? n : 1, n, false, epi});
+    job.gemms.push_back(
+        Gemm{a.data, b.data, cp, count * m, n, k, all_rows_stride, ldb, n, b_transposed, epi});
     run_gemms(job);
     return Value{Tuple{}};
   }
-  // One Gemm per output batch element, with the broadcast operands' offsets.
+  // One Gemm per output batch element, each operand at its batch axes' strides (0 where it is
+  // broadcast).
   job.gemms.reserve(static_cast<size_t>(count));
   std::vector<int64_t> index(nb, 0);
   for (int64_t q = 0; q < count; ++q) {
     int64_t aoff = 0, boff = 0;
     for (size_t d = 0; d < nb; ++d) {
       if (d + abatch.size() >= nb) {
-        int64_t ext = abatch[d + abatch.size() - nb];
-        aoff = aoff * ext + (ext == 1 ? 0 : index[d]);
+        size_t axis = d + abatch.size() - nb;
+        if (abatch[axis] != 1) aoff += index[d] * a.strides[axis];
       }
       if (d + bbatch.size() >= nb) {
-        int64_t ext = bbatch[d + bbatch.size() - nb];
-        boff = boff * ext + (ext == 1 ? 0 : index[d]);
+        size_t axis = d + bbatch.size() - nb;
+        if (bbatch[axis] != 1) boff += index[d] * b.strides[axis];
       }
     }
-    Epilogue at = epi;  // the residual's element q, as C's
-    if (at.residual) at.residual += q * m * n;
-    job.gemms.push_back(Gemm{ap + aoff * m * k, bp + boff * k * n, cp + q * m * n, m, n, k, k,
-                             rb > 1 ? n : 1, n, false, at});
+    Epilogue at_q = epi;  // the residual's element q, as C's
+    if (at_q.residual) at_q.residual += q * m * n;
+    job.gemms.push_back(Gemm{a.data + aoff, b.data + boff, cp + q * m * n, m, n, k, lda, ldb, n,
+                             b_transposed, at_q});
     for (size_t d = nb; d-- > 0;) {  // the next batch index, row-major
       if (++index[d] < batch[d]) break;
       index[d] = 0;
@@ -1279,13 +1380,18 @@ std::vector<std::pair<const char*, PackedFunction>> matmul_builtins() {
   // Every epilogue form: a scale or not, a bias or not, an activation or not, a residual or
   // not. The names live as long as the process (the registry is built once).
   static std::vector<std::string> names;
-  names.reserve(2 * 8 * 3);                // no reallocation: the pointers taken below stay valid
+  names.reserve(3 * 8 * 3);                // no reallocation: the pointers taken below stay valid
   for (int flags = 0; flags < 8; ++flags)  // scale, bias, residual
     for (Activation act : {Activation::kNone, Activation::kGelu, Activation::kRelu}) {
       EpilogueForm form{(flags & 1) != 0, (flags & 2) != 0, act, (flags & 4) != 0};
       names.push_back("raxc.matmul" + form.suffix() + "_f32");
-      all.emplace_back(names.back().c_str(),
-                       [form](const std::vector<Value>& args) { return matmul_f32(args, form); });
+      all.emplace_back(names.back().c_str(), [form](const std::vector<Value>& args) {
+        return matmul_f32(args, form, false);
+      });
+      names.push_back("raxc.matmul_view" + form.suffix() + "_f32");
+      all.emplace_back(names.back().c_str(), [form](const std::vector<Value>& args) {
+        return matmul_f32(args, form, true);
+      });
       names.push_back("raxc.linear" + form.suffix() + "_f32");
       all.emplace_back(names.back().c_str(),
                        [form](const std::vector<Value>& args) { return linear_f32(args, form); });

@@ -191,3 +191,38 @@ TEST_CASE("matmul epilogue: ReLU keeps a NaN, as the generated max does", "[back
   CHECK(nan == 70);  // row 5, every column
   CHECK(negative == 0);
 }
+
+TEST_CASE("matmul views: a view that leaves its tensor or repeats its rows is refused",
+          "[backend]") {
+  // "raxc.matmul_view_f32"(a, b, a_shape, a_map, b_shape, b_map, out): the views
+  // backend/fuse/views.cpp writes are checked again where they are read, so that a hand-written
+  // call cannot make the kernels read outside a tensor (test/cases/run/attention_views.rx checks
+  // the results of the views the pass writes).
+  std::mt19937 rng(26);
+  auto fn = runtime::find_packed("raxc.matmul_view_f32");
+  REQUIRE(fn);
+  auto a = random_tensor({4, 8}, rng), b = random_tensor({8, 6}, rng);
+  auto out = runtime::Tensor::empty({4, 6}, kF32);
+  auto shape = [](std::vector<int64_t> dims) { return runtime::Value(runtime::Shape{dims}); };
+  auto call = [&](runtime::Value a_shape, runtime::Value a_map) {
+    (*fn)({runtime::Value(a), runtime::Value(b), a_shape, a_map, shape({}), shape({}),
+           runtime::Value(out)});
+  };
+  // The identity view (offsets 0, C = I) is the product itself.
+  CHECK_NOTHROW(call(shape({4, 8}), shape({0, 0, 1, 0, 0, 1})));
+  // Offset by one row: its last row would be a's fifth.
+  CHECK_THROWS_AS(call(shape({4, 8}), shape({1, 0, 1, 0, 0, 1})), runtime::RuntimeError);
+  // A map of the wrong length.
+  CHECK_THROWS_AS(call(shape({4, 8}), shape({0, 0, 1, 0, 0})), runtime::RuntimeError);
+  // Every row the first (a row stride of 0, which the kernels would take for a packed panel).
+  CHECK_THROWS_AS(call(shape({4, 8}), shape({0, 0, 0, 0, 0, 1})), runtime::RuntimeError);
+  // A transposed A (its rows read across).
+  auto square = random_tensor({8, 4}, rng);
+  CHECK_THROWS_AS((*fn)({runtime::Value(square), runtime::Value(b), shape({4, 8}),
+                         shape({0, 0, 0, 1, 1, 0}), shape({}), shape({}), runtime::Value(out)}),
+                  runtime::RuntimeError);
+  // Not a shape where a view is expected.
+  CHECK_THROWS_AS((*fn)({runtime::Value(a), runtime::Value(b), runtime::Value(a), shape({}),
+                         shape({}), shape({}), runtime::Value(out)}),
+                  runtime::RuntimeError);
+}
