@@ -24,7 +24,8 @@
 // names, so a user's kernel of that form fuses too and one that differs (a bias along another
 // axis, a cast, another constant, steps in another order) does not. The fused call takes the
 // place of the last kernel of the chain, where every operand it reads is defined; outside a
-// dataflow block only kernel calls (which write fresh tensors only) may stand between.
+// dataflow block only bindings that write fresh tensors only (kernel calls, destination-passing
+// packed calls, constants: fusion::writes_fresh_only) may stand between.
 //
 // Before its epilogue, a product's B that a kernel transposes from a 2-D float32 tensor w
 // (out[i, j] = w[j, i]) for this product alone is read from w as R.linear reads its weight:
@@ -323,7 +324,7 @@ class EpiloguePass {
       const ir::Call* call = fusion::as_call_tir(b->value);
       Classified c = classify(*call, result, kind == Producer::kConv);
       if (!chain.takes(c.step) ||
-          (!block.is_dataflow && !only_kernels_between(block, chain.members.back(), next)))
+          (!block.is_dataflow && !fusion::only_fresh_between(block, chain.members.back(), next)))
         break;
       if (c.step == Step::kScale || c.step == Step::kBias || c.step == Step::kResidual)
         chain.extra.push_back(ir::cast<ir::Tuple>(call->args[1])->fields[c.other]);
@@ -350,9 +351,9 @@ class EpiloguePass {
     while (def < at && block.bindings[def]->var != b) ++def;
     if (def == at || claimed[def] || block.bindings[def]->is_match_cast()) return {};
     const ir::Call* call = fusion::as_call_tir(block.bindings[def]->value);
-    // Outside a dataflow block w is read later than the transpose read it: only kernels, which
-    // write fresh tensors, may stand between.
-    if (!call || (!block.is_dataflow && !only_kernels_between(block, def, at))) return {};
+    // Outside a dataflow block w is read later than the transpose read it: only bindings that
+    // write fresh tensors may stand between.
+    if (!call || (!block.is_dataflow && !fusion::only_fresh_between(block, def, at))) return {};
     const ir::GlobalDef* g = m_.find(ir::cast<ir::GlobalVar>(call->args[0])->name);
     std::optional<fusion::Stage> stage =
         g && g->prim_func() ? fusion::single_stage(*g->prim_func()) : std::nullopt;
@@ -397,13 +398,6 @@ class EpiloguePass {
         if (field == v) return i;
     }
     return 0;
-  }
-
-  static bool only_kernels_between(const ir::BindingBlock& block, size_t from, size_t to) {
-    for (size_t i = from + 1; i < to; ++i)
-      if (block.bindings[i]->is_match_cast() || !fusion::as_call_tir(block.bindings[i]->value))
-        return false;
-    return true;
   }
 
   // What the kernel of `call` applies to `v`, one of its arguments.

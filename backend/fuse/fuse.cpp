@@ -93,6 +93,20 @@ const ir::Call* as_call_tir(const ir::Expr* e) {
   return call;
 }
 
+bool writes_fresh_only(const ir::Binding& b) {
+  if (b.is_match_cast()) return false;
+  if (as_call_tir(b.value) || ir::isa<ir::Constant>(b.value)) return true;
+  const auto* call = ir::dyn_cast<ir::Call>(b.value);
+  const auto* op = call ? ir::dyn_cast<ir::Op>(call->op) : nullptr;
+  return op && op->name == "relax.call_dps_packed";
+}
+
+bool only_fresh_between(const ir::BindingBlock& block, size_t from, size_t to) {
+  for (size_t i = from + 1; i < to; ++i)
+    if (!writes_fresh_only(*block.bindings[i])) return false;
+  return true;
+}
+
 }  // namespace fusion
 
 namespace {
@@ -369,11 +383,11 @@ class Pass {
 
   // Outside a dataflow block a binding between the producer and its consumer may change the
   // producer's inputs (an in-place call, a packed function): the producer's work, which moves to
-  // the consumer, may only pass calls of kernels (which write fresh outputs only).
+  // the consumer, may only pass bindings that write fresh tensors (writes_fresh_only).
   static bool only_kernels_after(const std::vector<const ir::Binding*>& out,
                                  const std::vector<bool>& dropped, size_t producer) {
     for (size_t i = producer + 1; i < out.size(); ++i)
-      if (!dropped[i] && (out[i]->is_match_cast() || !as_call_tir(out[i]->value))) return false;
+      if (!dropped[i] && !fusion::writes_fresh_only(*out[i])) return false;
     return true;
   }
 

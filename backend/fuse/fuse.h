@@ -9,8 +9,9 @@
 // output's shape with the block variables bound to the loops, a store to the output at exactly
 // the block variables, no allocation, no reduction, no calls with effects; the call has no
 // tir_vars; `lv` is used once in the whole function (so nothing else needs the tensor);
-// outside a dataflow block only calls of kernels stand between the two (nothing that could
-// change the producer's inputs before its work, now the consumer's, runs); the
+// outside a dataflow block only bindings that write fresh tensors (kernel calls, destination-
+// passing packed calls, constants) stand between the two (nothing that could change the
+// producer's inputs before its work, now the consumer's, runs); the
 // producer's formula is inlined at most twice in the consumer (recomputation stays bounded).
 // Kernels written by the user fuse as well when they have that form: the rewrite is exact, each
 // element is computed by the same formula in the same precision.

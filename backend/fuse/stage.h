@@ -35,6 +35,14 @@ std::optional<Stage> single_stage(const ir::PrimFunc& f);
 // `R.call_tir(gv, (args...), out_sinfo=R.Tensor(...))` without tir_vars; null otherwise.
 const ir::Call* as_call_tir(const ir::Expr* e);
 
+// Whether a binding outside a dataflow block can change no tensor that exists before it: a
+// kernel call or a destination-passing packed call (each writes the outputs it allocates), a
+// constant. Outside dataflow blocks the passes move work past such bindings only (an in-place
+// call or a packed function could change the tensors the moved work reads).
+bool writes_fresh_only(const ir::Binding& b);
+// Whether every binding of `block` strictly between `from` and `to` writes fresh tensors only.
+bool only_fresh_between(const ir::BindingBlock& block, size_t from, size_t to);
+
 // How often each variable is used in a function (its definitions aside).
 class UseCounts : public ir::Visitor {
  public:

@@ -17,8 +17,9 @@
 // of the block variables times integer constants plus a constant; its result is used by the
 // product alone; the view must read A's rows in order (its last axis at stride 1) and B's rows
 // or its columns in order (a transposed B is read as R.linear reads its weight). Outside a
-// dataflow block only kernel calls, which write fresh tensors, may stand between the gather and
-// the product. A product's operands of one axis are left as they are.
+// dataflow block only bindings that write fresh tensors (fusion::writes_fresh_only: an imported
+// attention's products and constants stand between its v and the product that reads it) may
+// stand between the gather and the product. A product's operands of one axis are left as they are.
 #include <optional>
 #include <string>
 #include <vector>
@@ -221,7 +222,8 @@ class ViewPass {
     while (def < at && block.bindings[def]->var != v) ++def;
     if (def == at || dropped[def] || block.bindings[def]->is_match_cast()) return std::nullopt;
     const ir::Call* call = fusion::as_call_tir(block.bindings[def]->value);
-    if (!call || (!block.is_dataflow && !only_kernels_between(block, def, at))) return std::nullopt;
+    if (!call || (!block.is_dataflow && !fusion::only_fresh_between(block, def, at)))
+      return std::nullopt;
     const ir::GlobalDef* g = m_.find(ir::cast<ir::GlobalVar>(call->args[0])->name);
     std::optional<fusion::Stage> stage =
         g && g->prim_func() ? fusion::single_stage(*g->prim_func()) : std::nullopt;
@@ -248,23 +250,6 @@ class ViewPass {
 
   const ir::Expr* empty_shape(Span span) {
     return arena_.make<ir::ShapeExpr>(std::vector<const ir::PrimExpr*>{}, span);
-  }
-
-  // Whether every binding strictly between `from` and `to` writes fresh tensors only: a kernel
-  // call, a destination-passing packed call (which writes the outputs it allocates; an
-  // imported attention's products stand between its v and the product that reads it), a
-  // constant.
-  static bool only_kernels_between(const ir::BindingBlock& block, size_t from, size_t to) {
-    for (size_t i = from + 1; i < to; ++i) {
-      const ir::Binding* b = block.bindings[i];
-      if (b->is_match_cast()) return false;
-      const auto* call = ir::dyn_cast<ir::Call>(b->value);
-      const auto* op = call ? ir::dyn_cast<ir::Op>(call->op) : nullptr;
-      bool fresh = fusion::as_call_tir(b->value) || ir::isa<ir::Constant>(b->value) ||
-                   (op && op->name == "relax.call_dps_packed");
-      if (!fresh) return false;
-    }
-    return true;
   }
 
   ir::IRModule& m_;

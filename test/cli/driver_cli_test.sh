@@ -135,6 +135,7 @@ expect_status 0 "$raxc" lower --fuse "$root/test/cases/run/fusion.rx" -o "$tmp/f
 expect_in "$tmp/fused.rx" "def fused_add_multiply_subtract_relu"
 expect_in "$tmp/fused.rx" "R.call_tir(cls.fused_add_bias_relu, (x, b)"
 expect_in "$tmp/fused.rx" "def fused_exp_scale"
+expect_in "$tmp/fused.rx" "r = R.call_tir(cls.fused_exp_multiply1_add2, (x, c, m)"
 grep -A1 "def fused_exp_scale" "$tmp/fused.rx" | grep -q global_symbol &&
   fail "the fused kernel took over its consumer's global_symbol"
 expect_status 0 "$raxc" check "$tmp/fused.rx"
