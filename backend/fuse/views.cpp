@@ -5,27 +5,38 @@
 //   s = R.call_dps_packed("raxc.matmul_scale_f32", (q, k, scale))
 //
 // becomes a view the product reads in place: "raxc.matmul_view_scale_f32"(q1, k…, scale,
-// R.shape(a's shape), R.shape(a's map), R.shape(b's shape), R.shape(b's map)), the map being
-// the gather's offsets and coefficients (runtime/matmul.cpp, viewed_operand: strides computed
-// from the tensor's shape at run time, so a symbolic sequence length stays symbolic), and the
-// kernel goes. That is attention's reshapes and transposes of q, k and v, as a module spells
-// them (R.reshape then R.permute_dims) and as PyTorch's exported MultiheadAttention does
-// (Slice, Reshape, Transpose): one copy of each per call, 1 % of the transformer block's time
-// on one thread, and three tensors fewer allocated.
+// R.shape(a's shape), R.shape(a's map), R.shape(b's shape), R.shape(b's map), R.shape(),
+// R.shape()), the map being the gather's offsets and coefficients (runtime/matmul.cpp,
+// viewed_operand: strides computed from the tensor's shape at run time, so a symbolic sequence
+// length stays symbolic), and the kernel goes. And a product whose result a kernel only
+// reorders, for it alone, writes the reordered tensor through a view (the last two shapes):
 //
-// The gather must read one input, a compact float32 buffer, at indices each of which is a sum
-// of the block variables times integer constants plus a constant; its result is used by the
-// product alone; the view must read A's rows in order (its last axis at stride 1) and B's rows
-// or its columns in order (a transposed B is read as R.linear reads its weight). Outside a
-// dataflow block only bindings that write fresh tensors (fusion::writes_fresh_only: an imported
-// attention's products and constants stand between its v and the product that reads it) may
-// stand between the gather and the product. A product's operands of one axis are left as they are.
+//   a0 = R.call_dps_packed("raxc.matmul_f32", (p, v))
+//   a = R.call_tir(fused_transpose_reshape, (a0,))    out[b, i, h · 64 + j] = a0[b, h, i, j]
+//
+// That is attention's reshapes and transposes of q, k and v and of its context, as a module
+// spells them (R.reshape, R.permute_dims) and as PyTorch's exported MultiheadAttention does
+// (Slice, Reshape, Transpose): one copy of each per call, a kernel each to compile, and four
+// tensors fewer allocated.
+//
+// An operand's gather must read one input, a compact float32 buffer, at indices each of which is
+// a sum of the block variables times integer constants plus a constant; its result is used by
+// the product alone; the view must read A's rows in order (its last axis at stride 1) and B's
+// rows or its columns in order (a transposed B is read as R.linear reads its weight), at
+// strides above 0. The result's gather must read each index of the result as one digit of its
+// own (an axis, or its quotient or remainder by a constant), every digit of more than one value
+// once, so that it is a reordering; the product must not add a residual (read at the result's
+// own indices). Outside a dataflow block only bindings that write fresh tensors
+// (fusion::writes_fresh_only: an imported attention's products and constants stand between its
+// v and the product that reads it) may stand between a gather and the product. Operands of one
+// axis are left as they are.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/fuse/fuse.h"
 #include "backend/fuse/stage.h"
+#include "frontend/ir/equal.h"
 
 namespace raxc::backend {
 namespace {
@@ -141,6 +152,87 @@ std::optional<std::string> product_epilogue(const ir::Expr* e) {
   return middle;
 }
 
+// A digit of a gather's output index: axis `axis`'s variable, whole (divisor 0) or split by
+// `divisor` into its quotient (high) or remainder.
+struct Digit {
+  size_t axis = 0;
+  int64_t divisor = 0;
+  bool high = false;
+};
+
+std::optional<Digit> as_digit(const ir::PrimExpr* e, const std::vector<ir::IterVar>& vars) {
+  auto var_axis = [&](const ir::PrimExpr* v) -> std::optional<size_t> {
+    for (size_t d = 0; d < vars.size(); ++d)
+      if (vars[d].var == v) return d;
+    return std::nullopt;
+  };
+  if (auto axis = var_axis(e)) return Digit{*axis, 0, false};
+  const auto* both = ir::dyn_cast<ir::PrimBinary>(e);
+  const auto* divisor = both ? ir::dyn_cast<ir::IntImm>(both->b) : nullptr;
+  if (!divisor || divisor->value <= 1 ||
+      (e->kind != ir::PrimKind::FloorDiv && e->kind != ir::PrimKind::FloorMod))
+    return std::nullopt;
+  auto axis = var_axis(both->a);
+  if (!axis) return std::nullopt;
+  return Digit{*axis, divisor->value, e->kind == ir::PrimKind::FloorDiv};
+}
+
+bool same_extent(const ir::PrimExpr* a, int64_t b) {
+  const auto* i = ir::dyn_cast<ir::IntImm>(a);
+  return i && i->value == b;
+}
+
+// For a gather out[w] = r[idx(w)] (its only input r, shaped `result`; out shaped `gathered`)
+// whose every index of r is one digit of w's axes, each digit of more than one value read by
+// exactly one axis of r of its extent (so the gather is a bijection, a reordering): the map of
+// r's index into out's, M[j][e] (out's axis j × r's axis e) so that element e of r lies at
+// out[Σ_e M[j][e] · index_e]. nullopt otherwise.
+std::optional<std::vector<std::vector<int64_t>>> digit_permutation(
+    const fusion::Stage& s, const std::vector<const ir::PrimExpr*>& result,
+    const std::vector<const ir::PrimExpr*>& gathered) {
+  const auto* load = ir::dyn_cast<ir::BufferLoad>(s.store->value);
+  ir::DataType f32 = ir::DataType::Float(32);
+  const auto& vars = s.block->iter_vars;
+  if (s.inputs.size() != 1 || !load || load->buffer != s.inputs[0] ||
+      load->indices.size() != result.size() || vars.size() != gathered.size() ||
+      s.store->buffer->dtype != f32 || load->buffer->dtype != f32)
+    return std::nullopt;
+  std::vector<std::vector<int64_t>> map(gathered.size(), std::vector<int64_t>(result.size(), 0));
+  std::vector<int64_t> divisor(vars.size(), -1);  // per axis: -1 unseen, 0 whole, else split
+  std::vector<int> reads(2 * vars.size(), 0);     // per digit (axis, high?): readers
+  for (size_t e = 0; e < result.size(); ++e) {
+    const ir::PrimExpr* index = load->indices[e];
+    if (const auto* zero = ir::dyn_cast<ir::IntImm>(index)) {
+      if (zero->value != 0 || !same_extent(result[e], 1)) return std::nullopt;
+      continue;
+    }
+    std::optional<Digit> d = as_digit(index, vars);
+    if (!d || (divisor[d->axis] >= 0 && divisor[d->axis] != d->divisor)) return std::nullopt;
+    divisor[d->axis] = d->divisor;
+    ++reads[2 * d->axis + d->high];
+    const ir::PrimExpr* extent = gathered[d->axis];
+    if (d->divisor == 0) {
+      if (!ir::structural_equal(extent, result[e])) return std::nullopt;
+      map[d->axis][e] = 1;
+      continue;
+    }
+    const auto* whole = ir::dyn_cast<ir::IntImm>(extent);
+    if (!whole || whole->value % d->divisor != 0 ||
+        !same_extent(result[e], d->high ? whole->value / d->divisor : d->divisor))
+      return std::nullopt;
+    map[d->axis][e] = d->high ? d->divisor : 1;
+  }
+  // Every digit of more than one value read exactly once (an axis never read must have extent 1).
+  for (size_t j = 0; j < vars.size(); ++j) {
+    if (divisor[j] < 0) {
+      if (!same_extent(gathered[j], 1)) return std::nullopt;
+      continue;
+    }
+    if (reads[2 * j] != 1 || (divisor[j] > 0 && reads[2 * j + 1] != 1)) return std::nullopt;
+  }
+  return map;
+}
+
 class ViewPass {
  public:
   explicit ViewPass(LoweredModule& lowered) : m_(lowered.module), arena_(*lowered.module.arena) {}
@@ -178,7 +270,11 @@ class ViewPass {
       const auto& fields = ir::cast<ir::Tuple>(call->args[1])->fields;
       std::optional<View> a = view_of(*block, i, fields[0], false, uses, dropped);
       std::optional<View> b = view_of(*block, i, fields[1], true, uses, dropped);
-      if (!a && !b) continue;
+      // The residual is read at the result's indices: a product with one writes its result.
+      std::optional<View> c = epilogue->find("_residual") == std::string::npos
+                                  ? result_view(*block, i, uses, dropped)
+                                  : std::nullopt;
+      if (!a && !b && !c) continue;
       std::vector<const ir::Expr*> args = fields;
       for (auto [view, at] : {std::pair{&a, size_t(0)}, std::pair{&b, size_t(1)}}) {
         if (*view) {
@@ -186,18 +282,22 @@ class ViewPass {
           dropped[(*view)->binding] = true;
         }
       }
-      for (const auto& view : {a, b}) {
+      for (const auto& view : {a, b, c}) {
         args.push_back(view ? view->shape : empty_shape(call->span));
         args.push_back(view ? view->map : empty_shape(call->span));
       }
+      // With a view of its result, the product writes the gather's tensor, bound here to the
+      // gather's variable (nothing between used it: it was defined later).
+      const ir::Binding* result = c ? in[c->binding] : in[i];
+      if (c) dropped[c->binding] = true;
       auto* fused = arena_.make<ir::Call>(
           call->op,
           std::vector<const ir::Expr*>{
               arena_.make<ir::ExternFunc>("raxc.matmul_view" + *epilogue + "_f32", nullptr,
                                           call->args[0]->span),
               arena_.make<ir::Tuple>(args, call->args[1]->span)},
-          call->sinfo_args, call->attrs, call->span);
-      auto* binding = arena_.make<ir::Binding>(*in[i]);
+          ir::cast<ir::Call>(result->value)->sinfo_args, call->attrs, call->span);
+      auto* binding = arena_.make<ir::Binding>(*result);
       binding->value = fused;
       out[i] = binding;
       changed = true;
@@ -242,6 +342,49 @@ class ViewPass {
     for (const auto& row : gather->coefs)
       for (int64_t c : row) map.push_back(integer(c));
     return View{def, inputs[0], shape, arena_.make<ir::ShapeExpr>(map, call->span)};
+  }
+
+  // The product's result at binding `at` as a view of the tensor a kernel gathers from it alone,
+  // when that gather only reorders its elements (a permutation of the digits of its indices:
+  // attention's context transposed back and its heads merged, out[0, i, h·64 + j] = r[0, h,
+  // i, j]): the gather's binding, and the result's shape and its map into the gather's tensor.
+  std::optional<View> result_view(const ir::BindingBlock& block, size_t at,
+                                  const fusion::UseCounts& uses, const std::vector<bool>& dropped) {
+    const ir::Var* r = block.bindings[at]->var;
+    if (uses.of(r) != 1) return std::nullopt;
+    size_t use = at + 1;
+    for (; use < block.bindings.size(); ++use) {
+      const ir::Call* call = fusion::as_call_tir(block.bindings[use]->value);
+      if (call && ir::cast<ir::Tuple>(call->args[1])->fields.size() == 1 &&
+          ir::cast<ir::Tuple>(call->args[1])->fields[0] == r)
+        break;
+    }
+    if (use == block.bindings.size() || dropped[use] || block.bindings[use]->is_match_cast())
+      return std::nullopt;
+    const ir::Call* call = fusion::as_call_tir(block.bindings[use]->value);
+    const ir::GlobalDef* g = m_.find(ir::cast<ir::GlobalVar>(call->args[0])->name);
+    std::optional<fusion::Stage> stage =
+        g && g->prim_func() ? fusion::single_stage(*g->prim_func()) : std::nullopt;
+    const auto* product_sinfo =
+        ir::dyn_cast<ir::TensorSInfo>(ir::cast<ir::Call>(block.bindings[at]->value)->sinfo_args[0]);
+    const auto* gather_sinfo = ir::dyn_cast<ir::TensorSInfo>(call->sinfo_args[0]);
+    const auto* result_shape =
+        product_sinfo ? ir::dyn_cast<ir::ShapeExpr>(product_sinfo->shape) : nullptr;
+    const auto* gather_shape =
+        gather_sinfo ? ir::dyn_cast<ir::ShapeExpr>(gather_sinfo->shape) : nullptr;
+    if (!stage || !result_shape || !gather_shape || result_shape->values.size() < 2)
+      return std::nullopt;
+    std::optional<std::vector<std::vector<int64_t>>> map =
+        digit_permutation(*stage, result_shape->values, gather_shape->values);
+    if (!map) return std::nullopt;
+    // The result's rows are written in order and apart.
+    size_t rank = result_shape->values.size();
+    Gather as_view{std::vector<int64_t>(map->size(), 0), *map};
+    if (!unit_stride(as_view, rank - 1) || !forward(as_view, rank - 2)) return std::nullopt;
+    std::vector<const ir::PrimExpr*> values(map->size(), integer(0));
+    for (const auto& row : *map)
+      for (int64_t c : row) values.push_back(integer(c));
+    return View{use, nullptr, result_shape, arena_.make<ir::ShapeExpr>(values, call->span)};
   }
 
   const ir::PrimExpr* integer(int64_t value) {

@@ -1129,10 +1129,10 @@ struct EpilogueForm {
 // The bias and residual tensors of an epilogue (arguments `first` on), checked against the
 // result, into g.epi.
 Epilogue epilogue_of(const EpilogueForm& form, const std::vector<Value>& args, size_t first,
-                     const Tensor& out) {
+                     const std::vector<int64_t>& result) {
   Epilogue e;
   e.act = form.act;
-  int64_t n = out.ndim() > 0 ? out.shape().back() : 1;
+  int64_t n = !result.empty() ? result.back() : 1;
   if (form.scale) {
     const Tensor& scale = float32_tensor(args, first++, "scale", false);
     if (scale.ndim() != 0) fail("scale " + shape_text(scale.shape()) + " is not a scalar");
@@ -1142,14 +1142,14 @@ Epilogue epilogue_of(const EpilogueForm& form, const std::vector<Value>& args, s
     const Tensor& bias = float32_tensor(args, first++, "bias", true);
     if (bias.ndim() != 1 || bias.shape()[0] != n)
       fail("bias " + shape_text(bias.shape()) + " is not one value per column of the output " +
-           shape_text(out.shape()));
+           shape_text(result));
     e.bias = bias.data_as<float>();
   }
   if (form.residual) {
     const Tensor& residual = float32_tensor(args, first, "residual", false);
-    if (residual.shape() != out.shape())
+    if (residual.shape() != result)
       fail("residual " + shape_text(residual.shape()) + " is not shaped as the output " +
-           shape_text(out.shape()));
+           shape_text(result));
     e.residual = residual.data_as<float>();
   }
   return e;
@@ -1223,25 +1223,27 @@ int64_t row_stride_across_batches(const Operand& a, int64_t k) {
   return stride == 0 ? k : stride > 0 ? stride : 0;
 }
 
-// "raxc.matmul[_view]<epilogue>_f32"(a, b, <epilogue operands>, [4 view shapes,] out): out =
-// a · b as R.matmul (batch axes broadcast), then the epilogue. The view forms read a and b
-// through views (viewed_operand: shape, map for each) instead of the kernels that would copy
-// them so: backend/fuse/views.cpp folds attention's reshapes and transposes of q, k and v so.
+// "raxc.matmul[_view]<epilogue>_f32"(a, b, <epilogue operands>, [6 view shapes,] out): out =
+// a · b as R.matmul (batch axes broadcast), then the epilogue. The view forms read a and b and
+// write the result through views (viewed_operand: a shape and a map for each of a, b and out)
+// instead of kernels that would copy them so: backend/fuse/views.cpp folds attention's
+// reshapes and transposes of q, k and v, and of its context, into them.
 Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form, bool views) {
-  size_t count_args = 3 + form.extra() + (views ? 4 : 0);
+  size_t count_args = 3 + form.extra() + (views ? 6 : 0);
   if (args.size() != count_args)
-    fail("expects (a, b" + form.operands() + (views ? ", a_shape, a_map, b_shape, b_map" : "") +
-         ", out), got " + std::to_string(args.size()) + " arguments");
+    fail("expects (a, b" + form.operands() +
+         (views ? ", a_shape, a_map, b_shape, b_map, out_shape, out_map" : "") + ", out), got " +
+         std::to_string(args.size()) + " arguments");
   const Tensor& at = float32_tensor(args, 0, "a", true);
   const Tensor& bt = float32_tensor(args, 1, "b", true);
   const Tensor& out = float32_tensor(args, args.size() - 1, "out", false);
   size_t v0 = 2 + form.extra();
-  Operand a = views ? viewed_operand(at, shape_argument(args, v0, "a_shape"),
-                                     shape_argument(args, v0 + 1, "a_map"), "a")
-                    : plain_operand(at);
-  Operand b = views ? viewed_operand(bt, shape_argument(args, v0 + 2, "b_shape"),
-                                     shape_argument(args, v0 + 3, "b_map"), "b")
-                    : plain_operand(bt);
+  auto operand = [&](const Tensor& t, size_t at_arg, const char* what) {
+    return views ? viewed_operand(t, shape_argument(args, at_arg, "a view's shape"),
+                                  shape_argument(args, at_arg + 1, "a view's map"), what)
+                 : plain_operand(t);
+  };
+  Operand a = operand(at, v0, "a"), b = operand(bt, v0 + 2, "b"), c = operand(out, v0 + 4, "out");
   const auto& as = a.shape;
   const auto& bs = b.shape;
   size_t ra = as.size(), rb = bs.size();
@@ -1265,15 +1267,19 @@ Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form, bool 
   std::vector<int64_t> expected = batch;
   if (ra > 1) expected.push_back(m);
   if (rb > 1) expected.push_back(n);
-  if (!ok || out.shape() != expected)
+  if (!ok || c.shape != expected)
     fail("operands " + shape_text(as) + " and " + shape_text(bs) + " do not give the output " +
-         shape_text(out.shape()));
+         shape_text(c.shape));
   if (out.numel() == 0) return Value{Tuple{}};
-  Epilogue epi = epilogue_of(form, args, 2, out);
+  Epilogue epi = epilogue_of(form, args, 2, c.shape);
+  // The residual is read at C's indices, so C must be laid out as it is (a tensor).
+  if (epi.residual && !c.plain) fail("a residual needs the output itself, not a view of it");
   // A's rows are read along k, contiguous; B's either along n (a matrix) or along k (a
-  // transposed one, as R.linear's weight).
+  // transposed one, as R.linear's weight); C's rows are written along n.
   if (k > 1 && a.strides[ra - 1] != 1) fail("a's view does not read its rows in order");
+  if (n > 1 && c.strides.back() != 1) fail("out's view does not write its rows in order");
   int64_t lda = m > 1 ? a.strides[ra - 2] : k;
+  int64_t ldc = m > 1 && ra > 1 && rb > 1 ? c.strides[c.strides.size() - 2] : n;
   bool b_transposed = rb > 1 && n > 1 && b.strides[rb - 1] != 1;
   if (b_transposed && k > 1 && b.strides[rb - 2] != 1)
     fail("b's view reads neither its rows nor its columns in order");
@@ -1284,23 +1290,25 @@ Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form, bool 
     lda = ldb = 1;
   else if (lda <= 0 || ldb <= 0)
     fail("a view's rows must lie at a positive stride");
+  if (ldc <= 0) fail("out's view must write its rows at a positive stride");
 
   int64_t count = 1;
   for (int64_t d : batch) count *= d;
   Job job;
   job.kr = &kernel();
-  float* cp = out.data_as<float>();
+  float* cp = const_cast<float*>(c.data);  // out's own elements
   // B the same for every batch element (a weight: `x (b, n, k) · w (k, m)`): one product of all
-  // of A's rows, (batch·m × k)·(k × n), when A's rows follow each other at one stride across
-  // its batch axes (always for a tensor; for a view such as PyTorch's (n, 1, d) transpose of
-  // its (1, n, d) input, whose 128 batch elements of one row each ran as 128 products, 3 times
-  // as long), instead of one product per batch element that packs B again and splits fewer rows
-  // over the threads.
-  int64_t all_rows_stride = ra > 1 ? row_stride_across_batches(a, k) : 0;
-  if (count > 1 && all_rows_stride > 0 &&
+  // of A's rows, (batch·m × k)·(k × n), when A's rows, and C's, follow each other at one stride
+  // across their batch axes (always for tensors; for a view such as PyTorch's (n, 1, d)
+  // transpose of its (1, n, d) input, whose 128 batch elements of one row each ran as 128
+  // products, 3 times as long), instead of one product per batch element that packs B again and
+  // splits fewer rows over the threads.
+  int64_t a_rows = ra > 1 ? row_stride_across_batches(a, k) : 0;
+  int64_t c_rows = ra < 2 ? 0 : rb > 1 ? row_stride_across_batches(c, n) : c.plain ? 1 : 0;
+  if (count > 1 && a_rows > 0 && c_rows > 0 &&
       std::all_of(bbatch.begin(), bbatch.end(), [](int64_t e) { return e == 1; })) {
     job.gemms.push_back(
-        Gemm{a.data, b.data, cp, count * m, n, k, all_rows_stride, ldb, n, b_transposed, epi});
+        Gemm{a.data, b.data, cp, count * m, n, k, a_rows, ldb, c_rows, b_transposed, epi});
     run_gemms(job);
     return Value{Tuple{}};
   }
@@ -1309,7 +1317,7 @@ Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form, bool 
   job.gemms.reserve(static_cast<size_t>(count));
   std::vector<int64_t> index(nb, 0);
   for (int64_t q = 0; q < count; ++q) {
-    int64_t aoff = 0, boff = 0;
+    int64_t aoff = 0, boff = 0, coff = 0;
     for (size_t d = 0; d < nb; ++d) {
       if (d + abatch.size() >= nb) {
         size_t axis = d + abatch.size() - nb;
@@ -1319,11 +1327,12 @@ Value matmul_f32(const std::vector<Value>& args, const EpilogueForm& form, bool 
         size_t axis = d + bbatch.size() - nb;
         if (bbatch[axis] != 1) boff += index[d] * b.strides[axis];
       }
+      coff += index[d] * c.strides[d];
     }
     Epilogue at_q = epi;  // the residual's element q, as C's
     if (at_q.residual) at_q.residual += q * m * n;
-    job.gemms.push_back(Gemm{a.data + aoff, b.data + boff, cp + q * m * n, m, n, k, lda, ldb, n,
-                             b_transposed, at_q});
+    job.gemms.push_back(
+        Gemm{a.data + aoff, b.data + boff, cp + coff, m, n, k, lda, ldb, ldc, b_transposed, at_q});
     for (size_t d = nb; d-- > 0;) {  // the next batch index, row-major
       if (++index[d] < batch[d]) break;
       index[d] = 0;
@@ -1359,7 +1368,7 @@ Value linear_f32(const std::vector<Value>& args, EpilogueForm form) {
   Job job;
   job.kr = &kernel();
   job.gemms.push_back(Gemm{x.data_as<float>(), w.data_as<float>(), out.data_as<float>(), m, n, k, k,
-                           k, n, true, epilogue_of(form, args, 2, out)});
+                           k, n, true, epilogue_of(form, args, 2, out.shape())});
   run_gemms(job);
   return Value{Tuple{}};
 }

@@ -194,10 +194,10 @@ TEST_CASE("matmul epilogue: ReLU keeps a NaN, as the generated max does", "[back
 
 TEST_CASE("matmul views: a view that leaves its tensor or repeats its rows is refused",
           "[backend]") {
-  // "raxc.matmul_view_f32"(a, b, a_shape, a_map, b_shape, b_map, out): the views
-  // backend/fuse/views.cpp writes are checked again where they are read, so that a hand-written
-  // call cannot make the kernels read outside a tensor (test/cases/run/attention_views.rx checks
-  // the results of the views the pass writes).
+  // "raxc.matmul_view_f32"(a, b, a_shape, a_map, b_shape, b_map, out_shape, out_map, out): the
+  // views backend/fuse/views.cpp writes are checked again where they are read, so that a
+  // hand-written call cannot make the kernels read outside a tensor
+  // (test/cases/run/attention_views.rx checks the results of the views the pass writes).
   std::mt19937 rng(26);
   auto fn = runtime::find_packed("raxc.matmul_view_f32");
   REQUIRE(fn);
@@ -205,8 +205,8 @@ TEST_CASE("matmul views: a view that leaves its tensor or repeats its rows is re
   auto out = runtime::Tensor::empty({4, 6}, kF32);
   auto shape = [](std::vector<int64_t> dims) { return runtime::Value(runtime::Shape{dims}); };
   auto call = [&](runtime::Value a_shape, runtime::Value a_map) {
-    (*fn)({runtime::Value(a), runtime::Value(b), a_shape, a_map, shape({}), shape({}),
-           runtime::Value(out)});
+    (*fn)({runtime::Value(a), runtime::Value(b), a_shape, a_map, shape({}), shape({}), shape({}),
+           shape({}), runtime::Value(out)});
   };
   // The identity view (offsets 0, C = I) is the product itself.
   CHECK_NOTHROW(call(shape({4, 8}), shape({0, 0, 1, 0, 0, 1})));
@@ -218,11 +218,32 @@ TEST_CASE("matmul views: a view that leaves its tensor or repeats its rows is re
   CHECK_THROWS_AS(call(shape({4, 8}), shape({0, 0, 0, 0, 0, 1})), runtime::RuntimeError);
   // A transposed A (its rows read across).
   auto square = random_tensor({8, 4}, rng);
-  CHECK_THROWS_AS((*fn)({runtime::Value(square), runtime::Value(b), shape({4, 8}),
-                         shape({0, 0, 0, 1, 1, 0}), shape({}), shape({}), runtime::Value(out)}),
-                  runtime::RuntimeError);
+  CHECK_THROWS_AS(
+      (*fn)({runtime::Value(square), runtime::Value(b), shape({4, 8}), shape({0, 0, 0, 1, 1, 0}),
+             shape({}), shape({}), shape({}), shape({}), runtime::Value(out)}),
+      runtime::RuntimeError);
+  // The result through a view: one that leaves the output, and one beside a residual (which is
+  // read at the result's own indices).
+  auto written = [&](const char* symbol, std::vector<runtime::Value> extra,
+                     std::vector<int64_t> map) {
+    auto f = runtime::find_packed(symbol);
+    REQUIRE(f);
+    std::vector<runtime::Value> args{runtime::Value(a), runtime::Value(b)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    for (int i = 0; i < 4; ++i) args.push_back(shape({}));
+    args.push_back(shape({4, 6}));
+    args.push_back(shape(std::move(map)));
+    args.emplace_back(out);
+    (*f)(args);
+  };
+  CHECK_NOTHROW(written("raxc.matmul_view_f32", {}, {0, 0, 1, 0, 0, 1}));
+  CHECK_THROWS_AS(written("raxc.matmul_view_f32", {}, {0, 1, 1, 0, 0, 1}), runtime::RuntimeError);
+  auto residual = random_tensor({4, 6}, rng);
+  CHECK_THROWS_AS(
+      written("raxc.matmul_view_residual_f32", {runtime::Value(residual)}, {0, 0, 1, 0, 0, 1}),
+      runtime::RuntimeError);
   // Not a shape where a view is expected.
   CHECK_THROWS_AS((*fn)({runtime::Value(a), runtime::Value(b), runtime::Value(a), shape({}),
-                         shape({}), shape({}), runtime::Value(out)}),
+                         shape({}), shape({}), shape({}), shape({}), runtime::Value(out)}),
                   runtime::RuntimeError);
 }
