@@ -298,11 +298,7 @@ class EpiloguePass {
       ++fused_;
     }
     if (!changed) return block;
-    auto* copy = arena_.make<ir::BindingBlock>(*block);
-    copy->bindings.clear();
-    for (size_t i = 0; i < out.size(); ++i)
-      if (!dropped[i]) copy->bindings.push_back(out[i]);
-    return copy;
+    return fusion::kept_bindings(arena_, *block, out, dropped);
   }
 
   // The kernels that fold into the product at binding `at`, in order.

@@ -101,6 +101,16 @@ bool writes_fresh_only(const ir::Binding& b) {
   return op && op->name == "relax.call_dps_packed";
 }
 
+const ir::BindingBlock* kept_bindings(ir::Arena& arena, const ir::BindingBlock& block,
+                                      const std::vector<const ir::Binding*>& bindings,
+                                      const std::vector<bool>& dropped) {
+  auto* copy = arena.make<ir::BindingBlock>(block);
+  copy->bindings.clear();
+  for (size_t i = 0; i < bindings.size(); ++i)
+    if (!dropped[i]) copy->bindings.push_back(bindings[i]);
+  return copy;
+}
+
 bool only_fresh_between(const ir::BindingBlock& block, size_t from, size_t to) {
   for (size_t i = from + 1; i < to; ++i)
     if (!writes_fresh_only(*block.bindings[i])) return false;
@@ -334,11 +344,7 @@ class Pass {
         producer_at[current->var] = out.size() - 1;
     }
     if (!changed) return block;
-    auto* copy = arena_.make<ir::BindingBlock>(*block);
-    copy->bindings.clear();
-    for (size_t i = 0; i < out.size(); ++i)
-      if (!dropped[i]) copy->bindings.push_back(out[i]);
-    return copy;
+    return fusion::kept_bindings(arena_, *block, out, dropped);
   }
 
   // Folds one producer argument of `binding`'s call into it: the new binding, or null.

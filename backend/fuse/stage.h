@@ -40,6 +40,12 @@ const ir::Call* as_call_tir(const ir::Expr* e);
 // constant. Outside dataflow blocks the passes move work past such bindings only (an in-place
 // call or a packed function could change the tensors the moved work reads).
 bool writes_fresh_only(const ir::Binding& b);
+// A copy of `block` holding `bindings` (its rewritten bindings, one per original place) except
+// those `dropped`: how each pass ends its rewrite of a block.
+const ir::BindingBlock* kept_bindings(ir::Arena& arena, const ir::BindingBlock& block,
+                                      const std::vector<const ir::Binding*>& bindings,
+                                      const std::vector<bool>& dropped);
+
 // Whether every binding of `block` strictly between `from` and `to` writes fresh tensors only.
 bool only_fresh_between(const ir::BindingBlock& block, size_t from, size_t to);
 

@@ -304,11 +304,7 @@ class ViewPass {
       ++folded_;
     }
     if (!changed) return block;
-    auto* copy = arena_.make<ir::BindingBlock>(*block);
-    copy->bindings.clear();
-    for (size_t i = 0; i < out.size(); ++i)
-      if (!dropped[i]) copy->bindings.push_back(out[i]);
-    return copy;
+    return fusion::kept_bindings(arena_, *block, out, dropped);
   }
 
   // `operand` of the product at binding `at` as a view, when a gather kernel made it for this
