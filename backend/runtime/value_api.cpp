@@ -412,7 +412,7 @@ extern "C" void raxc_value_release(RaxcValue* h) {
 // ----------------------------------------------------------------- helpers of generated code
 
 extern "C" void raxc_rt_unseal_arguments(RaxcValue* const* args, int32_t num_args) {
-  for (int32_t i = 0; i < num_args; ++i)
+  for (int32_t i = 0; args && i < num_args; ++i)
     if (args[i]) set_sealed(args[i]->value, false);
 }
 
