@@ -341,22 +341,16 @@ class EpiloguePass {
                                                         const fusion::UseCounts& uses,
                                                         const std::vector<bool>& claimed) {
     const auto& fields = ir::cast<ir::Tuple>(product.args[1])->fields;
-    const auto* b = fields.size() == 2 ? ir::dyn_cast<ir::Var>(fields[1]) : nullptr;
-    if (!b || uses.of(b) != 1) return {};
-    size_t def = 0;
-    while (def < at && block.bindings[def]->var != b) ++def;
-    if (def == at || claimed[def] || block.bindings[def]->is_match_cast()) return {};
-    const ir::Call* call = fusion::as_call_tir(block.bindings[def]->value);
-    // Outside a dataflow block w is read later than the transpose read it: only bindings that
-    // write fresh tensors may stand between.
-    if (!call || (!block.is_dataflow && !fusion::only_fresh_between(block, def, at))) return {};
-    const ir::GlobalDef* g = m_.find(ir::cast<ir::GlobalVar>(call->args[0])->name);
-    std::optional<fusion::Stage> stage =
-        g && g->prim_func() ? fusion::single_stage(*g->prim_func()) : std::nullopt;
-    const auto& inputs = ir::cast<ir::Tuple>(call->args[1])->fields;
-    if (!stage || inputs.size() != 1 || stage->inputs.size() != 1 || !is_transpose(*stage))
+    // Outside a dataflow block w is read later than the transpose read it (sole_producer).
+    std::optional<fusion::SoleProducer> transpose =
+        fields.size() == 2 ? fusion::sole_producer(m_, block, at, fields[1], uses, claimed)
+                           : std::nullopt;
+    if (!transpose) return {};
+    const auto& inputs = ir::cast<ir::Tuple>(transpose->call->args[1])->fields;
+    if (inputs.size() != 1 || transpose->stage.inputs.size() != 1 ||
+        !is_transpose(transpose->stage))
       return {};
-    return {def, inputs[0]};
+    return {transpose->binding, inputs[0]};
   }
 
   // out[i, j] = x[j, i], both 2-D float32.
@@ -398,10 +392,7 @@ class EpiloguePass {
 
   // What the kernel of `call` applies to `v`, one of its arguments.
   Classified classify(const ir::Call& call, const ir::Var* v, bool channel_bias) {
-    const std::string& name = ir::cast<ir::GlobalVar>(call.args[0])->name;
-    const ir::GlobalDef* g = m_.find(name);
-    if (!g || !g->prim_func()) return {};
-    std::optional<fusion::Stage> stage = fusion::single_stage(*g->prim_func());
+    std::optional<fusion::Stage> stage = fusion::stage_of(m_, call);
     const auto& fields = ir::cast<ir::Tuple>(call.args[1])->fields;
     if (!stage || fields.size() != stage->inputs.size()) return {};
     size_t at = 0;

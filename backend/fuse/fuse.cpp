@@ -111,6 +111,26 @@ const ir::BindingBlock* kept_bindings(ir::Arena& arena, const ir::BindingBlock& 
   return copy;
 }
 
+std::optional<Stage> stage_of(const ir::IRModule& module, const ir::Call& call) {
+  const ir::GlobalDef* g = module.find(ir::cast<ir::GlobalVar>(call.args[0])->name);
+  return g && g->prim_func() ? single_stage(*g->prim_func()) : std::nullopt;
+}
+
+std::optional<SoleProducer> sole_producer(const ir::IRModule& module, const ir::BindingBlock& block,
+                                          size_t at, const ir::Expr* operand, const UseCounts& uses,
+                                          const std::vector<bool>& taken) {
+  const auto* v = ir::dyn_cast<ir::Var>(operand);
+  if (!v || uses.of(v) != 1) return std::nullopt;
+  size_t def = 0;
+  while (def < at && block.bindings[def]->var != v) ++def;
+  if (def == at || taken[def] || block.bindings[def]->is_match_cast()) return std::nullopt;
+  const ir::Call* call = as_call_tir(block.bindings[def]->value);
+  if (!call || (!block.is_dataflow && !only_fresh_between(block, def, at))) return std::nullopt;
+  std::optional<Stage> stage = stage_of(module, *call);
+  if (!stage) return std::nullopt;
+  return SoleProducer{def, call, std::move(*stage)};
+}
+
 bool only_fresh_between(const ir::BindingBlock& block, size_t from, size_t to) {
   for (size_t i = from + 1; i < to; ++i)
     if (!writes_fresh_only(*block.bindings[i])) return false;

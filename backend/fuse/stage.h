@@ -35,6 +35,9 @@ std::optional<Stage> single_stage(const ir::PrimFunc& f);
 // `R.call_tir(gv, (args...), out_sinfo=R.Tensor(...))` without tir_vars; null otherwise.
 const ir::Call* as_call_tir(const ir::Expr* e);
 
+// The kernel that `call` (an as_call_tir) calls, as a stage; nullopt when it is not one.
+std::optional<Stage> stage_of(const ir::IRModule& module, const ir::Call& call);
+
 // Whether a binding outside a dataflow block can change no tensor that exists before it: a
 // kernel call or a destination-passing packed call (each writes the outputs it allocates), a
 // constant. Outside dataflow blocks the passes move work past such bindings only (an in-place
@@ -48,6 +51,20 @@ const ir::BindingBlock* kept_bindings(ir::Arena& arena, const ir::BindingBlock& 
 
 // Whether every binding of `block` strictly between `from` and `to` writes fresh tensors only.
 bool only_fresh_between(const ir::BindingBlock& block, size_t from, size_t to);
+
+class UseCounts;
+
+// The kernel call bound to `operand` before binding `at`, for that binding alone: used once,
+// not `taken` by another rewrite, and its work free to move to `at` (in a dataflow block, or with
+// only bindings that write fresh tensors between).
+struct SoleProducer {
+  size_t binding = 0;
+  const ir::Call* call = nullptr;
+  Stage stage;
+};
+std::optional<SoleProducer> sole_producer(const ir::IRModule& module, const ir::BindingBlock& block,
+                                          size_t at, const ir::Expr* operand, const UseCounts& uses,
+                                          const std::vector<bool>& taken);
 
 // How often each variable is used in a function (its definitions aside).
 class UseCounts : public ir::Visitor {

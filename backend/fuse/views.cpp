@@ -312,18 +312,11 @@ class ViewPass {
   std::optional<View> view_of(const ir::BindingBlock& block, size_t at, const ir::Expr* operand,
                               bool is_b, const fusion::UseCounts& uses,
                               const std::vector<bool>& dropped) {
-    const auto* v = ir::dyn_cast<ir::Var>(operand);
-    if (!v || uses.of(v) != 1) return std::nullopt;
-    size_t def = 0;
-    while (def < at && block.bindings[def]->var != v) ++def;
-    if (def == at || dropped[def] || block.bindings[def]->is_match_cast()) return std::nullopt;
-    const ir::Call* call = fusion::as_call_tir(block.bindings[def]->value);
-    if (!call || (!block.is_dataflow && !fusion::only_fresh_between(block, def, at)))
-      return std::nullopt;
-    const ir::GlobalDef* g = m_.find(ir::cast<ir::GlobalVar>(call->args[0])->name);
-    std::optional<fusion::Stage> stage =
-        g && g->prim_func() ? fusion::single_stage(*g->prim_func()) : std::nullopt;
-    std::optional<Gather> gather = stage ? as_gather(*stage) : std::nullopt;
+    std::optional<fusion::SoleProducer> producer =
+        fusion::sole_producer(m_, block, at, operand, uses, dropped);
+    if (!producer) return std::nullopt;
+    const ir::Call* call = producer->call;
+    std::optional<Gather> gather = as_gather(producer->stage);
     const auto& inputs = ir::cast<ir::Tuple>(call->args[1])->fields;
     const auto* sinfo = ir::dyn_cast<ir::TensorSInfo>(call->sinfo_args[0]);
     const auto* shape = sinfo ? ir::dyn_cast<ir::ShapeExpr>(sinfo->shape) : nullptr;
@@ -337,7 +330,7 @@ class ViewPass {
     for (int64_t k : gather->offsets) map.push_back(integer(k));
     for (const auto& row : gather->coefs)
       for (int64_t c : row) map.push_back(integer(c));
-    return View{def, inputs[0], shape, arena_.make<ir::ShapeExpr>(map, call->span)};
+    return View{producer->binding, inputs[0], shape, arena_.make<ir::ShapeExpr>(map, call->span)};
   }
 
   // The product's result at binding `at` as a view of the tensor a kernel gathers from it alone,
@@ -358,9 +351,7 @@ class ViewPass {
     if (use == block.bindings.size() || dropped[use] || block.bindings[use]->is_match_cast())
       return std::nullopt;
     const ir::Call* call = fusion::as_call_tir(block.bindings[use]->value);
-    const ir::GlobalDef* g = m_.find(ir::cast<ir::GlobalVar>(call->args[0])->name);
-    std::optional<fusion::Stage> stage =
-        g && g->prim_func() ? fusion::single_stage(*g->prim_func()) : std::nullopt;
+    std::optional<fusion::Stage> stage = fusion::stage_of(m_, *call);
     const auto* product_sinfo =
         ir::dyn_cast<ir::TensorSInfo>(ir::cast<ir::Call>(block.bindings[at]->value)->sinfo_args[0]);
     const auto* gather_sinfo = ir::dyn_cast<ir::TensorSInfo>(call->sinfo_args[0]);
